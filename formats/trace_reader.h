@@ -1,0 +1,83 @@
+// Streaming reader of a trace file (formats/FORMAT.md). Returns records in
+// global time order across chunks, with memory bounded by the chunks that
+// overlap in time, not by the file size. A truncated file yields every
+// complete chunk before the cut and says it was truncated; a corrupted chunk
+// is skipped and reported; the reader never crashes on hostile input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "formats/trace_types.h"
+
+namespace usdt::format {
+
+enum class RecordKind : uint8_t { event, process, lost };
+
+// Restricts what next() returns; empty fields mean "everything".
+struct ReadFilter {
+  std::vector<uint32_t> site_ids;  // events of these sites only
+  std::optional<uint32_t> pid;
+  std::optional<uint32_t> tid;
+  std::optional<uint64_t> time_min_ns;  // inclusive, CLOCK_MONOTONIC
+  std::optional<uint64_t> time_max_ns;  // inclusive
+};
+
+// A problem found while reading: where and what.
+struct ReadProblem {
+  uint64_t offset = 0;
+  std::string message;
+};
+
+struct ReadDiagnostics {
+  bool truncated = false;        // the file ends inside a chunk or without its footer
+  uint64_t chunks_read = 0;
+  uint64_t chunks_bad = 0;       // checksum or decode failure: skipped
+  uint64_t records_skipped = 0;  // unknown kinds skipped by length
+  std::vector<ReadProblem> problems;
+};
+
+class TraceReader {
+ public:
+  // Reads and validates the header, metadata and probe table. Fails (naming
+  // the file and offset) on a missing or empty file, a wrong magic, a newer
+  // format version, or a header that cannot be read.
+  static Result<TraceReader> open(const std::string& path);
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
+  ~TraceReader();
+
+  const std::string& path() const;
+  const TraceMetadata& metadata() const;
+  const std::vector<ProbeSite>& sites() const;
+
+  // Set before the first next(); lets the reader skip chunks via the index.
+  void set_filter(ReadFilter filter);
+
+  // Advances to the next record in time order; false at the end of what is
+  // readable. After it returns true, kind() says which accessor is valid;
+  // the references stay valid until the next call.
+  bool next();
+  RecordKind kind() const;
+  const Event& event() const;
+  const ProcessEvent& process() const;
+  const LostEvent& lost() const;
+
+  // The summary the recorder wrote at a clean end; nullopt when the file was
+  // cut short (then reports count from the events they read). Available once
+  // open() returned (from the footer) or at the latest when next() returned false.
+  const std::optional<TraceSummary>& summary() const;
+
+  const ReadDiagnostics& diagnostics() const;
+
+ private:
+  struct Impl;
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace usdt::format

@@ -1,0 +1,108 @@
+// The records a trace file holds, as the writer takes them and the reader
+// returns them. formats/FORMAT.md describes how they are laid out on disk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/arg_spec.h"
+
+namespace usdt::format {
+
+// sys/sdt.h allows at most 12 arguments per probe.
+constexpr int kMaxArgs = 12;
+constexpr uint32_t kNoSite = 0xffffffffu;
+
+enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3 };
+
+// How one argument of a probe site is decoded, self-contained so a report never
+// needs the traced binary.
+struct ArgDescriptor {
+  std::string spec;  // the note's text, e.g. "-4@-20(%rbp)"
+  uint8_t size = 8;  // bytes
+  bool is_signed = false;
+  bool is_float = false;
+  ArgLocation location = ArgLocation::undecodable;
+  ArgSource source = ArgSource::not_in_sample;
+};
+
+// One probe site: a place in a file where a uprobe was attached.
+struct ProbeSite {
+  uint32_t id = 0;  // dense, 0..N-1, the Event::site_id
+  ProbeKind kind = ProbeKind::usdt;
+  std::string path;      // the file as the recorder opened it
+  std::string build_id;  // hex, empty when the file has none
+  std::string provider;  // USDT provider; for uprobes, the file's base name
+  std::string name;      // USDT name; for uprobes, SYMBOL[+OFFSET]
+  uint64_t file_offset = 0;
+  uint64_t semaphore_offset = 0;  // 0 = no semaphore
+  std::vector<ArgDescriptor> args;
+};
+
+// Facts about the recording, written once at the start of the file.
+struct TraceMetadata {
+  std::string hostname;
+  std::string kernel_release;
+  std::string arch;  // "x86_64", "aarch64"
+  uint32_t page_size = 0;
+  std::string command_line;      // the recorder's own argv, joined
+  std::string recorder_version;
+  uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC: the clock of every time_ns
+  uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment
+};
+
+// One probe hit. Argument i is present when bit i of missing_mask is clear;
+// a missing argument is never a 0, it is absent.
+struct Event {
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  uint32_t site_id = 0;
+  uint8_t arg_count = 0;
+  uint16_t missing_mask = 0;
+  // Raw bits of each argument: sign-extended to 64 bits for signed arguments,
+  // zero-extended for unsigned ones, the IEEE bits for floats.
+  uint64_t args[kMaxArgs] = {};
+
+  bool has_arg(int i) const { return i < arg_count && !(missing_mask & (1u << i)); }
+};
+
+enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4 };
+
+// Process lifecycle, so reports can name processes and threads.
+//   comm: tid (of pid) is called comm (from PERF_RECORD_COMM or /proc at start);
+//   exec: pid exec'd and is now called comm;
+//   fork: tid of pid was created by parent_tid of parent_pid (threads too);
+//   exit: tid of pid exited.
+struct ProcessEvent {
+  uint64_t time_ns = 0;
+  ProcessEventKind kind = ProcessEventKind::comm;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t parent_pid = 0;
+  uint32_t parent_tid = 0;
+  std::string comm;
+};
+
+// Events the kernel dropped (PERF_RECORD_LOST): count of them on cpu between
+// the two times, attributed to site_id when known (kNoSite otherwise).
+struct LostEvent {
+  uint64_t time_begin_ns = 0;
+  uint64_t time_end_ns = 0;
+  uint32_t cpu = 0;
+  uint32_t site_id = kNoSite;
+  uint64_t count = 0;
+};
+
+// Written last by a recording that ended cleanly.
+struct TraceSummary {
+  uint64_t end_monotonic_ns = 0;
+  uint64_t events = 0;
+  uint64_t lost = 0;
+  std::vector<uint64_t> events_per_site;  // indexed by site id
+  std::vector<uint64_t> lost_per_site;    // indexed by site id
+};
+
+}  // namespace usdt::format

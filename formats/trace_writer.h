@@ -1,0 +1,55 @@
+// Writes a trace file (formats/FORMAT.md) as a stream of independently
+// zstd-compressed chunks, so that everything flushed before a crash, SIGKILL
+// or full disk stays readable. Single-threaded: the recorder calls it from its
+// writer thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "formats/trace_types.h"
+
+namespace usdt::format {
+
+struct WriterOptions {
+  size_t chunk_bytes = 1 << 20;  // uncompressed payload before a chunk is flushed
+  int zstd_level = 3;
+};
+
+class TraceWriter {
+ public:
+  // Creates (truncates) path and writes the header, metadata and probe table.
+  static Result<TraceWriter> create(const std::string& path, const TraceMetadata& metadata,
+                                    const std::vector<ProbeSite>& sites,
+                                    WriterOptions options = {});
+  TraceWriter(TraceWriter&&) noexcept;
+  TraceWriter& operator=(TraceWriter&&) noexcept;
+  ~TraceWriter();
+
+  // Events may come in any order across CPUs; the file and the reader put them
+  // in time order. A failure (ENOSPC, EIO) is sticky: later calls fail too,
+  // and what was flushed before stays readable.
+  Status append(const Event& event);
+  Status append(const ProcessEvent& event);
+  Status append(const LostEvent& event);
+
+  // Compresses and writes the pending chunk, if any.
+  Status flush();
+
+  // Flushes, writes the summary and the chunk index footer, closes the file.
+  Status finish(const TraceSummary& summary);
+
+  uint64_t bytes_written() const;
+  uint64_t events_written() const;
+
+ private:
+  struct Impl;
+  explicit TraceWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace usdt::format

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages usdt-trace needs to build and test. Idempotent:
+# packages already present are left alone, and apt is only called when
+# something is missing. Needs root (it is run as root in CI and on the
+# project's machines); without root it prints what to install and exits 1.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libelf-dev libdw-dev libzstd-dev libboost-program-options-dev
+  catch2 systemtap-sdt-dev
+  binutils     # readelf, for the note cross-check test
+  linux-perf   # perf, for benchmarks
+  clang        # libFuzzer target for the trace reader
+)
+# Real programs the acceptance tests trace. Set USDT_MINIMAL_DEPS=1 to skip.
+if [ "${USDT_MINIMAL_DEPS:-0}" != 1 ]; then
+  packages+=(postgresql-15 python3.11 libstdc++6)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: error: missing packages: ${missing[*]}" >&2
+  echo "hint: run as root, or: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
