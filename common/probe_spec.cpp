@@ -1,0 +1,134 @@
+#include "common/probe_spec.h"
+
+#include <charconv>
+#include <vector>
+
+#include "common/glob_match.h"
+
+namespace usdt {
+namespace {
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    parts.push_back(s.substr(start, pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+std::string join(const std::vector<std::string_view>& parts, size_t count) {
+  std::string s;
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) s += ':';
+    s += parts[i];
+  }
+  return s;
+}
+
+std::string_view basename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+Error bad(std::string_view text, const std::string& why) {
+  return Error("invalid probe '" + std::string(text) + "': " + why);
+}
+
+}  // namespace
+
+Result<ProbeSpec> ProbeSpec::parse(std::string_view text) {
+  ProbeSpec spec;
+  spec.text = std::string(text);
+  if (text.empty()) return bad(text, "empty");
+  auto parts = split(text, ':');
+  std::string_view type = parts[0];
+
+  if (type == "usdt") {
+    if (parts.size() < 3) return bad(text, "expected usdt:PATH:PROVIDER:NAME or usdt:PATH:NAME");
+    if (parts.size() == 3) {
+      spec.path = std::string(parts[1]);
+      spec.provider = "*";
+      spec.name = std::string(parts[2]);
+    } else {
+      // Everything before the last two fields is the path (it may hold ':').
+      std::vector<std::string_view> path_parts(parts.begin() + 1, parts.end() - 2);
+      spec.path = join(path_parts, path_parts.size());
+      spec.provider = std::string(parts[parts.size() - 2]);
+      spec.name = std::string(parts.back());
+    }
+    if (spec.path.empty()) return bad(text, "empty PATH");
+    if (spec.provider.empty()) return bad(text, "empty PROVIDER");
+    if (spec.name.empty()) return bad(text, "empty NAME");
+    return spec;
+  }
+
+  if (type == "uprobe" || type == "uretprobe") {
+    spec.kind = type == "uprobe" ? ProbeKind::uprobe : ProbeKind::uretprobe;
+    if (parts.size() < 3) return bad(text, "expected " + std::string(type) + ":PATH:SYMBOL");
+    std::vector<std::string_view> path_parts(parts.begin() + 1, parts.end() - 1);
+    spec.path = join(path_parts, path_parts.size());
+    std::string_view symbol = parts.back();
+    // The offset is the last '+': C++ symbols never end in "+digits".
+    size_t plus = symbol.rfind('+');
+    if (plus != std::string_view::npos && plus + 1 < symbol.size() &&
+        symbol.find_first_not_of("0123456789abcdefxABCDEFX", plus + 1) == std::string_view::npos) {
+      if (spec.kind == ProbeKind::uretprobe) return bad(text, "a uretprobe takes no +OFFSET");
+      std::string_view off = symbol.substr(plus + 1);
+      int base = 10;
+      if (off.size() > 2 && off[0] == '0' && (off[1] == 'x' || off[1] == 'X')) {
+        off.remove_prefix(2);
+        base = 16;
+      }
+      auto [p, ec] = std::from_chars(off.data(), off.data() + off.size(), spec.offset, base);
+      if (ec != std::errc() || p != off.data() + off.size()) return bad(text, "bad +OFFSET");
+      symbol = symbol.substr(0, plus);
+    }
+    spec.name = std::string(symbol);
+    spec.provider = "";
+    if (spec.path.empty()) return bad(text, "empty PATH");
+    if (spec.name.empty()) return bad(text, "empty SYMBOL");
+    return spec;
+  }
+
+  if (parts.size() == 1) {
+    spec.provider = "*";
+    spec.name = std::string(parts[0]);
+    return spec;
+  }
+  if (parts.size() == 2) {
+    spec.provider = std::string(parts[0]);
+    spec.name = std::string(parts[1]);
+    if (spec.provider.empty()) return bad(text, "empty PROVIDER");
+    if (spec.name.empty()) return bad(text, "empty NAME");
+    return spec;
+  }
+  return bad(text, "unknown probe type '" + std::string(type) +
+                       "' (expected usdt:PATH:PROVIDER:NAME, PROVIDER:NAME, uprobe: or uretprobe:)");
+}
+
+bool ProbeSpec::matches_path(std::string_view file_path) const {
+  if (path.empty()) return true;
+  std::string_view want = path;
+  if (want.find('/') == std::string_view::npos) {
+    // A bare name: the file name, or a library name without its .so suffix.
+    std::string_view file = basename(file_path);
+    if (glob_match(want, file)) return true;
+    return glob_match(std::string(want) + ".so*", file);
+  }
+  if (want.front() == '/') return glob_match(want, file_path);
+  while (want.substr(0, 2) == "./") want.remove_prefix(2);
+  return glob_match(std::string(want), file_path) || glob_match("*/" + std::string(want), file_path);
+}
+
+bool ProbeSpec::matches(std::string_view file_path, std::string_view probe_provider,
+                        std::string_view probe_name) const {
+  if (kind != ProbeKind::usdt) return false;
+  return glob_match(provider, probe_provider) && glob_match(name, probe_name) &&
+         matches_path(file_path);
+}
+
+}  // namespace usdt

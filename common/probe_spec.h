@@ -1,0 +1,51 @@
+// A probe as the user names it on the command line (-e, listing patterns),
+// following /work/shared/CLI.md:
+//
+//   usdt:PATH:PROVIDER:NAME      usdt:/usr/bin/python3.11:python:function__entry
+//   usdt:PATH:NAME               any provider
+//   PROVIDER:NAME                any file (the command's binary and libraries, or -p's maps)
+//   NAME                         any file, any provider
+//   uprobe:PATH:SYMBOL[+OFFSET]  function entry
+//   uretprobe:PATH:SYMBOL        function return
+//
+// '*' and '?' are wildcards in every part. PATH is split off from the right:
+// the last one (usdt:PATH:NAME) or two (usdt:PATH:PROVIDER:NAME) fields are
+// the probe, so a path may contain '+' or '++' (libstdc++) freely; a path
+// that contains ':' needs the four-field form (usdt:/a:b/x:prov:name), and in
+// the three-field form the path is everything before the last ':'.
+// PATH is an absolute path, a relative path (matched as a suffix of the
+// file's path, at a '/' boundary) or a bare file/library name without '/'
+// (matched against the file name; "libstdc++" also matches
+// "libstdc++.so.6").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace usdt {
+
+enum class ProbeKind : uint8_t { usdt = 0, uprobe = 1, uretprobe = 2 };
+
+struct ProbeSpec {
+  ProbeKind kind = ProbeKind::usdt;
+  std::string text;      // as the user wrote it
+  std::string path;      // empty: any file
+  std::string provider;  // usdt only; "*" when any provider
+  std::string name;      // usdt: the probe name; uprobe/uretprobe: the symbol
+  uint64_t offset = 0;   // uprobe: the +OFFSET after the symbol
+
+  // Parses one probe; fails with a message that quotes the text and says
+  // which form was expected.
+  static Result<ProbeSpec> parse(std::string_view text);
+
+  // Whether a file (as /proc/PID/maps or the user names it) is selected.
+  bool matches_path(std::string_view file_path) const;
+  // Whether a USDT probe of that file is selected (false for uprobe specs).
+  bool matches(std::string_view file_path, std::string_view probe_provider,
+               std::string_view probe_name) const;
+};
+
+}  // namespace usdt
