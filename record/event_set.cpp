@@ -1,0 +1,74 @@
+#include "record/event_set.h"
+
+#include <unistd.h>
+
+#include "formats/trace_types.h"
+
+namespace usdt::record {
+
+Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_pages) {
+  if (buffer_pages == 0 || (buffer_pages & (buffer_pages - 1)) != 0) {
+    return Error("the buffer size must be a power of two pages, got " + std::to_string(buffer_pages));
+  }
+  EventSet set(features, buffer_pages);
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Wake the reader when a quarter of the buffer is full: few wakeups, and
+  // three quarters of headroom while it drains.
+  set.wakeup_bytes_ = static_cast<uint32_t>(buffer_pages * page / 4);
+  return set;
+}
+
+Status EventSet::connect(const PerfEvent& event, size_t cpu_index) {
+  if (cpu_index < buffers_.size()) {
+    if (Status s = event.set_output_fd(buffers_[cpu_index].fd()); !s) {
+      return s.error().context("CPU " + std::to_string(features_.cpus[cpu_index]));
+    }
+    return Status::success();
+  }
+  Result<RingBuffer> buffer = RingBuffer::map(event.fd(), buffer_pages_);
+  if (!buffer) return buffer.error();
+  buffers_.push_back(std::move(*buffer));
+  return Status::success();
+}
+
+Status EventSet::add_target(pid_t pid, bool inherit, const std::vector<SiteAttach>& sites) {
+  // Opened here first, committed to events_ only when the whole task is in.
+  std::vector<PerfEvent> opened;
+  std::vector<EventIdSite> ids;
+  const size_t buffers_before = buffers_.size();
+  auto fail = [&](const Error& error) -> Status {
+    buffers_.erase(buffers_.begin() + static_cast<std::ptrdiff_t>(buffers_before), buffers_.end());
+    return error;
+  };
+  for (size_t i = 0; i < features_.cpus.size(); ++i) {
+    EventTarget target{pid, features_.cpus[i], inherit};
+    Result<PerfEvent> tracking = PerfEvent::open_tracking(target, wakeup_bytes_);
+    if (!tracking) return fail(tracking.error());
+    if (Status s = connect(*tracking, i); !s) return fail(s.error());
+    ids.emplace_back(tracking->id(), format::kNoSite);
+    opened.push_back(std::move(*tracking));
+    for (const SiteAttach& site : sites) {
+      Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, wakeup_bytes_);
+      if (!event) return fail(event.error());
+      if (Status s = connect(*event, i); !s) return fail(s.error());
+      ids.emplace_back(event->id(), site.site_id);
+      opened.push_back(std::move(*event));
+    }
+  }
+  for (PerfEvent& e : opened) events_.push_back(std::move(e));
+  ids_.insert(ids_.end(), ids.begin(), ids.end());
+  return Status::success();
+}
+
+Status EventSet::enable_all() {
+  for (const PerfEvent& e : events_) {
+    if (Status s = e.enable(); !s) return s;
+  }
+  return Status::success();
+}
+
+void EventSet::disable_all() {
+  for (const PerfEvent& e : events_) (void)e.disable();
+}
+
+}  // namespace usdt::record

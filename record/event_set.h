@@ -1,0 +1,73 @@
+// All perf events of one recording and the per-CPU ring buffers they write
+// into. On each CPU the first event opened owns the CPU's ring buffer; every
+// other event of that CPU is redirected into it (PERF_EVENT_IOC_SET_OUTPUT),
+// so the reader drains one buffer per CPU however many probes and threads
+// there are.
+//
+// Targets (perf_event_open(2)): a list of tasks, each watched on every CPU
+// (pid = task, cpu = N; with inherit, threads and children created later are
+// followed: the kernel refuses to mmap an inherited event opened with
+// cpu = -1, so perf-style per-task-per-CPU events it is), or the whole
+// system (pid = -1, cpu = N: every process that maps a probed file, also
+// those started later; needs root or CAP_PERFMON).
+//
+// Per CPU and task, one dummy tracking event reports COMM/FORK/EXIT.
+// Everything is opened disabled; enable_all() turns it on at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "record/kernel_features.h"
+#include "record/perf_event.h"
+#include "record/ring_buffer.h"
+
+namespace usdt::record {
+
+struct SiteAttach {
+  uint32_t site_id = 0;
+  UprobeConfig config;
+};
+
+// A kernel event id and the site it belongs to (format::kNoSite for tracking).
+using EventIdSite = std::pair<uint64_t, uint32_t>;
+
+class EventSet {
+ public:
+  // Maps one ring buffer of buffer_pages data pages (a power of two) per CPU.
+  static Result<EventSet> create(const KernelFeatures& features, size_t buffer_pages);
+
+  // Opens the tracking event and every site's event for the task (or, with
+  // pid -1, system-wide) on every CPU, disabled. On failure nothing of this
+  // task stays open. The error of a vanished task has errno ESRCH.
+  Status add_target(pid_t pid, bool inherit, const std::vector<SiteAttach>& sites);
+
+  // Enables every event (the ready point); enable_all() after add_target()
+  // of a late task enables those too.
+  Status enable_all();
+  void disable_all();
+
+  std::vector<RingBuffer>& buffers() { return buffers_; }
+  // Every id opened so far, in order; new ones are appended.
+  const std::vector<EventIdSite>& ids() const { return ids_; }
+  size_t event_count() const { return events_.size(); }
+
+ private:
+  EventSet(KernelFeatures features, size_t buffer_pages)
+      : features_(std::move(features)), buffer_pages_(buffer_pages) {}
+  // Maps the CPU's buffer on event's fd, or redirects event into it.
+  Status connect(const PerfEvent& event, size_t cpu_index);
+
+  KernelFeatures features_;
+  size_t buffer_pages_ = 0;
+  uint32_t wakeup_bytes_ = 0;
+  std::vector<PerfEvent> events_;
+  std::vector<RingBuffer> buffers_;  // index = cpu index
+  std::vector<EventIdSite> ids_;
+};
+
+}  // namespace usdt::record

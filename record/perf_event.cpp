@@ -1,0 +1,152 @@
+#include "record/perf_event.h"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+namespace usdt::record {
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void set_common(perf_event_attr& attr, const EventTarget& target, uint32_t wakeup_bytes) {
+  attr.size = sizeof attr;
+  attr.sample_period = 1;
+  attr.sample_type = kSampleIdType;
+  attr.disabled = 1;
+  attr.inherit = target.inherit ? 1 : 0;
+  attr.sample_id_all = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  // A watermark wakeup, never one per event: waking the reader on every
+  // sample made a prototype 15x slower (FIELD-NOTES.md).
+  attr.watermark = 1;
+  attr.wakeup_watermark = wakeup_bytes;
+  attr.exclude_kernel = 0;
+}
+
+}  // namespace
+
+Error perf_open_error(int err, const std::string& what, bool uses_semaphore) {
+  std::string msg = "cannot open perf event for " + what + ": " + std::strerror(err);
+  switch (err) {
+    case EACCES:
+    case EPERM:
+      msg += "\nhint: run as root, or grant CAP_PERFMON, or lower kernel.perf_event_paranoid";
+      break;
+    case EINVAL:
+      if (uses_semaphore) {
+        msg += "\nhint: the kernel may not support semaphores (ref_ctr_offset), "
+               "or another probe uses a different semaphore offset at the same address";
+      }
+      break;
+    case EMFILE:
+    case ENFILE:
+      msg += "\nhint: too many open files: raise the limit (ulimit -n) or trace fewer probes";
+      break;
+    case ENOENT:
+      msg += " (the file does not exist)";
+      break;
+    case ESRCH:
+      msg += " (the process is gone)";
+      break;
+    default:
+      break;
+  }
+  return Error(msg);
+}
+
+Result<PerfEvent> PerfEvent::open(perf_event_attr& attr, const EventTarget& target) {
+  unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+  int fd;
+  do {
+    fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, target.pid, target.cpu, -1, flags));
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return Error("", errno);
+  UniqueFd owner(fd);
+  uint64_t id = 0;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return errno_error("PERF_EVENT_IOC_ID failed");
+  return PerfEvent(std::move(owner), id);
+}
+
+Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const UprobeConfig& config,
+                                         const EventTarget& target, uint32_t wakeup_bytes) {
+  std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " +
+                     config.path + ":" + hex(config.file_offset);
+  if (config.semaphore_offset != 0 && !features.semaphores_supported()) {
+    return Error("cannot attach " + what + " with semaphore at " + hex(config.semaphore_offset) +
+                 ": the kernel's uprobe PMU has no ref_ctr_offset (needs Linux 4.20+)");
+  }
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  set_common(attr, target, wakeup_bytes);
+  attr.type = features.uprobe_type;
+  attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());
+  attr.config2 = config.file_offset;
+  if (config.retprobe) attr.config |= uint64_t{1} << features.retprobe_bit;
+  if (config.semaphore_offset != 0) attr.config |= config.semaphore_offset << features.ref_ctr_shift;
+  if (config.regs_mask != 0) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER;
+    attr.sample_regs_user = config.regs_mask;
+  }
+  if (config.stack_bytes != 0) {
+    attr.sample_type |= PERF_SAMPLE_STACK_USER;
+    attr.sample_stack_user = config.stack_bytes;
+  }
+  Result<PerfEvent> event = open(attr, target);
+  if (!event) {
+    int err = event.error().errno_value();
+    if (err == 0) return event.error().context("cannot open " + what);
+    return perf_open_error(err, what, config.semaphore_offset != 0);
+  }
+  return event;
+}
+
+Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, uint32_t wakeup_bytes) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  set_common(attr, target, wakeup_bytes);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  // A dummy event never counts, but the kernel would still refuse it under
+  // a strict paranoid level for kernel activity; user-only is what we need.
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  Result<PerfEvent> event = open(attr, target);
+  if (!event) {
+    int err = event.error().errno_value();
+    if (err == 0) return event.error().context("cannot open the process tracking event");
+    return perf_open_error(err, "process tracking (comm/fork/exit)", false);
+  }
+  return event;
+}
+
+Status PerfEvent::enable() const {
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) return errno_error("cannot enable perf event");
+  return Status::success();
+}
+
+Status PerfEvent::disable() const {
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0) != 0) return errno_error("cannot disable perf event");
+  return Status::success();
+}
+
+Status PerfEvent::set_output_fd(int buffer_fd) const {
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_SET_OUTPUT, buffer_fd) != 0) {
+    return errno_error("cannot redirect perf event into the CPU's ring buffer");
+  }
+  return Status::success();
+}
+
+}  // namespace usdt::record

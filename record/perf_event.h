@@ -1,0 +1,89 @@
+// One perf event opened with perf_event_open(2): a uprobe on a file offset
+// (through the kernel's dynamic "uprobe" PMU, not tracefs), or the dummy
+// software event that carries comm/fork/exit records. Source of truth:
+// include/uapi/linux/perf_event.h and kernel/events/core.c.
+//
+// A uprobe event is described by attr.config1 = pointer to the path,
+// attr.config2 = file offset of the probed instruction, and in attr.config the
+// retprobe bit and the semaphore's file offset (ref_ctr_offset) at the bit
+// positions the PMU's format/ directory gives (KernelFeatures). With a
+// ref_ctr_offset the kernel itself increments the probe's semaphore in every
+// process that maps the file while the event exists.
+//
+// Every event samples PERF_SAMPLE_IDENTIFIER | TID | TIME | CPU (kSampleIdType),
+// with sample_id_all so that non-sample records (LOST, COMM, FORK, EXIT) carry
+// the same trailer; uprobes add REGS_USER and STACK_USER only when the site's
+// arguments need them. Events are opened disabled and enabled all at once.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+#include "common/unique_fd.h"
+#include "record/kernel_features.h"
+
+namespace usdt::record {
+
+// The fields every record carries: the sample's first u64 and, through
+// sample_id_all, the last u64 of any other record is the event identifier.
+constexpr uint64_t kSampleIdType =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+
+// What to probe and what to sample when it fires.
+struct UprobeConfig {
+  std::string path;               // file that holds the probe
+  uint64_t file_offset = 0;       // of the probed instruction
+  uint64_t semaphore_offset = 0;  // file offset of the semaphore, 0 = none
+  bool retprobe = false;
+  uint64_t regs_mask = 0;         // sample_regs_user; 0 = no REGS_USER
+  uint32_t stack_bytes = 0;       // sample_stack_user (multiple of 8); 0 = no STACK_USER
+};
+
+// Whom to watch: pid -1 = every process (then cpu must be >= 0).
+struct EventTarget {
+  pid_t pid = -1;
+  int cpu = -1;
+  bool inherit = false;  // follow threads and children created after the open
+};
+
+class PerfEvent {
+ public:
+  // Opens a disabled uprobe event. wakeup_bytes is the ring buffer watermark
+  // (it matters only on the event that owns the buffer). Fails with one line
+  // naming the probe location and, for permission errors, a "hint:" line.
+  static Result<PerfEvent> open_uprobe(const KernelFeatures& features, const UprobeConfig& config,
+                                       const EventTarget& target, uint32_t wakeup_bytes);
+
+  // Opens a disabled dummy software event that only reports COMM (also on
+  // exec), FORK and EXIT records of the target.
+  static Result<PerfEvent> open_tracking(const EventTarget& target, uint32_t wakeup_bytes);
+
+  PerfEvent(PerfEvent&&) noexcept = default;
+  PerfEvent& operator=(PerfEvent&&) noexcept = default;
+
+  int fd() const { return fd_.get(); }
+  uint64_t id() const { return id_; }  // PERF_EVENT_IOC_ID: the identifier in its records
+
+  Status enable() const;
+  Status disable() const;
+  // Sends this event's records into the ring buffer mapped on target's fd
+  // (both must be on the same CPU).
+  Status set_output(const PerfEvent& target) const { return set_output_fd(target.fd()); }
+  Status set_output_fd(int buffer_fd) const;
+
+ private:
+  PerfEvent(UniqueFd fd, uint64_t id) : fd_(std::move(fd)), id_(id) {}
+  static Result<PerfEvent> open(perf_event_attr& attr, const EventTarget& target);
+  UniqueFd fd_;
+  uint64_t id_ = 0;
+};
+
+// Turns a failed perf_event_open errno into one line plus an optional
+// "\nhint: ..." line. what names the event ("uprobe at /bin/x:0x1234").
+Error perf_open_error(int err, const std::string& what, bool uses_semaphore);
+
+}  // namespace usdt::record

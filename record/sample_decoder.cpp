@@ -1,0 +1,277 @@
+#include "record/sample_decoder.h"
+
+#include <cstring>
+
+namespace usdt::record {
+namespace {
+
+constexpr size_t kTrailerBytes = 32;  // pid, tid, time, cpu, res, identifier
+
+// Reads little pieces of a record, refusing to run past its end.
+class Cursor {
+ public:
+  Cursor(const uint8_t* p, size_t size) : p_(p), end_(p + size) {}
+  bool u64(uint64_t& v) { return copy(&v, 8); }
+  bool u32(uint32_t& v) { return copy(&v, 4); }
+  bool skip(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) return false;
+    p_ += n;
+    return true;
+  }
+  const uint8_t* here() const { return p_; }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  bool copy(void* out, size_t n) {
+    if (left() < n) return false;
+    std::memcpy(out, p_, n);
+    p_ += n;
+    return true;
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+struct Trailer {
+  uint32_t pid = 0, tid = 0, cpu = 0;
+  uint64_t time = 0, id = 0;
+};
+
+bool read_trailer(const uint8_t* p, size_t size, Trailer& t) {
+  if (size < kTrailerBytes) return false;
+  Cursor c(p + size - kTrailerBytes, kTrailerBytes);
+  uint32_t res;
+  return c.u32(t.pid) && c.u32(t.tid) && c.u64(t.time) && c.u32(t.cpu) && c.u32(res) && c.u64(t.id);
+}
+
+uint64_t extend(uint64_t raw, unsigned size, bool sign) {
+  if (size >= 8) return raw;
+  unsigned bits = size * 8;
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  raw &= mask;
+  if (sign && (raw >> (bits - 1)) != 0) raw |= ~mask;
+  return raw;
+}
+
+}  // namespace
+
+void SampledRegs::set_layout(uint64_t mask) {
+  slot_.fill(-1);
+  int8_t n = 0;
+  for (int reg = 0; reg < 64; ++reg) {
+    if (mask & (uint64_t{1} << reg)) slot_[reg] = n++;
+  }
+}
+
+std::optional<uint64_t> SampledRegs::get(int16_t reg) const {
+  if (!present_ || reg < 0 || reg >= 64 || slot_[reg] < 0) return std::nullopt;
+  uint64_t v;
+  std::memcpy(&v, values_ + 8 * slot_[reg], 8);
+  return v;
+}
+
+std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
+                                   const StackDump& stack, int16_t sp_reg) {
+  // Floats keep their IEEE bits: never sign-extended.
+  const bool sign = spec.is_signed && !spec.is_float;
+  switch (source) {
+    case ArgSource::constant:
+      return extend(static_cast<uint64_t>(spec.constant), spec.size, sign);
+    case ArgSource::sampled_register: {
+      std::optional<uint64_t> v = regs.get(spec.reg);
+      if (!v) return std::nullopt;
+      return extend(*v >> spec.reg_shift, spec.size, sign);
+    }
+    case ArgSource::sampled_stack: {
+      std::optional<uint64_t> base = regs.get(spec.reg);
+      std::optional<uint64_t> sp = regs.get(sp_reg);
+      if (!base || !sp || stack.data == nullptr) return std::nullopt;
+      uint64_t address = *base + static_cast<uint64_t>(spec.displacement);
+      if (spec.index_reg != kNoReg) {
+        std::optional<uint64_t> index = regs.get(spec.index_reg);
+        if (!index) return std::nullopt;
+        address += *index * spec.scale;
+      }
+      // [address, address + size) must lie within [sp, sp + dump size);
+      // written to avoid overflow on hostile values.
+      if (address < *sp) return std::nullopt;
+      uint64_t offset = address - *sp;
+      if (spec.size > 8 || offset > stack.size || stack.size - offset < spec.size) return std::nullopt;
+      uint64_t raw = 0;
+      std::memcpy(&raw, stack.data + offset, spec.size);  // little-endian host
+      return extend(raw, spec.size, sign);
+    }
+    case ArgSource::not_in_sample:
+      break;
+  }
+  return std::nullopt;
+}
+
+SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites) {
+  sites_.reserve(sites.size());
+  for (SiteDecoding& d : sites) {
+    Site site;
+    site.regs.set_layout(d.regs_mask);
+    site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
+    site.decoding = std::move(d);
+    sites_.push_back(std::move(site));
+  }
+}
+
+void SampleDecoder::add_event(uint64_t kernel_id, uint32_t site_id) { site_by_id_[kernel_id] = site_id; }
+
+SampleDecoder::Site* SampleDecoder::site_of(uint64_t kernel_id) {
+  // Consecutive samples mostly come from one site: skip the hash lookup.
+  if (kernel_id != last_id_) {
+    auto it = site_by_id_.find(kernel_id);
+    if (it == site_by_id_.end()) return nullptr;
+    last_id_ = kernel_id;
+    last_site_ = it->second;
+  }
+  if (last_site_ >= sites_.size()) return nullptr;
+  return &sites_[last_site_];
+}
+
+void SampleDecoder::note_time(uint32_t cpu, uint64_t time) {
+  if (cpu >= 4096) return;
+  if (cpu >= last_time_by_cpu_.size()) last_time_by_cpu_.resize(cpu + 1, 0);
+  last_time_by_cpu_[cpu] = time;
+}
+
+SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof(perf_event_header);
+  size_t size = record->size - sizeof(perf_event_header);
+  switch (record->type) {
+    case PERF_RECORD_SAMPLE:
+      return decode_sample(p, size);
+    case PERF_RECORD_LOST:
+      return decode_lost(p, size, false);
+    case PERF_RECORD_LOST_SAMPLES:
+      return decode_lost(p, size, true);
+    case PERF_RECORD_COMM:
+      return decode_comm(p, size, record->misc);
+    case PERF_RECORD_FORK:
+      return decode_task(p, size, false);
+    case PERF_RECORD_EXIT:
+      return decode_task(p, size, true);
+    default:
+      ++ignored_;
+      return Kind::none;
+  }
+}
+
+SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
+  Cursor c(p, size);
+  uint64_t id;
+  if (!c.u64(id)) return ++malformed_, Kind::none;
+  Site* site = site_of(id);
+  if (site == nullptr) return ++unknown_ids_, Kind::none;
+  const SiteDecoding& d = site->decoding;
+  format::Event& e = event_;
+  uint32_t res;
+  if (!c.u32(e.pid) || !c.u32(e.tid) || !c.u64(e.time_ns) || !c.u32(e.cpu) || !c.u32(res)) {
+    return ++malformed_, Kind::none;
+  }
+  e.site_id = d.site_id;
+
+  // The register layout is per site; only the values change per sample.
+  SampledRegs& regs = site->regs;
+  regs.set_values(nullptr, false);
+  if (d.regs_mask != 0) {
+    uint64_t abi;
+    if (!c.u64(abi)) return ++malformed_, Kind::none;
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      size_t bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
+      const uint8_t* values = c.here();
+      if (!c.skip(bytes)) return ++malformed_, Kind::none;
+      regs.set_values(values, true);
+    }
+  }
+  StackDump stack;
+  if (d.stack_bytes != 0) {
+    uint64_t dump_size;
+    if (!c.u64(dump_size)) return ++malformed_, Kind::none;
+    if (dump_size != 0) {
+      const uint8_t* data = c.here();
+      uint64_t dyn_size;
+      if (!c.skip(dump_size) || !c.u64(dyn_size)) return ++malformed_, Kind::none;
+      stack.data = data;
+      stack.size = dyn_size < dump_size ? dyn_size : dump_size;
+    }
+  }
+  note_time(e.cpu, e.time_ns);
+
+  size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
+  e.arg_count = static_cast<uint8_t>(n);
+  e.missing_mask = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<uint64_t> v = decode_arg(d.args[i], d.sources[i], regs, stack, site->sp_reg);
+    if (v) {
+      e.args[i] = *v;
+    } else {
+      e.args[i] = 0;
+      e.missing_mask |= static_cast<uint16_t>(1u << i);
+    }
+  }
+  for (size_t i = n; i < format::kMaxArgs; ++i) e.args[i] = 0;
+  return Kind::event;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bool samples_only) {
+  Cursor c(p, size);
+  uint64_t id = 0, count = 0;
+  if (!samples_only && !c.u64(id)) return ++malformed_, Kind::none;
+  if (!c.u64(count)) return ++malformed_, Kind::none;
+  Trailer t;
+  if (!read_trailer(p, size, t)) return ++malformed_, Kind::none;
+  if (samples_only) id = t.id;
+  lost_ = format::LostEvent();
+  lost_.cpu = t.cpu;
+  lost_.count = count;
+  lost_.time_end_ns = t.time;
+  lost_.time_begin_ns = t.cpu < last_time_by_cpu_.size() ? last_time_by_cpu_[t.cpu] : 0;
+  if (lost_.time_begin_ns == 0 || lost_.time_begin_ns > t.time) lost_.time_begin_ns = t.time;
+  auto it = site_by_id_.find(id);
+  lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
+  note_time(t.cpu, t.time);
+  return Kind::lost;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_comm(const uint8_t* p, size_t size, uint16_t misc) {
+  Cursor c(p, size);
+  uint32_t pid, tid;
+  if (!c.u32(pid) || !c.u32(tid) || size < 8 + kTrailerBytes) return ++malformed_, Kind::none;
+  Trailer t;
+  read_trailer(p, size, t);
+  const char* name = reinterpret_cast<const char*>(c.here());
+  size_t max = size - 8 - kTrailerBytes;
+  process_ = format::ProcessEvent();
+  process_.kind = (misc & PERF_RECORD_MISC_COMM_EXEC) ? format::ProcessEventKind::exec
+                                                      : format::ProcessEventKind::comm;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = t.time;
+  process_.comm.assign(name, strnlen(name, max));
+  return Kind::process;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_task(const uint8_t* p, size_t size, bool is_exit) {
+  Cursor c(p, size);
+  uint32_t pid, ppid, tid, ptid;
+  uint64_t time;
+  if (!c.u32(pid) || !c.u32(ppid) || !c.u32(tid) || !c.u32(ptid) || !c.u64(time)) {
+    return ++malformed_, Kind::none;
+  }
+  process_ = format::ProcessEvent();
+  process_.kind = is_exit ? format::ProcessEventKind::exit : format::ProcessEventKind::fork;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = time;
+  if (!is_exit) {
+    process_.parent_pid = ppid;
+    process_.parent_tid = ptid;
+  }
+  return Kind::process;
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,118 @@
+// Turns the records of a perf ring buffer into trace records: samples into
+// Events with exactly decoded arguments, PERF_RECORD_LOST into LostEvents,
+// COMM/FORK/EXIT into ProcessEvents. Source of truth for the layouts:
+// include/uapi/linux/perf_event.h (enum perf_event_type).
+//
+// Every event the recorder opens uses sample_type IDENTIFIER | TID | TIME |
+// CPU (+ REGS_USER, STACK_USER per site) and sample_id_all, so a sample starts
+// with its event identifier and every other record ends with the 32-byte
+// trailer { pid, tid, time, cpu, res, identifier }. The identifier maps to a
+// probe site through the ids registered with add_event().
+//
+// An argument is present only when its value is in the sample: a constant, a
+// sampled register (shifted, truncated to its size, then sign- or
+// zero-extended), or memory that lies wholly inside the sampled stack dump.
+// Anything else is missing, never a guess. Records that are too short or
+// carry an unknown id are skipped and counted.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/arg_spec.h"
+#include "formats/trace_types.h"
+
+namespace usdt::record {
+
+// The registers of one sample, looked up by perf register number.
+class SampledRegs {
+ public:
+  SampledRegs() { slot_.fill(-1); }
+  // Registers in a sample come in ascending bit order of the mask.
+  void set_layout(uint64_t mask);
+  void set_values(const uint8_t* values, bool present) { values_ = values; present_ = present; }
+  std::optional<uint64_t> get(int16_t reg) const;
+
+ private:
+  std::array<int8_t, 64> slot_;
+  const uint8_t* values_ = nullptr;  // unaligned u64s inside the record
+  bool present_ = false;             // false when the abi was NONE (no user regs)
+};
+
+// The user stack dump of one sample: bytes starting at the sampled %rsp.
+struct StackDump {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;  // valid bytes (dyn_size)
+};
+
+// Decodes one argument; nullopt when the value is not in the sample.
+std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
+                                   const StackDump& stack, int16_t sp_reg);
+
+// How the events of one probe site are decoded.
+struct SiteDecoding {
+  uint32_t site_id = 0;
+  uint64_t regs_mask = 0;
+  uint32_t stack_bytes = 0;
+  std::vector<ArgSpec> args;
+  std::vector<ArgSource> sources;
+  Arch arch = Arch::x86_64;
+};
+
+class SampleDecoder {
+ public:
+  enum class Kind { none, event, process, lost };
+
+  // sites are indexed by site_id (dense).
+  explicit SampleDecoder(std::vector<SiteDecoding> sites);
+
+  // Registers a kernel event id (PERF_EVENT_IOC_ID) of a site, or of a
+  // tracking event (site_id == format::kNoSite).
+  void add_event(uint64_t kernel_id, uint32_t site_id);
+
+  // Decodes one record. The result is in event()/process()/lost() until the
+  // next call; Kind::none for records that are skipped (counted below).
+  Kind decode(const perf_event_header* record);
+
+  const format::Event& event() const { return event_; }
+  const format::ProcessEvent& process() const { return process_; }
+  const format::LostEvent& lost() const { return lost_; }
+
+  uint64_t malformed() const { return malformed_; }
+  uint64_t unknown_ids() const { return unknown_ids_; }
+  uint64_t ignored() const { return ignored_; }
+
+ private:
+  struct Site {
+    SiteDecoding decoding;
+    SampledRegs regs;
+    int16_t sp_reg = x86_reg::sp;
+  };
+  Site* site_of(uint64_t kernel_id);
+  Kind decode_sample(const uint8_t* p, size_t size);
+  Kind decode_lost(const uint8_t* p, size_t size, bool samples_only);
+  Kind decode_comm(const uint8_t* p, size_t size, uint16_t misc);
+  Kind decode_task(const uint8_t* p, size_t size, bool is_exit);
+  void note_time(uint32_t cpu, uint64_t time);
+
+  std::vector<Site> sites_;
+  std::unordered_map<uint64_t, uint32_t> site_by_id_;
+  uint64_t last_id_ = ~uint64_t{0};
+  uint32_t last_site_ = 0;
+  std::vector<uint64_t> last_time_by_cpu_;
+
+  format::Event event_;
+  format::ProcessEvent process_;
+  format::LostEvent lost_;
+  uint64_t malformed_ = 0;
+  uint64_t unknown_ids_ = 0;
+  uint64_t ignored_ = 0;
+};
+
+}  // namespace usdt::record
