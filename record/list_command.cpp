@@ -1,0 +1,181 @@
+#include "record/list_command.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/library_finder.h"
+#include "common/proc_maps.h"
+
+namespace usdt::record {
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+const char* source_label(const ArgSpec& spec, Arch arch) {
+  switch (arg_source(spec, arch)) {
+    case ArgSource::constant: return "[constant]";
+    case ArgSource::sampled_register: return "[sampled register]";
+    case ArgSource::sampled_stack: return "[sampled stack]";
+    case ArgSource::not_in_sample: break;
+  }
+  if (spec.location == ArgLocation::undecodable) return "[undecodable: not recorded]";
+  if (spec.location == ArgLocation::reg) return "[register not in a sample]";
+  return "[memory: not in a sample]";
+}
+
+bool selected(const std::vector<ProbeSpec>& filters, const std::string& path, const UsdtProbe& probe) {
+  if (filters.empty()) return true;
+  for (const auto& f : filters) {
+    if (f.matches(path, probe.provider, probe.name)) return true;
+  }
+  return false;
+}
+
+void print_error(std::ostream& err, const Error& e) {
+  err << "usdt-record: error: " << e.message() << '\n';
+}
+
+// A target's path: an existing file as given, else a library by name.
+Result<std::string> resolve_target(const std::string& target, const LibraryFinder& finder) {
+  std::error_code ec;
+  if (std::filesystem::exists(target, ec)) return target;
+  if (target.find('/') != std::string::npos) {
+    return Error("cannot open '" + target + "'", ENOENT);
+  }
+  auto found = finder.find(target);
+  if (!found) {
+    return Error("'" + target + "' is neither a file nor a library name found by the loader");
+  }
+  return *found;
+}
+
+// Lists one file; returns false (after printing the error) on failure.
+bool list_file(const std::string& open_path, const std::string& display_path,
+               const std::vector<ProbeSpec>& filters, bool verbose, bool quiet_when_empty,
+               std::ostream& out, std::ostream& err, size_t* printed) {
+  auto file = read_usdt_file(open_path, display_path);
+  if (!file) {
+    print_error(err, file.error());
+    return false;
+  }
+  if (file->probes.empty()) {
+    if (!quiet_when_empty) err << "usdt-record: note: '" << file->path << "' has no USDT probes\n";
+    return true;
+  }
+  *printed += print_usdt_file(*file, filters, verbose, out);
+  return true;
+}
+
+}  // namespace
+
+size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
+                       std::ostream& out) {
+  size_t count = 0;
+  for (const auto& probe : file.probes) {
+    if (!selected(filters, file.path, probe)) continue;
+    ++count;
+    out << "usdt:" << file.path << ':' << probe.provider << ':' << probe.name << '\n';
+    if (!verbose) continue;
+    size_t n = 0;
+    for (const auto& loc : probe.locations) {
+      ++n;
+      out << "  location " << n << '/' << probe.locations.size() << ": address " << hex(loc.address)
+          << ", file offset " << hex(loc.file_offset) << ", semaphore ";
+      if (loc.semaphore_address == 0) {
+        out << "none";
+      } else {
+        out << hex(loc.semaphore_address) << " (file offset " << hex(loc.semaphore_offset) << ')';
+      }
+      out << '\n';
+      if (loc.args.empty()) out << "    no arguments\n";
+      for (size_t i = 0; i < loc.args.size(); ++i) {
+        const ArgSpec& a = loc.args[i];
+        out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  "
+            << source_label(a, file.arch) << '\n';
+      }
+    }
+  }
+  return count;
+}
+
+int run_list_command(const RecordOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<ProbeSpec> filters;
+  std::vector<std::string> targets;
+  for (const auto& p : options.probes) {
+    auto spec = ProbeSpec::parse(p);
+    if (!spec) {
+      print_error(err, spec.error());
+      return 2;
+    }
+    filters.push_back(std::move(*spec));
+  }
+  for (const auto& arg : options.list_args) {
+    std::error_code ec;
+    bool is_file = std::filesystem::exists(arg, ec);
+    if (!is_file && arg.find(':') != std::string::npos) {
+      auto spec = ProbeSpec::parse(arg);
+      if (!spec) {
+        print_error(err, spec.error());
+        return 2;
+      }
+      filters.push_back(std::move(*spec));
+      continue;
+    }
+    targets.push_back(arg);
+  }
+  if (targets.empty() && options.pids.empty()) {
+    err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n";
+    return 2;
+  }
+
+  bool failed = false;
+  size_t printed = 0;
+  LibraryFinder finder = LibraryFinder::system();
+  for (const auto& target : targets) {
+    auto path = resolve_target(target, finder);
+    if (!path) {
+      print_error(err, path.error());
+      failed = true;
+      continue;
+    }
+    if (!list_file(*path, *path, filters, options.verbose, false, out, err, &printed)) failed = true;
+  }
+  for (pid_t pid : options.pids) {
+    auto files = mapped_elf_files(pid);
+    if (!files) {
+      print_error(err, files.error());
+      int e = files.error().errno_value();
+      if (e == EACCES || e == EPERM) err << "hint: run as root to read other users' processes\n";
+      failed = true;
+      continue;
+    }
+    size_t with_probes = 0;
+    for (const auto& f : *files) {
+      auto file = read_usdt_file(f.open_path, f.path);
+      if (!file) {
+        // One unreadable library should not hide the others.
+        err << "usdt-record: warning: " << file.error().message() << '\n';
+        continue;
+      }
+      if (file->probes.empty()) continue;
+      ++with_probes;
+      printed += print_usdt_file(*file, filters, options.verbose, out);
+    }
+    if (with_probes == 0) {
+      err << "usdt-record: note: no file mapped by PID " << pid << " has USDT probes\n";
+    }
+  }
+  if (!filters.empty() && printed == 0 && !failed) {
+    err << "usdt-record: note: no probe matches the given patterns\n";
+  }
+  out.flush();
+  return failed ? 1 : 0;
+}
+
+}  // namespace usdt::record

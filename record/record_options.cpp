@@ -1,0 +1,212 @@
+#include "record/record_options.h"
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace usdt::record {
+namespace po = boost::program_options;
+namespace {
+
+// Options that take a value as the next argument: needed to find where the
+// traced COMMAND starts when it is not preceded by "--".
+const std::set<std::string_view> kValueOptions = {
+    "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
+};
+
+bool is_list_flag(std::string_view arg) {
+  if (arg == "--list") return true;
+  // -l alone or in a cluster of flags such as -lv (not "-e..." or "-o..." with a value).
+  if (arg.size() < 2 || arg[0] != '-' || arg[1] == '-') return false;
+  if (arg[1] == 'e' || arg[1] == 'o' || arg[1] == 'p') return false;
+  return arg.find('l') != std::string_view::npos;
+}
+
+Result<std::vector<pid_t>> parse_pids(const std::vector<std::string>& values) {
+  std::vector<pid_t> pids;
+  for (const auto& value : values) {
+    std::string_view rest = value;
+    while (true) {
+      size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      long pid = 0;
+      auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
+      if (item.empty() || ec != std::errc() || p != item.data() + item.size() || pid <= 0 ||
+          pid > 0x7fffffff) {
+        return Error("invalid PID '" + std::string(item) + "' in -p " + value);
+      }
+      pids.push_back(static_cast<pid_t>(pid));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return pids;
+}
+
+po::options_description make_options(RecordOptions* o, std::vector<std::string>* pid_values,
+                                     double* duration) {
+  po::options_description desc("Options");
+  desc.add_options()
+      ("help,h", "show this help")
+      ("version", "show the version")
+      ("list,l", "list probes instead of recording")
+      ("verbose,v", "with -l: show locations, semaphores and argument specs")
+      ("event,e", po::value<std::vector<std::string>>(&o->probes)->composing(), "probe to record (repeatable)")
+      ("output,o", po::value<std::string>(&o->output), "trace file (default usdt.trace)")
+      ("pid,p", po::value<std::vector<std::string>>(pid_values)->composing(), "trace (or list) PID[,PID...]")
+      ("all,a", "trace every process that runs the probed files")
+      ("duration", po::value<double>(duration), "stop after SECONDS")
+      ("quiet,q", "print nothing but errors")
+      ("buffer-pages", po::value<uint32_t>(&o->buffer_pages),
+       "per-CPU ring buffer size in pages, a power of 2 (default 1024)")
+      ("stack-bytes", po::value<uint32_t>(&o->stack_bytes),
+       "user stack bytes copied per event for stack arguments, multiple of 8 (default 512)");
+  return desc;
+}
+
+Status check_recording(const RecordOptions& o) {
+  if (o.probes.empty()) return Error("no probe given: use -e PROBE (or -l to list probes)");
+  int sources = (o.command.empty() ? 0 : 1) + (o.pids.empty() ? 0 : 1) + (o.all ? 1 : 0);
+  if (sources == 0) return Error("nothing to trace: give -- COMMAND, -p PID or -a");
+  if (sources > 1) return Error("give only one of -- COMMAND, -p PID and -a");
+  if (o.buffer_pages == 0 || (o.buffer_pages & (o.buffer_pages - 1)) != 0) {
+    return Error("--buffer-pages must be a power of 2, not " + std::to_string(o.buffer_pages));
+  }
+  // perf_event_attr::sample_stack_user is a u32 that must be 8-byte aligned
+  // and below 64 KiB (the sample size field is 16 bits).
+  if (o.stack_bytes % 8 != 0 || o.stack_bytes > 65528) {
+    return Error("--stack-bytes must be a multiple of 8 up to 65528, not " +
+                 std::to_string(o.stack_bytes));
+  }
+  if (o.duration_seconds && !(*o.duration_seconds > 0 && std::isfinite(*o.duration_seconds))) {
+    return Error("--duration must be a positive number of seconds");
+  }
+  if (o.output.empty()) return Error("-o needs a file name");
+  return Status::success();
+}
+
+}  // namespace
+
+Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+
+  // Split off the traced command: everything after "--", or (when not
+  // listing) from the first positional argument on, as perf does. The
+  // command's own options must not be parsed as ours.
+  std::vector<std::string> ours, rest;
+  bool listing = false;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (is_list_flag(a)) listing = true;
+    if (a.size() > 1 && a[0] == '-') {
+      ours.push_back(a);
+      if (kValueOptions.count(a) != 0 && i + 1 < args.size()) ours.push_back(args[++i]);
+      continue;
+    }
+    if (!listing) {
+      rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    ours.push_back(a);
+  }
+
+  RecordOptions o;
+  std::vector<std::string> pid_values;
+  double duration = 0;
+  auto desc = make_options(&o, &pid_values, &duration);
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>(&o.list_args));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("positional", -1);
+
+  po::variables_map vm;
+  try {
+    auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(ours).options(all).positional(positional).style(style).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Error(e.what());
+  }
+  o.help = vm.count("help") != 0;
+  o.version = vm.count("version") != 0;
+  o.list = vm.count("list") != 0;
+  o.verbose = vm.count("verbose") != 0;
+  o.all = vm.count("all") != 0;
+  o.quiet = vm.count("quiet") != 0;
+  if (vm.count("duration") != 0) o.duration_seconds = duration;
+  auto pids = parse_pids(pid_values);
+  if (!pids) return pids.error();
+  o.pids = std::move(*pids);
+  if (o.help || o.version) return o;
+
+  if (o.list) {
+    // After "--" while listing: more targets.
+    o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
+    if (o.list_args.empty() && o.pids.empty()) {
+      return Error("-l needs a TARGET (file or library name) or -p PID");
+    }
+    if (o.all) return Error("-a cannot be combined with -l");
+    return o;
+  }
+  o.command = std::move(rest);
+  if (!o.list_args.empty()) {
+    return Error("unexpected argument '" + o.list_args.front() + "'");
+  }
+  if (auto s = check_recording(o); !s) return s.error();
+  return o;
+}
+
+std::string record_help_text() {
+  RecordOptions o;
+  std::vector<std::string> pids;
+  double duration = 0;
+  std::ostringstream text;
+  text << "usage:\n"
+          "  usdt-record -l [-v] [PATTERN...] TARGET...     list the USDT probes of files or libraries\n"
+          "  usdt-record -l [-v] [PATTERN...] -p PID        list the probes of a running process\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -- COMMAND [ARG...]\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -p PID[,PID...]\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -a\n"
+          "\n"
+          "Records USDT probes (sys/sdt.h) through uprobes into a compressed trace file;\n"
+          "read it with usdt-report. Ctrl-C or SIGTERM ends a recording cleanly.\n"
+          "\n"
+          "TARGET is a path to an ELF file or a library name (libstdc++, libstdc++.so.6),\n"
+          "found like the dynamic loader does (ld.so.cache, then the standard directories).\n"
+          "With -l, an argument that is not an existing file and contains ':' is a PATTERN\n"
+          "in the PROBE syntax below that filters the listing (as does -e PROBE).\n"
+          "\n"
+          "PROBE forms ('*' and '?' wildcards allowed in every part):\n"
+          "  usdt:PATH:PROVIDER:NAME      e.g. usdt:/usr/bin/python3.11:python:function__entry\n"
+          "  usdt:PATH:NAME               any provider\n"
+          "  PROVIDER:NAME                in the command's binary and libraries, or -p's mapped files\n"
+          "  NAME                         any provider, any of those files\n"
+          "  uprobe:PATH:SYMBOL[+OFFSET]  function entry\n"
+          "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
+          "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
+          "\n"
+          << make_options(&o, &pids, &duration)
+          << "\n"
+             "The traced COMMAND follows '--' or the last option.\n"
+             "\n"
+             "examples:\n"
+             "  usdt-record -l /usr/lib/postgresql/15/bin/postgres\n"
+             "  usdt-record -l -v 'postgresql:query__*' /usr/lib/postgresql/15/bin/postgres\n"
+             "  usdt-record -l -p 1234\n"
+             "  usdt-record -e 'python:function__*' -o py.trace -- python3.11 script.py\n"
+             "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
+             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n";
+  return text.str();
+}
+
+}  // namespace usdt::record
