@@ -15,42 +15,33 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   // Wake the reader when a quarter of the buffer is full: few wakeups, and
   // three quarters of headroom while it drains.
   set.wakeup_bytes_ = static_cast<uint32_t>(buffer_pages * page / 4);
-  return set;
-}
-
-Status EventSet::connect(const PerfEvent& event, size_t cpu_index) {
-  if (cpu_index < buffers_.size()) {
-    if (Status s = event.set_output_fd(buffers_[cpu_index].fd()); !s) {
-      return s.error().context("CPU " + std::to_string(features_.cpus[cpu_index]));
-    }
-    return Status::success();
+  for (int cpu : features.cpus) {
+    Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, set.wakeup_bytes_);
+    if (!anchor) return anchor.error();
+    Result<RingBuffer> buffer = RingBuffer::map(anchor->fd(), buffer_pages);
+    if (!buffer) return buffer.error().context("CPU " + std::to_string(cpu));
+    set.anchors_.push_back(std::move(*anchor));
+    set.buffers_.push_back(std::move(*buffer));
   }
-  Result<RingBuffer> buffer = RingBuffer::map(event.fd(), buffer_pages_);
-  if (!buffer) return buffer.error();
-  buffers_.push_back(std::move(*buffer));
-  return Status::success();
+  return set;
 }
 
 Status EventSet::add_target(pid_t pid, bool inherit, const std::vector<SiteAttach>& sites) {
   // Opened here first, committed to events_ only when the whole task is in.
   std::vector<PerfEvent> opened;
   std::vector<EventIdSite> ids;
-  const size_t buffers_before = buffers_.size();
-  auto fail = [&](const Error& error) -> Status {
-    buffers_.erase(buffers_.begin() + static_cast<std::ptrdiff_t>(buffers_before), buffers_.end());
-    return error;
-  };
   for (size_t i = 0; i < features_.cpus.size(); ++i) {
     EventTarget target{pid, features_.cpus[i], inherit};
+    const int buffer_fd = buffers_[i].fd();
     Result<PerfEvent> tracking = PerfEvent::open_tracking(target, wakeup_bytes_);
-    if (!tracking) return fail(tracking.error());
-    if (Status s = connect(*tracking, i); !s) return fail(s.error());
+    if (!tracking) return tracking.error();
+    if (Status s = tracking->set_output_fd(buffer_fd); !s) return s;
     ids.emplace_back(tracking->id(), format::kNoSite);
     opened.push_back(std::move(*tracking));
     for (const SiteAttach& site : sites) {
       Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, wakeup_bytes_);
-      if (!event) return fail(event.error());
-      if (Status s = connect(*event, i); !s) return fail(s.error());
+      if (!event) return event.error();
+      if (Status s = event->set_output_fd(buffer_fd); !s) return s;
       ids.emplace_back(event->id(), site.site_id);
       opened.push_back(std::move(*event));
     }

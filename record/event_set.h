@@ -11,7 +11,10 @@
 // system (pid = -1, cpu = N: every process that maps a probed file, also
 // those started later; needs root or CAP_PERFMON).
 //
-// Per CPU and task, one dummy tracking event reports COMM/FORK/EXIT.
+// Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
+// itself, which never exits, so the buffer never reports POLLHUP while
+// traced tasks come and go. Per CPU and task, one dummy tracking event
+// reports COMM/FORK/EXIT.
 // Everything is opened disabled; enable_all() turns it on at once.
 #pragma once
 
@@ -59,12 +62,11 @@ class EventSet {
  private:
   EventSet(KernelFeatures features, size_t buffer_pages)
       : features_(std::move(features)), buffer_pages_(buffer_pages) {}
-  // Maps the CPU's buffer on event's fd, or redirects event into it.
-  Status connect(const PerfEvent& event, size_t cpu_index);
 
   KernelFeatures features_;
   size_t buffer_pages_ = 0;
   uint32_t wakeup_bytes_ = 0;
+  std::vector<PerfEvent> anchors_;  // index = cpu index
   std::vector<PerfEvent> events_;
   std::vector<RingBuffer> buffers_;  // index = cpu index
   std::vector<EventIdSite> ids_;

@@ -132,6 +132,24 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, uint32_t w
   return event;
 }
 
+Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, uint32_t wakeup_bytes) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  set_common(attr, target, wakeup_bytes);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.disabled = 0;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  Result<PerfEvent> event = open(attr, target);
+  if (!event) {
+    int err = event.error().errno_value();
+    if (err == 0) return event.error().context("cannot open a ring buffer event");
+    return perf_open_error(err, "the ring buffer of CPU " + std::to_string(target.cpu), false);
+  }
+  return event;
+}
+
 Status PerfEvent::enable() const {
   if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) return errno_error("cannot enable perf event");
   return Status::success();

@@ -62,6 +62,9 @@ class PerfEvent {
   // exec), FORK and EXIT records of the target.
   static Result<PerfEvent> open_tracking(const EventTarget& target, uint32_t wakeup_bytes);
 
+  // Opens an enabled dummy event that reports nothing, to hold a ring buffer.
+  static Result<PerfEvent> open_anchor(const EventTarget& target, uint32_t wakeup_bytes);
+
   PerfEvent(PerfEvent&&) noexcept = default;
   PerfEvent& operator=(PerfEvent&&) noexcept = default;
 
