@@ -44,7 +44,11 @@ void print_error(std::ostream& err, const Error& e) {
 // A target's path: an existing file as given, else a library by name.
 Result<std::string> resolve_target(const std::string& target, const LibraryFinder& finder) {
   std::error_code ec;
-  if (std::filesystem::exists(target, ec)) return target;
+  if (std::filesystem::exists(target, ec)) {
+    // Absolute, so that a listed line can be pasted into -e from anywhere.
+    auto absolute = std::filesystem::absolute(target, ec);
+    return ec ? target : absolute.lexically_normal().string();
+  }
   if (target.find('/') != std::string::npos) {
     return Error("cannot open '" + target + "'", ENOENT);
   }
