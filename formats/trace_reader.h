@@ -19,6 +19,11 @@ namespace usdt::format {
 enum class RecordKind : uint8_t { event, process, lost };
 
 // Restricts what next() returns; empty fields mean "everything".
+//   events:          site in site_ids, pid, tid, time in [time_min_ns, time_max_ns];
+//   process events:  pid, tid, and time <= time_max_ns only: those before the
+//                    window still come, so that a report can name processes;
+//   lost events:     site in site_ids (or unknown site), [time_begin, time_end]
+//                    overlapping the window; pid and tid do not apply.
 struct ReadFilter {
   std::vector<uint32_t> site_ids;  // events of these sites only
   std::optional<uint32_t> pid;
@@ -41,12 +46,22 @@ struct ReadDiagnostics {
   std::vector<ReadProblem> problems;
 };
 
+// Limits for hostile input; the defaults accept anything the writer makes.
+struct ReaderOptions {
+  uint64_t max_chunk_payload = 64ull << 20;  // decompressed bytes of one chunk
+};
+
 class TraceReader {
  public:
   // Reads and validates the header, metadata and probe table. Fails (naming
   // the file and offset) on a missing or empty file, a wrong magic, a newer
   // format version, or a header that cannot be read.
   static Result<TraceReader> open(const std::string& path);
+  static Result<TraceReader> open(const std::string& path, const ReaderOptions& options);
+  // Reads a trace held in memory (the fuzzer, tests); name stands for the
+  // path in messages.
+  static Result<TraceReader> open_bytes(std::string bytes, const std::string& name,
+                                        const ReaderOptions& options = {});
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
   ~TraceReader();

@@ -1,0 +1,500 @@
+#include "formats/chunk_codec.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+namespace usdt::format {
+
+namespace {
+
+// Column order in the events section.
+enum Column { kTime = 0, kSite = 1, kThread = 2, kCpu = 3, kShape = 4, kArg0 = 5 };
+constexpr int kColumns = kArg0 + kMaxArgs;
+constexpr uint64_t kMaxComm = 4096;
+
+void append_varint(std::string& out, uint64_t v) { ByteWriter(out).varint(v); }
+
+}  // namespace
+
+void ChunkBuilder::add(const Event& e) {
+  uint8_t count = std::min<uint8_t>(e.arg_count, kMaxArgs);
+  uint16_t missing = static_cast<uint16_t>(e.missing_mask & ((1u << count) - 1));
+  PendingEvent p{e.time_ns, e.pid, e.tid, e.cpu, e.site_id,
+                 static_cast<uint32_t>(args_.size()), count, missing};
+  events_.push_back(p);
+  size_t size = 6;
+  for (int i = 0; i < count; ++i) {
+    if (missing & (1u << i)) continue;
+    args_.push_back(e.args[i]);
+    size += varint_size(e.args[i]) > 2 ? 3 : 1;
+  }
+  estimated_size_ += size;
+}
+
+void ChunkBuilder::add(const ProcessEvent& e) {
+  process_.push_back(e);
+  estimated_size_ += 16 + e.comm.size();
+}
+
+void ChunkBuilder::add(const LostEvent& e) {
+  lost_.push_back(e);
+  estimated_size_ += 16;
+}
+
+ChunkHeader ChunkBuilder::encode(std::string& payload) {
+  ChunkHeader h;
+  h.min_time_ns = std::numeric_limits<uint64_t>::max();
+  h.max_time_ns = 0;
+  for (const auto& e : events_) {
+    h.min_time_ns = std::min(h.min_time_ns, e.time_ns);
+    h.max_time_ns = std::max(h.max_time_ns, e.time_ns);
+    h.site_bloom |= site_bit(e.site_id);
+    h.pid_bloom |= bloom_bit(e.pid);
+    h.tid_bloom |= bloom_bit(e.tid);
+  }
+  for (const auto& e : process_) {
+    h.min_time_ns = std::min(h.min_time_ns, e.time_ns);
+    h.max_time_ns = std::max(h.max_time_ns, e.time_ns);
+    h.pid_bloom |= bloom_bit(e.pid);
+    h.tid_bloom |= bloom_bit(e.tid);
+  }
+  for (const auto& e : lost_) {
+    h.min_time_ns = std::min({h.min_time_ns, e.time_begin_ns, e.time_end_ns});
+    h.max_time_ns = std::max({h.max_time_ns, e.time_begin_ns, e.time_end_ns});
+  }
+  if (empty()) h.min_time_ns = 0;
+  h.events = static_cast<uint32_t>(events_.size());
+  h.process_events = static_cast<uint32_t>(process_.size());
+  h.lost_records = static_cast<uint32_t>(lost_.size());
+
+  payload.clear();
+  encode_chunk_header(payload, h);
+  if (!events_.empty()) encode_events(payload, h);
+  if (!process_.empty()) encode_process(payload, h);
+  if (!lost_.empty()) encode_lost(payload, h);
+
+  events_.clear();
+  args_.clear();
+  process_.clear();
+  lost_.clear();
+  estimated_size_ = 0;
+  return h;
+}
+
+void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
+  // Stable time order: equal times keep their append order.
+  order_.clear();
+  order_.reserve(events_.size());
+  for (uint32_t i = 0; i < events_.size(); ++i) order_.emplace_back(events_[i].time_ns, i);
+  std::sort(order_.begin(), order_.end());
+
+  std::vector<uint32_t> site_ids;
+  std::unordered_map<uint32_t, uint32_t> local_site;
+  std::vector<std::pair<uint32_t, uint32_t>> threads;
+  std::unordered_map<uint64_t, uint32_t> local_thread;
+  for (auto& c : columns_) c.clear();
+  std::string delta_cols[kMaxArgs];
+  std::vector<uint64_t> prev;
+
+  uint64_t last_time = h.min_time_ns;
+  uint32_t last_site = kNoSite, last_site_local = 0;
+  uint64_t last_thread = ~uint64_t{0};
+  uint32_t last_thread_local = 0;
+  for (const auto& [time, index] : order_) {
+    const PendingEvent& e = events_[index];
+    append_varint(columns_[kTime], time - last_time);
+    last_time = time;
+
+    if (e.site_id != last_site) {
+      auto [it, added] = local_site.try_emplace(e.site_id, static_cast<uint32_t>(site_ids.size()));
+      if (added) {
+        site_ids.push_back(e.site_id);
+        prev.resize(site_ids.size() * kMaxArgs, 0);
+      }
+      last_site = e.site_id;
+      last_site_local = it->second;
+    }
+    append_varint(columns_[kSite], last_site_local);
+
+    uint64_t thread_key = (uint64_t{e.pid} << 32) | e.tid;
+    if (thread_key != last_thread) {
+      auto [it, added] =
+          local_thread.try_emplace(thread_key, static_cast<uint32_t>(threads.size()));
+      if (added) threads.emplace_back(e.pid, e.tid);
+      last_thread = thread_key;
+      last_thread_local = it->second;
+    }
+    append_varint(columns_[kThread], last_thread_local);
+    append_varint(columns_[kCpu], e.cpu);
+    append_varint(columns_[kShape], e.arg_count | (uint32_t{e.missing_mask} << 4));
+
+    uint32_t at = e.args_at;
+    uint64_t* p = &prev[size_t{last_site_local} * kMaxArgs];
+    for (int i = 0; i < e.arg_count; ++i) {
+      if (e.missing_mask & (1u << i)) continue;
+      uint64_t v = args_[at++];
+      append_varint(columns_[kArg0 + i], v);
+      append_varint(delta_cols[i], zigzag_encode(static_cast<int64_t>(v - p[i])));
+      p[i] = v;
+    }
+  }
+  // Per argument index, keep whichever form is smaller before zstd; smaller
+  // varints also compress better in practice.
+  uint32_t delta_mask = 0;
+  for (int i = 0; i < kMaxArgs; ++i) {
+    if (delta_cols[i].size() < columns_[kArg0 + i].size()) {
+      delta_mask |= 1u << i;
+      columns_[kArg0 + i].swap(delta_cols[i]);
+    }
+  }
+
+  std::string body;
+  ByteWriter w(body);
+  w.varint(events_.size());
+  w.varint(site_ids.size());
+  for (uint32_t id : site_ids) w.varint(id);
+  w.varint(threads.size());
+  for (auto [pid, tid] : threads) {
+    w.varint(pid);
+    w.varint(tid);
+  }
+  w.varint(delta_mask);
+  for (const auto& c : columns_) w.varint(c.size());
+  for (const auto& c : columns_) w.bytes(c.data(), c.size());
+
+  ByteWriter o(out);
+  o.u8(static_cast<uint8_t>(SectionKind::events));
+  o.varint(body.size());
+  o.bytes(body.data(), body.size());
+}
+
+void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
+  std::stable_sort(process_.begin(), process_.end(),
+                   [](const ProcessEvent& a, const ProcessEvent& b) { return a.time_ns < b.time_ns; });
+  std::string body, row;
+  ByteWriter w(body);
+  w.varint(process_.size());
+  uint64_t last = h.min_time_ns;
+  for (const auto& e : process_) {
+    w.varint(e.time_ns - last);
+    last = e.time_ns;
+    w.u8(static_cast<uint8_t>(e.kind));
+    row.clear();
+    ByteWriter r(row);
+    r.varint(e.pid);
+    r.varint(e.tid);
+    r.varint(e.parent_pid);
+    r.varint(e.parent_tid);
+    r.str(std::string_view(e.comm).substr(0, kMaxComm));
+    w.str(row);
+  }
+  ByteWriter o(out);
+  o.u8(static_cast<uint8_t>(SectionKind::process));
+  o.str(body);
+}
+
+void ChunkBuilder::encode_lost(std::string& out, ChunkHeader& h) {
+  std::stable_sort(lost_.begin(), lost_.end(), [](const LostEvent& a, const LostEvent& b) {
+    return a.time_end_ns < b.time_end_ns;
+  });
+  std::string body;
+  ByteWriter w(body);
+  w.varint(lost_.size());
+  uint64_t last = h.min_time_ns;
+  for (const auto& e : lost_) {
+    w.varint(e.time_end_ns - last);
+    last = e.time_end_ns;
+    w.svarint(static_cast<int64_t>(e.time_end_ns - e.time_begin_ns));
+    w.varint(e.cpu);
+    w.varint(e.site_id);
+    w.varint(e.count);
+  }
+  ByteWriter o(out);
+  o.u8(static_cast<uint8_t>(SectionKind::lost));
+  o.str(body);
+}
+
+// ---------------------------------------------------------------------------
+
+ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts)
+    : payload_(std::move(payload)), site_arg_counts_(site_arg_counts) {}
+
+bool ChunkDecoder::fail(std::string why) {
+  if (error_.empty()) error_ = std::move(why);
+  has_ev_ = has_pe_ = has_le_ = false;
+  return false;
+}
+
+bool ChunkDecoder::start(const ChunkHeader& expected) {
+  ByteCursor in(payload_);
+  header_ = decode_chunk_header(in);
+  if (!in.ok()) return fail("payload shorter than its header");
+  if (!(header_ == expected)) return fail("chunk header does not match its checksummed copy");
+  if (header_.min_time_ns > header_.max_time_ns && header_.records() > 0) {
+    return fail("chunk time range is inverted");
+  }
+  bool seen[4] = {};
+  while (!in.at_end()) {
+    uint8_t kind = in.u8();
+    uint64_t size = in.varint();
+    ByteCursor section = in.sub(size);
+    if (!in.ok()) return fail("section runs past the end of the payload");
+    if (kind >= 1 && kind <= 3) {
+      if (seen[kind]) return fail("section " + std::to_string(kind) + " appears twice");
+      seen[kind] = true;
+    }
+    switch (static_cast<SectionKind>(kind)) {
+      case SectionKind::events:
+        if (!parse_events(section)) return false;
+        break;
+      case SectionKind::process:
+        process_left_ = section.varint();
+        process_rows_ = section;
+        if (!section.ok() || process_left_ != header_.process_events) {
+          return fail("process event count differs from the chunk header");
+        }
+        break;
+      case SectionKind::lost:
+        lost_left_ = section.varint();
+        lost_rows_ = section;
+        if (!section.ok() || lost_left_ != header_.lost_records) {
+          return fail("lost record count differs from the chunk header");
+        }
+        break;
+      default:
+        ++skipped_;  // a newer writer's section: skipped by its length
+        break;
+    }
+  }
+  if (!seen[1] && header_.events != 0) return fail("events section missing");
+  if (!seen[2] && header_.process_events != 0) return fail("process section missing");
+  if (!seen[3] && header_.lost_records != 0) return fail("lost section missing");
+  ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
+  decode_event();
+  decode_process();
+  decode_lost();
+  pick_next();
+  return !failed();
+}
+
+bool ChunkDecoder::parse_events(ByteCursor s) {
+  events_left_ = s.varint();
+  if (!s.ok() || events_left_ != header_.events) {
+    return fail("event count differs from the chunk header");
+  }
+  // Every event takes at least one byte in each of the first five columns,
+  // so no dictionary can be larger than the section itself.
+  uint64_t n_sites = s.varint_max(s.remaining());
+  sites_.clear();
+  site_args_.clear();
+  for (uint64_t i = 0; i < n_sites && s.ok(); ++i) {
+    uint64_t id = s.varint();
+    if (id >= site_arg_counts_->size()) {
+      return fail("event of site " + std::to_string(id) + ", which the probe table lacks");
+    }
+    sites_.push_back(static_cast<uint32_t>(id));
+    site_args_.push_back((*site_arg_counts_)[id]);
+  }
+  uint64_t n_threads = s.varint_max(s.remaining() / 2);
+  threads_.clear();
+  for (uint64_t i = 0; i < n_threads && s.ok(); ++i) {
+    uint64_t pid = s.varint_max(0xffffffffu);
+    uint64_t tid = s.varint_max(0xffffffffu);
+    threads_.emplace_back(static_cast<uint32_t>(pid), static_cast<uint32_t>(tid));
+  }
+  arg_delta_mask_ = static_cast<uint32_t>(s.varint_max((1u << kMaxArgs) - 1));
+  uint64_t sizes[kColumns];
+  for (auto& size : sizes) size = s.varint();
+  ByteCursor* cols[kColumns] = {&time_col_, &site_col_, &thread_col_, &cpu_col_, &shape_col_};
+  for (int i = 0; i < kMaxArgs; ++i) cols[kArg0 + i] = &arg_col_[i];
+  for (int i = 0; i < kColumns; ++i) *cols[i] = s.sub(sizes[i]);
+  if (!s.ok()) return fail("events section is malformed");
+  prev_.assign(sites_.size() * kMaxArgs, 0);
+  return true;
+}
+
+void ChunkDecoder::decode_event() {
+  if (events_left_ == 0) {
+    has_ev_ = false;
+    return;
+  }
+  --events_left_;
+  Event& e = ev_[cur_ev_ ^ 1];
+  uint64_t delta = time_col_.varint();
+  uint64_t ls = site_col_.varint();
+  uint64_t th = thread_col_.varint();
+  uint64_t cpu = cpu_col_.varint();
+  uint64_t shape = shape_col_.varint();
+  if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
+    fail("event columns end early");
+    return;
+  }
+  if (ls >= sites_.size() || th >= threads_.size() || cpu > 0xffffffffu) {
+    fail("event refers to a site, thread or CPU outside the chunk's tables");
+    return;
+  }
+  if (delta > header_.max_time_ns - ev_time_) {
+    fail("event time outside the chunk's time range");
+    return;
+  }
+  ev_time_ += delta;
+  uint32_t count = shape & 0xf;
+  uint64_t missing = shape >> 4;
+  if (count > site_args_[ls] || (missing >> count) != 0) {
+    fail("event has more arguments than its probe site");
+    return;
+  }
+  e.time_ns = ev_time_;
+  e.site_id = sites_[ls];
+  e.pid = threads_[th].first;
+  e.tid = threads_[th].second;
+  e.cpu = static_cast<uint32_t>(cpu);
+  // Clear the arguments the previous occupant of this buffer had beyond ours.
+  for (int i = count; i < e.arg_count; ++i) e.args[i] = 0;
+  e.arg_count = static_cast<uint8_t>(count);
+  e.missing_mask = static_cast<uint16_t>(missing);
+  uint64_t* prev = &prev_[ls * kMaxArgs];
+  for (uint32_t i = 0; i < count; ++i) {
+    if (missing & (1u << i)) {
+      e.args[i] = 0;
+      continue;
+    }
+    uint64_t v = arg_col_[i].varint();
+    if (arg_delta_mask_ & (1u << i)) {
+      v = prev[i] + static_cast<uint64_t>(zigzag_decode(v));
+      prev[i] = v;
+    }
+    e.args[i] = v;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!arg_col_[i].ok()) {
+      fail("argument column ends early");
+      return;
+    }
+  }
+  has_ev_ = true;
+}
+
+void ChunkDecoder::decode_process() {
+  while (process_left_ > 0) {
+    --process_left_;
+    ByteCursor& in = process_rows_;
+    uint64_t delta = in.varint();
+    uint8_t kind = in.u8();
+    ByteCursor row = in.sub(in.varint());
+    if (!in.ok()) {
+      fail("process event runs past its section");
+      return;
+    }
+    if (delta > header_.max_time_ns - pe_time_) {
+      fail("process event time outside the chunk's time range");
+      return;
+    }
+    pe_time_ += delta;
+    if (kind < 1 || kind > 4) {
+      ++skipped_;  // a kind this reader does not know: skipped by its length
+      continue;
+    }
+    ProcessEvent& e = pe_next_;
+    e.time_ns = pe_time_;
+    e.kind = static_cast<ProcessEventKind>(kind);
+    e.pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    e.tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    e.parent_pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    e.parent_tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    std::string_view comm = row.bytes(row.varint_max(kMaxComm));
+    if (!row.ok()) {
+      fail("process event is malformed");
+      return;
+    }
+    e.comm.assign(comm);
+    has_pe_ = true;
+    return;
+  }
+  has_pe_ = false;
+}
+
+void ChunkDecoder::decode_lost() {
+  if (lost_left_ == 0) {
+    has_le_ = false;
+    return;
+  }
+  --lost_left_;
+  ByteCursor& in = lost_rows_;
+  uint64_t delta = in.varint();
+  int64_t span = in.svarint();
+  uint64_t cpu = in.varint_max(0xffffffffu);
+  uint64_t site = in.varint_max(0xffffffffu);
+  uint64_t count = in.varint();
+  if (!in.ok()) {
+    fail("lost record is malformed");
+    return;
+  }
+  if (delta > header_.max_time_ns - le_time_) {
+    fail("lost record time outside the chunk's time range");
+    return;
+  }
+  le_time_ += delta;
+  // time_begin_ns = time_end_ns - span, which must stay inside the range too.
+  uint64_t magnitude = span >= 0 ? static_cast<uint64_t>(span) : 0 - static_cast<uint64_t>(span);
+  bool inside = span >= 0 ? magnitude <= le_time_ - header_.min_time_ns
+                          : magnitude <= header_.max_time_ns - le_time_;
+  if (!inside) {
+    fail("lost record time outside the chunk's time range");
+    return;
+  }
+  uint64_t begin = span >= 0 ? le_time_ - magnitude : le_time_ + magnitude;
+  if (site != kNoSite && site >= site_arg_counts_->size()) {
+    fail("lost record of site " + std::to_string(site) + ", which the probe table lacks");
+    return;
+  }
+  le_next_ = LostEvent{begin, le_time_, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site),
+                       count};
+  has_le_ = true;
+}
+
+void ChunkDecoder::pick_next() {
+  // Ties: process before event before lost (record_rank).
+  bool first = true;
+  auto consider = [&](bool has, uint64_t time, RecordKind kind) {
+    if (!has) return;
+    if (first || time < next_time_) {
+      next_time_ = time;
+      next_kind_ = kind;
+      first = false;
+    }
+  };
+  consider(has_pe_, pe_next_.time_ns, RecordKind::process);
+  consider(has_ev_, ev_time_, RecordKind::event);
+  consider(has_le_, le_next_.time_end_ns, RecordKind::lost);
+  next_rank_ = record_rank(next_kind_);
+}
+
+void ChunkDecoder::advance() {
+  kind_ = next_kind_;
+  switch (kind_) {
+    case RecordKind::event:
+      cur_ev_ ^= 1;
+      decode_event();
+      break;
+    case RecordKind::process:
+      std::swap(pe_cur_, pe_next_);
+      decode_process();
+      break;
+    case RecordKind::lost:
+      le_cur_ = le_next_;
+      decode_lost();
+      break;
+  }
+  if (!has_ev_ && !has_pe_ && !has_le_) return;
+  if (!has_pe_ && !has_le_) {  // the common case: events only
+    next_time_ = ev_time_;
+    next_kind_ = RecordKind::event;
+    next_rank_ = 1;
+    return;
+  }
+  pick_next();
+}
+
+}  // namespace usdt::format

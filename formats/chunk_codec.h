@@ -1,0 +1,151 @@
+// The payload of a chunk (formats/FORMAT.md, "Chunk payload"): what the writer
+// buffers between flushes and how it becomes bytes, and the decoder that
+// streams records back out of a decompressed payload in time order.
+//
+// Events are stored by column (time deltas, site, thread, CPU, argument
+// shape, one column per argument index) so that zstd sees long runs of
+// similar bytes; process events and lost-event records are short row lists.
+// The decoder is lazy: it holds the payload and one look-ahead record per
+// kind, never a decoded copy of the whole chunk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/file_layout.h"
+#include "formats/trace_reader.h"
+#include "formats/trace_types.h"
+
+namespace usdt::format {
+
+enum class SectionKind : uint8_t { events = 1, process = 2, lost = 3 };
+
+// Collects records in any order; encode() sorts them by time and writes a payload.
+class ChunkBuilder {
+ public:
+  void add(const Event& event);
+  void add(const ProcessEvent& event);
+  void add(const LostEvent& event);
+
+  bool empty() const { return records() == 0; }
+  uint64_t records() const { return events_.size() + process_.size() + lost_.size(); }
+  uint64_t events() const { return events_.size(); }
+  // Roughly the payload size encode() would produce, before zstd.
+  size_t estimated_size() const { return estimated_size_; }
+
+  // Replaces payload with the encoded chunk (the header copy first), returns
+  // the header, and empties the builder.
+  ChunkHeader encode(std::string& payload);
+
+ private:
+  struct PendingEvent {
+    uint64_t time_ns;
+    uint32_t pid, tid, cpu, site_id;
+    uint32_t args_at;  // index of the first present argument in args_
+    uint8_t arg_count;
+    uint16_t missing_mask;
+  };
+  void encode_events(std::string& out, ChunkHeader& header);
+  void encode_process(std::string& out, ChunkHeader& header);
+  void encode_lost(std::string& out, ChunkHeader& header);
+
+  std::vector<PendingEvent> events_;
+  std::vector<uint64_t> args_;  // present arguments only, in event order
+  std::vector<ProcessEvent> process_;
+  std::vector<LostEvent> lost_;
+  size_t estimated_size_ = 0;
+  // Reused across chunks to avoid reallocating.
+  std::vector<std::pair<uint64_t, uint32_t>> order_;
+  std::string columns_[5 + kMaxArgs];
+};
+
+// Order of records with equal times, within and across chunks.
+inline uint8_t record_rank(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::process: return 0;
+    case RecordKind::event: return 1;
+    case RecordKind::lost: return 2;
+  }
+  return 3;
+}
+
+// Streams the records of one decompressed payload in (time, rank) order.
+// Never reads outside the payload; a malformed payload stops the stream with
+// error() set. Validates site ids against the probe table so that consumers
+// can index per-site tables safely.
+class ChunkDecoder {
+ public:
+  // site_arg_counts[i] is the number of arguments of site i.
+  ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts);
+  ChunkDecoder(const ChunkDecoder&) = delete;
+  ChunkDecoder& operator=(const ChunkDecoder&) = delete;
+
+  // Parses the sections; fails when the payload is malformed or its header
+  // copy differs from expected (the uncompressed header was damaged).
+  bool start(const ChunkHeader& expected);
+
+  // Whether a record remains; then its sort key.
+  bool has_next() const { return has_ev_ || has_pe_ || has_le_; }
+  uint64_t next_time() const { return next_time_; }
+  uint8_t next_rank() const { return next_rank_; }
+  // Makes the next record current.
+  void advance();
+
+  RecordKind kind() const { return kind_; }
+  const Event& event() const { return ev_[cur_ev_]; }
+  const ProcessEvent& process() const { return pe_cur_; }
+  const LostEvent& lost() const { return le_cur_; }
+
+  const std::string& error() const { return error_; }
+  bool failed() const { return !error_.empty(); }
+  uint64_t records_skipped() const { return skipped_; }
+
+ private:
+  bool fail(std::string why);
+  void decode_event();
+  void decode_process();
+  void decode_lost();
+  void pick_next();
+  bool parse_events(ByteCursor section);
+
+  std::string payload_;
+  const std::vector<uint8_t>* site_arg_counts_;
+  ChunkHeader header_;
+  std::string error_;
+  uint64_t skipped_ = 0;
+
+  // Events.
+  uint64_t events_left_ = 0;
+  uint64_t ev_time_ = 0;
+  std::vector<uint32_t> sites_;                       // local index -> site id
+  std::vector<uint8_t> site_args_;                    // local index -> argument count
+  std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
+  std::vector<uint64_t> prev_;                        // local site * kMaxArgs + i
+  ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
+  uint32_t arg_delta_mask_ = 0;
+  Event ev_[2];
+  int cur_ev_ = 0;
+  bool has_ev_ = false;
+
+  // Process events.
+  ByteCursor process_rows_;
+  uint64_t process_left_ = 0;
+  uint64_t pe_time_ = 0;
+  ProcessEvent pe_next_, pe_cur_;
+  bool has_pe_ = false;
+
+  // Lost events.
+  ByteCursor lost_rows_;
+  uint64_t lost_left_ = 0;
+  uint64_t le_time_ = 0;
+  LostEvent le_next_, le_cur_;
+  bool has_le_ = false;
+
+  RecordKind kind_ = RecordKind::event;
+  RecordKind next_kind_ = RecordKind::event;
+  uint64_t next_time_ = 0;
+  uint8_t next_rank_ = 0;
+};
+
+}  // namespace usdt::format

@@ -1,0 +1,163 @@
+#include "formats/table_codec.h"
+
+namespace usdt::format {
+
+namespace {
+
+constexpr uint64_t kMaxU32 = 0xffffffffu;
+
+}  // namespace
+
+void encode_metadata(std::string& out, const TraceMetadata& m) {
+  ByteWriter w(out);
+  w.str(m.hostname);
+  w.str(m.kernel_release);
+  w.str(m.arch);
+  w.varint(m.page_size);
+  w.str(m.command_line);
+  w.str(m.recorder_version);
+  w.varint(m.start_monotonic_ns);
+  w.varint(m.start_realtime_ns);
+}
+
+Result<TraceMetadata> decode_metadata(std::string_view body) {
+  ByteCursor in(body);
+  TraceMetadata m;
+  m.hostname = in.str(kMaxString);
+  m.kernel_release = in.str(kMaxString);
+  m.arch = in.str(kMaxString);
+  m.page_size = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  m.command_line = in.str(kMaxString);
+  m.recorder_version = in.str(kMaxString);
+  m.start_monotonic_ns = in.varint();
+  m.start_realtime_ns = in.varint();
+  if (!in.ok()) return Error("metadata is truncated or malformed");
+  return m;
+}
+
+void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
+  ByteWriter w(out);
+  w.varint(sites.size());
+  std::string entry;
+  for (const auto& s : sites) {
+    entry.clear();
+    ByteWriter e(entry);
+    e.varint(s.id);
+    e.u8(static_cast<uint8_t>(s.kind));
+    e.str(s.path);
+    e.str(s.build_id);
+    e.str(s.provider);
+    e.str(s.name);
+    e.varint(s.file_offset);
+    e.varint(s.semaphore_offset);
+    e.varint(s.args.size());
+    for (const auto& a : s.args) {
+      e.str(a.spec);
+      e.u8(a.size);
+      e.u8(static_cast<uint8_t>((a.is_signed ? 1 : 0) | (a.is_float ? 2 : 0)));
+      e.u8(static_cast<uint8_t>(a.location));
+      e.u8(static_cast<uint8_t>(a.source));
+    }
+    w.str(entry);
+  }
+}
+
+Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
+  ByteCursor in(body);
+  // Each entry takes at least its length byte.
+  uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining()));
+  if (!in.ok()) return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
+  std::vector<ProbeSite> sites;
+  sites.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    ByteCursor e = in.sub(in.varint());
+    ProbeSite s;
+    uint64_t id = e.varint();
+    if (e.ok() && id != i) {
+      return Error("probe site " + std::to_string(i) + " has id " + std::to_string(id));
+    }
+    s.id = static_cast<uint32_t>(i);
+    s.kind = static_cast<ProbeKind>(e.u8());
+    s.path = e.str(kMaxString);
+    s.build_id = e.str(kMaxString);
+    s.provider = e.str(kMaxString);
+    s.name = e.str(kMaxString);
+    s.file_offset = e.varint();
+    s.semaphore_offset = e.varint();
+    uint64_t nargs = e.varint_max(kMaxArgs);
+    for (uint64_t j = 0; j < nargs && e.ok(); ++j) {
+      ArgDescriptor a;
+      a.spec = e.str(kMaxString);
+      a.size = e.u8();
+      uint8_t flags = e.u8();
+      a.is_signed = flags & 1;
+      a.is_float = flags & 2;
+      uint8_t location = e.u8();
+      uint8_t source = e.u8();
+      // Values a newer writer may add become the "unknown" member.
+      a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
+      a.source = source <= 3 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
+      s.args.push_back(std::move(a));
+    }
+    if (!in.ok() || !e.ok()) {
+      return Error("probe site " + std::to_string(i) + " is truncated or malformed");
+    }
+    sites.push_back(std::move(s));
+  }
+  return sites;
+}
+
+void encode_summary(std::string& out, const TraceSummary& s) {
+  ByteWriter w(out);
+  w.varint(s.end_monotonic_ns);
+  w.varint(s.events);
+  w.varint(s.lost);
+  w.varint(s.events_per_site.size());
+  for (uint64_t v : s.events_per_site) w.varint(v);
+  w.varint(s.lost_per_site.size());
+  for (uint64_t v : s.lost_per_site) w.varint(v);
+}
+
+Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
+  ByteCursor in(body);
+  TraceSummary s;
+  s.end_monotonic_ns = in.varint();
+  s.events = in.varint();
+  s.lost = in.varint();
+  for (auto* v : {&s.events_per_site, &s.lost_per_site}) {
+    uint64_t n = in.varint_max(std::min<uint64_t>(in.remaining(), kMaxSites));
+    if (!in.ok()) break;
+    if (n > site_count) return Error("summary lists more sites than the probe table");
+    v->reserve(n);
+    for (uint64_t i = 0; i < n; ++i) v->push_back(in.varint());
+  }
+  if (!in.ok()) return Error("summary is truncated or malformed");
+  return s;
+}
+
+void encode_index(std::string& out, const ChunkIndex& index) {
+  ByteWriter w(out);
+  w.u64(index.summary_offset);
+  w.u64(index.chunks.size());
+  for (const auto& c : index.chunks) {
+    w.u64(c.offset);
+    w.u64(c.block_size);
+    encode_chunk_header(out, c.header);
+  }
+}
+
+Result<ChunkIndex> decode_index(std::string_view body) {
+  ByteCursor in(body);
+  ChunkIndex index;
+  index.summary_offset = in.u64();
+  uint64_t count = in.u64();
+  if (!in.ok() || count > in.remaining() / kIndexEntrySize) {
+    return Error("chunk index is truncated");
+  }
+  index.chunks.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) index.chunks.push_back(decode_index_entry(in));
+  if (!in.ok()) return Error("chunk index is truncated");
+  return index;
+}
+
+}  // namespace usdt::format

@@ -1,0 +1,223 @@
+#include "formats/trace_writer.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "common/file_io.h"
+#include "common/unique_fd.h"
+#include "formats/chunk_codec.h"
+#include "formats/file_layout.h"
+#include "formats/table_codec.h"
+#include "formats/zstd_codec.h"
+
+namespace usdt::format {
+
+namespace {
+
+// Limits that keep every chunk well inside what readers accept
+// (kMaxChunkPayload): the estimate undercounts a worst-case event by at most
+// about 30 bytes, so 8 MiB of estimate and 1 Mi records stay below 64 MiB.
+constexpr size_t kMaxChunkBytes = 8u << 20;
+constexpr uint64_t kMaxWriterChunkRecords = 1u << 20;
+
+}  // namespace
+
+struct TraceWriter::Impl {
+  std::string path;
+  UniqueFd fd;
+  WriterOptions options;
+  ZstdCompressor zstd;
+  ChunkBuilder builder;
+  ChunkIndex index;
+  std::vector<uint8_t> site_arg_counts;
+  std::string payload, frame, block;
+  uint64_t offset = 0;
+  uint64_t events_written = 0;
+  std::optional<Error> failed;  // sticky: the first write error
+  bool finished = false;
+
+  explicit Impl(ZstdCompressor z) : zstd(std::move(z)) {}
+
+  Status fail(Error error) {
+    if (!failed) failed = std::move(error);
+    return *failed;
+  }
+
+  // Writes one block: frame, the kind's fixed header, body compressed.
+  Status write_block(BlockKind kind, std::string_view kind_header, std::string_view body) {
+    if (failed) return *failed;
+    Status s = zstd.compress(body, frame);
+    if (!s) return fail(s.error().context("cannot write '" + path + "'"));
+    BlockHeader h;
+    h.kind = static_cast<uint16_t>(kind);
+    h.header_size = static_cast<uint16_t>(kind_header.size());
+    h.body_size = frame.size();
+    block.clear();
+    encode_block_header(block, h);
+    block.append(kind_header);
+    block.append(frame);
+    s = write_all(fd.get(), block.data(), block.size());
+    if (!s) {
+      return fail(s.error().context("cannot write '" + path + "' at offset " +
+                                    std::to_string(offset)));
+    }
+    offset += block.size();
+    return Status::success();
+  }
+
+  Status flush() {
+    if (failed) return *failed;
+    if (builder.empty()) return Status::success();
+    ChunkHeader header = builder.encode(payload);
+    std::string kind_header;
+    encode_chunk_header(kind_header, header);
+    uint64_t at = offset;
+    Status s = write_block(BlockKind::chunk, kind_header, payload);
+    if (!s) return s;
+    index.chunks.push_back(IndexEntry{at, offset - at, header});
+    events_written += header.events;
+    return Status::success();
+  }
+
+  Status after_append() {
+    if (builder.estimated_size() >= options.chunk_bytes ||
+        builder.records() >= kMaxWriterChunkRecords) {
+      return flush();
+    }
+    return Status::success();
+  }
+
+  Status usable() const {
+    if (failed) return *failed;
+    if (finished) return Error("cannot write to '" + path + "': the trace is already finished");
+    return Status::success();
+  }
+};
+
+TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
+TraceWriter& TraceWriter::operator=(TraceWriter&&) noexcept = default;
+
+TraceWriter::~TraceWriter() {
+  // Best effort: a writer dropped without finish() (an error path in the
+  // caller) still leaves its buffered records readable, without a footer.
+  if (impl_ && !impl_->finished && !impl_->failed) (void)impl_->flush();
+}
+
+Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMetadata& metadata,
+                                        const std::vector<ProbeSite>& sites,
+                                        WriterOptions options) {
+  if (sites.size() > kMaxSites) {
+    return Error("cannot create '" + path + "': " + std::to_string(sites.size()) +
+                 " probe sites exceed the format's limit of " + std::to_string(kMaxSites));
+  }
+  std::vector<uint8_t> arg_counts;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    if (sites[i].id != i) {
+      return Error("cannot create '" + path + "': probe site " + std::to_string(i) +
+                   " has id " + std::to_string(sites[i].id) + " (ids must be 0..N-1 in order)");
+    }
+    if (sites[i].args.size() > static_cast<size_t>(kMaxArgs)) {
+      return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has " +
+                   std::to_string(sites[i].args.size()) + " arguments (at most " +
+                   std::to_string(kMaxArgs) + ")");
+    }
+    arg_counts.push_back(static_cast<uint8_t>(sites[i].args.size()));
+  }
+  options.chunk_bytes = std::clamp<size_t>(options.chunk_bytes, 1, kMaxChunkBytes);
+  auto zstd = ZstdCompressor::create(options.zstd_level);
+  if (!zstd) return zstd.error().context("cannot create '" + path + "'");
+  auto fd = open_file(path, O_WRONLY | O_CREAT | O_TRUNC);
+  if (!fd) return fd.error();
+
+  auto impl = std::make_unique<Impl>(std::move(*zstd));
+  impl->path = path;
+  impl->fd = std::move(*fd);
+  impl->options = options;
+  impl->site_arg_counts = std::move(arg_counts);
+
+  std::string header;
+  encode_file_header(header);
+  Status s = write_all(impl->fd.get(), header.data(), header.size());
+  if (!s) return s.error().context("cannot write '" + path + "'");
+  impl->offset = header.size();
+  std::string body;
+  encode_metadata(body, metadata);
+  s = impl->write_block(BlockKind::metadata, {}, body);
+  if (!s) return s.error();
+  body.clear();
+  encode_probe_table(body, sites);
+  s = impl->write_block(BlockKind::probe_table, {}, body);
+  if (!s) return s.error();
+  return TraceWriter(std::move(impl));
+}
+
+Status TraceWriter::append(const Event& event) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (event.site_id >= w.site_arg_counts.size()) {
+    return Error("cannot write an event of probe site " + std::to_string(event.site_id) +
+                 ": the probe table has " + std::to_string(w.site_arg_counts.size()) + " sites");
+  }
+  if (event.arg_count > w.site_arg_counts[event.site_id]) {
+    return Error("cannot write an event with " + std::to_string(event.arg_count) +
+                 " arguments: probe site " + std::to_string(event.site_id) + " has " +
+                 std::to_string(w.site_arg_counts[event.site_id]));
+  }
+  w.builder.add(event);
+  return w.after_append();
+}
+
+Status TraceWriter::append(const ProcessEvent& event) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  w.builder.add(event);
+  return w.after_append();
+}
+
+Status TraceWriter::append(const LostEvent& event) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (event.site_id != kNoSite && event.site_id >= w.site_arg_counts.size()) {
+    return Error("cannot write lost events of probe site " + std::to_string(event.site_id) +
+                 ": the probe table has " + std::to_string(w.site_arg_counts.size()) + " sites");
+  }
+  w.builder.add(event);
+  return w.after_append();
+}
+
+Status TraceWriter::flush() {
+  if (Status s = impl_->usable(); !s) return s;
+  return impl_->flush();
+}
+
+Status TraceWriter::finish(const TraceSummary& summary) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (Status s = w.flush(); !s) return s;
+  std::string body;
+  encode_summary(body, summary);
+  w.index.summary_offset = w.offset;
+  if (Status s = w.write_block(BlockKind::summary, {}, body); !s) return s;
+  body.clear();
+  encode_index(body, w.index);
+  uint64_t index_offset = w.offset;
+  if (Status s = w.write_block(BlockKind::index, {}, body); !s) return s;
+  std::string trailer;
+  encode_trailer(trailer, Trailer{index_offset, w.offset - index_offset});
+  if (Status s = write_all(w.fd.get(), trailer.data(), trailer.size()); !s) {
+    return w.fail(s.error().context("cannot write '" + w.path + "'"));
+  }
+  w.offset += trailer.size();
+  w.finished = true;
+  int fd = w.fd.release();
+  if (::close(fd) != 0) return w.fail(errno_error("cannot close '" + w.path + "'"));
+  return Status::success();
+}
+
+uint64_t TraceWriter::bytes_written() const { return impl_->offset; }
+uint64_t TraceWriter::events_written() const { return impl_->events_written; }
+
+}  // namespace usdt::format

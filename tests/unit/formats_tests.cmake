@@ -1,0 +1,2 @@
+# Tests of formats/ (the trace file).
+usdt_unit_test(trace_reader_test SOURCES trace_reader_test.cpp LIBS usdt_formats)

@@ -1,0 +1,209 @@
+#include "formats/trace_reader.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "format_test_util.h"
+#include "formats/trace_writer.h"
+
+using namespace usdt::format;
+using namespace usdt::format::test;
+
+namespace {
+
+Event make_event(uint64_t t, uint32_t site, uint32_t pid, uint32_t tid, uint32_t cpu,
+                 std::vector<uint64_t> args, uint16_t missing = 0) {
+  Event e;
+  e.time_ns = t;
+  e.site_id = site;
+  e.pid = pid;
+  e.tid = tid;
+  e.cpu = cpu;
+  e.arg_count = static_cast<uint8_t>(args.size());
+  e.missing_mask = missing;
+  for (size_t i = 0; i < args.size(); ++i) e.args[i] = args[i];
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("a small trace round-trips", "[trace_reader]") {
+  TempPath tmp;
+  auto sites = sample_sites(4);
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    ProcessEvent p{1500, ProcessEventKind::comm, 10, 10, 0, 0, "prog"};
+    REQUIRE(w->append(p).ok());
+    REQUIRE(w->append(make_event(2000, 2, 10, 11, 1, {5, 7})).ok());
+    REQUIRE(w->append(make_event(1000, 3, 10, 10, 0, {1, 2, 3}, 0b010)).ok());
+    REQUIRE(w->append(LostEvent{2500, 3000, 1, 2, 17}).ok());
+    TraceSummary s{4000, 2, 17, {0, 0, 1, 1}, {0, 0, 17, 0}};
+    REQUIRE(w->finish(s).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  CHECK(r->metadata().hostname == "testhost");
+  CHECK(r->metadata().start_realtime_ns == 1700000000000000000ull);
+  REQUIRE(r->sites().size() == 4);
+  CHECK(r->sites()[3].args.size() == 3);
+  CHECK(r->sites()[3].args[1].is_signed);
+  REQUIRE(r->summary().has_value());
+  CHECK(r->summary()->lost == 17);
+  CHECK(r->summary()->events_per_site == std::vector<uint64_t>{0, 0, 1, 1});
+  auto recs = read_all(*r);
+  REQUIRE(recs.size() == 4);
+  CHECK(describe(recs[0]) == "event t=1000 site=3 pid=10 tid=10 cpu=0 n=3 miss=2");
+  auto& e0 = std::get<Event>(recs[0]);
+  CHECK(e0.args[0] == 1);
+  CHECK(!e0.has_arg(1));
+  CHECK(e0.args[2] == 3);
+  CHECK(describe(recs[1]) == "process t=1500 kind=1 pid=10 comm=prog");
+  CHECK(describe(recs[2]) == "event t=2000 site=2 pid=10 tid=11 cpu=1 n=2 miss=0");
+  CHECK(describe(recs[3]) == "lost t=2500..3000 cpu=1 site=2 count=17");
+  CHECK_FALSE(r->diagnostics().truncated);
+  CHECK(r->diagnostics().chunks_read == 1);
+  CHECK(r->diagnostics().problems.empty());
+}
+
+namespace {
+
+// A written trace and the records it must read back, in the reader's order:
+// (time, process < event < lost, chunk, order of appending).
+struct WrittenTrace {
+  std::vector<Record> expected;
+  uint64_t chunks = 0;
+};
+
+struct Keyed {
+  uint64_t time;
+  int rank;
+  uint64_t chunk;
+  uint64_t seq;
+  Record record;
+};
+
+Record random_record(std::mt19937_64& rng, const std::vector<ProbeSite>& sites, uint64_t time) {
+  auto pick = [&](uint64_t n) { return rng() % n; };
+  int what = static_cast<int>(pick(20));
+  if (what == 0) {
+    ProcessEvent p;
+    p.time_ns = time;
+    p.kind = static_cast<ProcessEventKind>(1 + pick(4));
+    p.pid = static_cast<uint32_t>(pick(5) + 1);
+    p.tid = static_cast<uint32_t>(pick(3) == 0 ? rng() : p.pid + pick(3));
+    p.parent_pid = static_cast<uint32_t>(pick(100));
+    p.parent_tid = static_cast<uint32_t>(pick(100));
+    p.comm = std::string(pick(20), static_cast<char>('a' + pick(26)));
+    return p;
+  }
+  if (what == 1) {
+    LostEvent l;
+    l.time_end_ns = time;
+    l.time_begin_ns = time - std::min<uint64_t>(time, pick(5000));
+    l.cpu = static_cast<uint32_t>(pick(4));
+    l.site_id = pick(3) == 0 ? kNoSite : static_cast<uint32_t>(pick(sites.size()));
+    l.count = pick(3) == 0 ? rng() : pick(1000);
+    return l;
+  }
+  Event e;
+  e.time_ns = time;
+  e.site_id = static_cast<uint32_t>(pick(sites.size()));
+  e.pid = static_cast<uint32_t>(pick(4) == 0 ? rng() : pick(5) + 1);
+  e.tid = static_cast<uint32_t>(pick(4) == 0 ? rng() : e.pid + pick(3));
+  e.cpu = static_cast<uint32_t>(pick(8) == 0 ? rng() : pick(4));
+  e.arg_count = static_cast<uint8_t>(pick(sites[e.site_id].args.size() + 1));
+  e.missing_mask = static_cast<uint16_t>(pick(3) == 0 ? rng() & ((1u << e.arg_count) - 1) : 0);
+  for (int i = 0; i < e.arg_count; ++i) {
+    switch (pick(4)) {
+      case 0: e.args[i] = rng(); break;
+      case 1: e.args[i] = pick(100); break;
+      case 2: e.args[i] = static_cast<uint64_t>(-static_cast<int64_t>(pick(100))); break;
+      default: e.args[i] = time / 3 + static_cast<uint64_t>(i); break;
+    }
+  }
+  return e;
+}
+
+// Writes records from several simulated per-CPU streams, each in time order,
+// drained in bursts of random length so that chunks overlap in time.
+WrittenTrace write_random(const std::string& path, uint64_t seed, size_t count, WriterOptions opt) {
+  std::mt19937_64 rng(seed);
+  auto sites = sample_sites(1 + static_cast<int>(rng() % 14));
+  auto w = TraceWriter::create(path, sample_metadata(), sites, opt);
+  REQUIRE(w.ok());
+  int streams = 1 + static_cast<int>(rng() % 4);
+  std::vector<uint64_t> clock(streams, 1000000 + rng() % 1000);
+  std::vector<Keyed> keyed;
+  uint64_t chunk = 0, before = w->bytes_written();
+  size_t seq = 0;
+  while (seq < count) {
+    int s = static_cast<int>(rng() % streams);
+    size_t burst = 1 + rng() % 50;
+    for (size_t b = 0; b < burst && seq < count; ++b) {
+      clock[s] += rng() % 4 == 0 ? 0 : rng() % 2000;  // equal times happen
+      Record r = random_record(rng, sites, clock[s]);
+      usdt::Status st = std::visit([&](const auto& x) { return w->append(x); }, r);
+      REQUIRE(st.ok());
+      keyed.push_back(Keyed{record_time(r), record_rank(r), chunk, seq++, r});
+      if (w->bytes_written() != before) {
+        before = w->bytes_written();
+        ++chunk;
+      }
+    }
+    if (rng() % 10 == 0) {
+      REQUIRE(w->flush().ok());
+      if (w->bytes_written() != before) {
+        before = w->bytes_written();
+        ++chunk;
+      }
+    }
+  }
+  REQUIRE(w->flush().ok());
+  if (w->bytes_written() != before) ++chunk;
+  TraceSummary summary;
+  summary.events = count;
+  REQUIRE(w->finish(summary).ok());
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tie(a.time, a.rank, a.chunk, a.seq) < std::tie(b.time, b.rank, b.chunk, b.seq);
+  });
+  WrittenTrace t;
+  for (auto& k : keyed) t.expected.push_back(std::move(k.record));
+  t.chunks = chunk;
+  return t;
+}
+
+void check_same(const std::vector<Record>& got, const std::vector<Record>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!same(got[i], want[i])) {
+      INFO("record " << i << ": got " << describe(got[i]) << ", want " << describe(want[i]));
+      CHECK(false);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random traces round-trip in exact time order", "[trace_reader]") {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    INFO("seed " << seed);
+    TempPath tmp;
+    std::mt19937_64 rng(seed * 7919);
+    WriterOptions opt;
+    opt.chunk_bytes = 1 + rng() % 20000;
+    opt.zstd_level = 1 + static_cast<int>(rng() % 5);
+    size_t count = rng() % 5000;
+    WrittenTrace t = write_random(tmp.str(), seed, count, opt);
+    auto r = TraceReader::open(tmp.str());
+    REQUIRE(r.ok());
+    check_same(read_all(*r), t.expected);
+    CHECK(r->diagnostics().chunks_read == t.chunks);
+    CHECK(r->diagnostics().chunks_bad == 0);
+    CHECK_FALSE(r->diagnostics().truncated);
+    CHECK(r->diagnostics().problems.empty());
+    REQUIRE(r->summary().has_value());
+    CHECK(r->summary()->events == count);
+  }
+}
