@@ -1,0 +1,30 @@
+#include "record/batch_queue.h"
+
+namespace usdt::record {
+
+void BatchQueue::push(EventBatch batch) {
+  std::unique_lock lock(mutex_);
+  not_full_.wait(lock, [&] { return closed_ || batches_.size() < max_batches_; });
+  if (closed_) return;
+  batches_.push_back(std::move(batch));
+  not_empty_.notify_one();
+}
+
+bool BatchQueue::pop(EventBatch& batch) {
+  std::unique_lock lock(mutex_);
+  not_empty_.wait(lock, [&] { return closed_ || !batches_.empty(); });
+  if (batches_.empty()) return false;
+  batch = std::move(batches_.front());
+  batches_.pop_front();
+  not_full_.notify_one();
+  return true;
+}
+
+void BatchQueue::close() {
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  not_empty_.notify_all();
+  not_full_.notify_all();
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,46 @@
+// Hands decoded records from the drain loop (producer) to the writer thread
+// (consumer) in batches, so the drain loop never waits on compression or the
+// disk. Bounded: when the writer falls far behind, push() waits rather than
+// grow memory without limit (the kernel then counts lost events, which the
+// trace reports, instead of the recorder being killed for memory).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "formats/trace_types.h"
+
+namespace usdt::record {
+
+struct EventBatch {
+  std::vector<format::Event> events;
+  std::vector<format::ProcessEvent> processes;
+  std::vector<format::LostEvent> lost;
+  bool empty() const { return events.empty() && processes.empty() && lost.empty(); }
+  size_t size() const { return events.size() + processes.size() + lost.size(); }
+};
+
+class BatchQueue {
+ public:
+  explicit BatchQueue(size_t max_batches) : max_batches_(max_batches) {}
+
+  // Waits while the queue is full; drops the batch if the queue was closed.
+  void push(EventBatch batch);
+  // Waits for a batch; false once the queue is closed and empty.
+  bool pop(EventBatch& batch);
+  // No more pushes; pop() returns what is left, then false.
+  void close();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable not_empty_;
+  std::condition_variable not_full_;
+  std::deque<EventBatch> batches_;
+  size_t max_batches_;
+  bool closed_ = false;
+};
+
+}  // namespace usdt::record

@@ -1,0 +1,142 @@
+#include "record/elf_lookup.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <deque>
+#include <optional>
+#include <set>
+
+#include "common/elf_file.h"
+
+namespace usdt::record {
+namespace {
+
+struct DynamicInfo {
+  std::vector<std::string> needed;
+  std::vector<std::string> search_dirs;  // RUNPATH or RPATH, $ORIGIN expanded
+};
+
+std::vector<std::string> split_path_list(const std::string& list, const std::string& origin) {
+  std::vector<std::string> dirs;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t colon = list.find(':', start);
+    std::string dir = list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
+      size_t pos = dir.find(token);
+      if (pos != std::string::npos) dir.replace(pos, std::string(token).size(), origin);
+    }
+    if (!dir.empty()) dirs.push_back(dir);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return dirs;
+}
+
+DynamicInfo read_dynamic(const std::string& path) {
+  DynamicInfo info;
+  Result<ElfFile> elf = ElfFile::open(path);
+  if (!elf) return info;
+  std::string origin = path.substr(0, path.rfind('/'));
+  std::string rpath, runpath;
+  for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf->get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_DYNAMIC) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || shdr.sh_entsize == 0) continue;
+    size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Dyn dyn;
+      if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr) break;
+      if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH) continue;
+      const char* s = elf_strptr(elf->get(), shdr.sh_link, dyn.d_un.d_val);
+      if (s == nullptr) continue;
+      if (dyn.d_tag == DT_NEEDED) info.needed.emplace_back(s);
+      if (dyn.d_tag == DT_RPATH) rpath = s;
+      if (dyn.d_tag == DT_RUNPATH) runpath = s;
+    }
+  }
+  info.search_dirs = split_path_list(runpath.empty() ? rpath : runpath, origin);
+  return info;
+}
+
+std::string find_library(const std::string& name, const std::vector<std::string>& dirs,
+                         const LibraryFinder& finder) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), R_OK) == 0 ? name : "";
+  std::vector<std::string> search = dirs;
+  if (const char* env = std::getenv("LD_LIBRARY_PATH")) {
+    for (std::string& d : split_path_list(env, ".")) search.push_back(std::move(d));
+  }
+  for (const std::string& dir : search) {
+    std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  Result<std::string> found = finder.find(name);
+  return found ? *found : "";
+}
+
+}  // namespace
+
+std::vector<std::string> needed_libraries(const std::string& binary, const LibraryFinder& finder) {
+  std::vector<std::string> libraries;
+  std::set<std::string> seen{binary};
+  std::deque<std::string> queue{binary};
+  while (!queue.empty()) {
+    std::string file = queue.front();
+    queue.pop_front();
+    DynamicInfo info = read_dynamic(file);
+    for (const std::string& name : info.needed) {
+      std::string path = find_library(name, info.search_dirs, finder);
+      if (path.empty() || !seen.insert(path).second) continue;
+      libraries.push_back(path);
+      queue.push_back(path);
+    }
+  }
+  return libraries;
+}
+
+Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& symbol,
+                                    uint64_t offset) {
+  Result<ElfFile> elf = ElfFile::open(path);
+  if (!elf) return elf.error();
+  std::optional<uint64_t> address;
+  for (Elf64_Word type : {SHT_SYMTAB, SHT_DYNSYM}) {
+    for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
+         scn = elf_nextscn(elf->get(), scn)) {
+      GElf_Shdr shdr;
+      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != type || shdr.sh_entsize == 0) continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      if (data == nullptr) continue;
+      size_t count = shdr.sh_size / shdr.sh_entsize;
+      for (size_t i = 0; i < count; ++i) {
+        GElf_Sym sym;
+        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+        if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) continue;
+        const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
+        if (name == nullptr || symbol != name) continue;
+        if (address && *address != sym.st_value) {
+          return Error("symbol '" + symbol + "' is ambiguous in '" + path + "'");
+        }
+        address = sym.st_value;
+      }
+    }
+    if (address) break;
+  }
+  if (!address) return Error("no function '" + symbol + "' in '" + path + "'");
+  uint64_t target = *address + offset;
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf->get(), &phnum) != 0) return Error("cannot read program headers of '" + path + "'");
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) continue;
+    if (target >= phdr.p_vaddr && target < phdr.p_vaddr + phdr.p_filesz) {
+      return target - phdr.p_vaddr + phdr.p_offset;
+    }
+  }
+  return Error("symbol '" + symbol + "' is outside every loadable segment of '" + path + "'");
+}
+
+}  // namespace usdt::record

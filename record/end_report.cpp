@@ -1,0 +1,40 @@
+#include "record/end_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace usdt::record {
+
+void print_end_report(const EndReport& r, std::ostream& out) {
+  out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
+      << " bytes written to " << r.output << '\n';
+  struct Probe {
+    std::string label;
+    uint64_t hits = 0;
+    uint64_t lost = 0;
+  };
+  std::vector<Probe> probes;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < r.sites.size(); ++i) {
+    std::string label = r.sites[i].provider + ":" + r.sites[i].name;
+    auto [it, inserted] = index.emplace(label, probes.size());
+    if (inserted) probes.push_back({label});
+    Probe& p = probes[it->second];
+    if (i < r.events_per_site.size()) p.hits += r.events_per_site[i];
+    if (i < r.lost_per_site.size()) p.lost += r.lost_per_site[i];
+  }
+  size_t width = 0;
+  for (const Probe& p : probes) width = std::max(width, p.label.size());
+  for (const Probe& p : probes) {
+    char rate[64];
+    double per_second = r.seconds > 0 ? static_cast<double>(p.hits) / r.seconds : 0;
+    std::snprintf(rate, sizeof rate, "%.1f", per_second);
+    out << "usdt-record:   " << p.label << std::string(width - p.label.size() + 2, ' ') << p.hits
+        << " hits  " << rate << "/s";
+    if (p.lost != 0) out << "  (" << p.lost << " lost)";
+    out << '\n';
+  }
+}
+
+}  // namespace usdt::record

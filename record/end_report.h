@@ -1,0 +1,29 @@
+// The lines usdt-record prints to stderr when a recording ends: totals, the
+// file, and per probe its hits and hits per second, so users see at once
+// which probe is hot and what it costs them.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "formats/trace_types.h"
+
+namespace usdt::record {
+
+struct EndReport {
+  std::string output;
+  uint64_t events = 0;
+  uint64_t lost = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  std::vector<format::ProbeSite> sites;
+  std::vector<uint64_t> events_per_site;
+  std::vector<uint64_t> lost_per_site;
+};
+
+// Prints the report; probes (provider:name) sum their sites, in site order.
+void print_end_report(const EndReport& report, std::ostream& out);
+
+}  // namespace usdt::record

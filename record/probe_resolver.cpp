@@ -1,0 +1,206 @@
+#include "record/probe_resolver.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/glob_match.h"
+#include "common/library_finder.h"
+#include "common/probe_spec.h"
+#include "common/proc_maps.h"
+#include "common/usdt_probe.h"
+#include "record/elf_lookup.h"
+#include "record/site_sampling.h"
+
+namespace usdt::record {
+namespace {
+
+struct SearchFile {
+  std::string path;       // display
+  std::string open_path;  // for reading and for the kernel
+};
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+class Resolver {
+ public:
+  explicit Resolver(const SearchScope& scope) : finder_(LibraryFinder::system()) {
+    if (!scope.command_binary.empty()) {
+      add_search_file({scope.command_binary, scope.command_binary});
+      for (const std::string& lib : needed_libraries(scope.command_binary, finder_)) {
+        add_search_file({lib, lib});
+      }
+    }
+    for (pid_t pid : scope.pids) {
+      Result<std::vector<MappedFile>> files = mapped_elf_files(pid);
+      if (!files) {
+        scope_error_ = files.error();
+        continue;
+      }
+      for (const MappedFile& f : *files) add_search_file({f.path, f.open_path});
+    }
+  }
+
+  Status resolve(const std::string& text) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(text);
+    if (!spec) return spec.error();
+    Result<std::vector<SearchFile>> files = files_for(*spec);
+    if (!files) return files.error();
+    if (spec->kind != ProbeKind::usdt) return resolve_function(*spec, *files);
+
+    size_t matched = 0;
+    for (const SearchFile& file : *files) {
+      Result<const UsdtFile*> usdt = read(file);
+      if (!usdt) return usdt.error();
+      for (const UsdtProbe& probe : (*usdt)->probes) {
+        // files_for() already chose the files; match the probe's names only.
+        if (!glob_match(spec->provider, probe.provider) || !glob_match(spec->name, probe.name)) continue;
+        for (const UsdtLocation& loc : probe.locations) {
+          ++matched;
+          ResolvedSite site;
+          site.kind = format::ProbeKind::usdt;
+          site.path = file.path;
+          site.open_path = file.open_path;
+          site.build_id = (*usdt)->build_id;
+          site.provider = probe.provider;
+          site.name = probe.name;
+          site.file_offset = loc.file_offset;
+          site.semaphore_offset = loc.semaphore_offset;
+          site.arch = (*usdt)->arch;
+          site.args = loc.args;
+          add_site(std::move(site));
+        }
+      }
+    }
+    if (matched == 0) return no_match(text, *files);
+    return Status::success();
+  }
+
+  std::vector<ResolvedSite> take_sites() { return std::move(sites_); }
+
+ private:
+  void add_search_file(SearchFile f) {
+    for (const SearchFile& existing : search_) {
+      if (existing.path == f.path) return;
+    }
+    search_.push_back(std::move(f));
+  }
+
+  void add_site(ResolvedSite site) {
+    auto key = std::make_pair(site.open_path, site.file_offset);
+    if (!seen_.insert(key).second) return;
+    sites_.push_back(std::move(site));
+  }
+
+  Result<const UsdtFile*> read(const SearchFile& f) {
+    auto it = cache_.find(f.open_path);
+    if (it == cache_.end()) {
+      Result<UsdtFile> file = read_usdt_file(f.open_path, f.path);
+      if (!file) return file.error();
+      it = cache_.emplace(f.open_path, std::move(*file)).first;
+    }
+    return &it->second;
+  }
+
+  // The files a spec looks in.
+  Result<std::vector<SearchFile>> files_for(const ProbeSpec& spec) {
+    if (spec.path.empty()) {
+      if (search_.empty()) {
+        if (scope_error_) return *scope_error_;
+        return Error("probe '" + spec.text + "' names no file: with -a, write usdt:PATH:PROVIDER:NAME");
+      }
+      return search_;
+    }
+    std::vector<SearchFile> files;
+    for (const SearchFile& f : search_) {
+      if (spec.matches_path(f.path)) files.push_back(f);
+    }
+    if (!files.empty() || has_wildcard(spec.path)) {
+      if (files.empty()) return Error("probe '" + spec.text + "': no searched file matches '" + spec.path + "'");
+      return files;
+    }
+    if (spec.path.find('/') != std::string::npos || is_regular_file(spec.path)) {
+      if (!is_regular_file(spec.path)) return Error("probe '" + spec.text + "': no file '" + spec.path + "'");
+      char* real = realpath(spec.path.c_str(), nullptr);
+      std::string path = real != nullptr ? real : spec.path;
+      free(real);
+      return std::vector<SearchFile>{{path, path}};
+    }
+    Result<std::string> lib = finder_.find(spec.path);
+    if (!lib) return lib.error().context("probe '" + spec.text + "'");
+    return std::vector<SearchFile>{{*lib, *lib}};
+  }
+
+  Status resolve_function(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
+    if (has_wildcard(spec.name)) return Error("probe '" + spec.text + "': wildcards are not supported in symbols");
+    for (const SearchFile& file : files) {
+      Result<uint64_t> offset = symbol_file_offset(file.open_path, spec.name, spec.offset);
+      if (!offset) return offset.error().context("probe '" + spec.text + "'");
+      ResolvedSite site;
+      bool ret = spec.kind == ProbeKind::uretprobe;
+      site.kind = ret ? format::ProbeKind::uretprobe : format::ProbeKind::uprobe;
+      site.path = file.path;
+      site.open_path = file.open_path;
+      site.provider = base_name(file.path);
+      site.name = spec.name;
+      if (spec.offset != 0) site.name.append("+").append(std::to_string(spec.offset));
+      site.file_offset = *offset;
+      site.args = ret ? function_return_args() : function_entry_args();
+      add_site(std::move(site));
+    }
+    return Status::success();
+  }
+
+  Error no_match(const std::string& text, const std::vector<SearchFile>& files) {
+    std::set<std::string> existing;
+    for (const SearchFile& f : files) {
+      Result<const UsdtFile*> usdt = read(f);
+      if (!usdt) continue;
+      for (const UsdtProbe& p : (*usdt)->probes) existing.insert(p.provider + ":" + p.name);
+    }
+    std::string msg = "probe '" + text + "' matches nothing in " + std::to_string(files.size()) +
+                      (files.size() == 1 ? " file (" + files[0].path + ")" : " files");
+    if (existing.empty()) return Error(msg + ", which have no USDT probes");
+    msg += "; probes there:";
+    size_t shown = 0;
+    for (const std::string& p : existing) {
+      if (shown++ == 30) {
+        msg += " ...";
+        break;
+      }
+      msg += " " + p;
+    }
+    return Error(msg);
+  }
+
+  LibraryFinder finder_;
+  std::vector<SearchFile> search_;
+  std::optional<Error> scope_error_;
+  std::map<std::string, UsdtFile> cache_;
+  std::set<std::pair<std::string, uint64_t>> seen_;
+  std::vector<ResolvedSite> sites_;
+};
+
+}  // namespace
+
+Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
+                                                 const SearchScope& scope) {
+  Resolver resolver(scope);
+  for (const std::string& spec : specs) {
+    if (Status s = resolver.resolve(spec); !s) return s.error();
+  }
+  return resolver.take_sites();
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,465 @@
+// The recording session behind run_record_command (record_command.h):
+//   resolve the probe specs to sites and plan each site's sample;
+//   create the trace file (an unwritable path fails before anything is attached);
+//   start the command held before exec, or find the -p processes' threads;
+//   open every perf event disabled, enable them all, print the ready line,
+//   and only then let the command run;
+//   drain the ring buffers on this thread (woken by the buffers' watermark,
+//   the stop signals and the --duration timer) while a writer thread encodes;
+//   at the end (command exited, every -p process gone, --duration, SIGINT or
+//   SIGTERM) disable, drain what is left, write the summary, print the report.
+#include "record/record_command.h"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "common/file_io.h"
+#include "formats/trace_writer.h"
+#include "record/batch_queue.h"
+#include "record/child_process.h"
+#include "record/drainer.h"
+#include "record/end_report.h"
+#include "record/event_set.h"
+#include "record/kernel_features.h"
+#include "record/probe_resolver.h"
+#include "record/sample_decoder.h"
+#include "record/site_sampling.h"
+#include "record/stop_signals.h"
+#include "record/task_list.h"
+#include "record/writer_thread.h"
+
+namespace usdt::record {
+namespace {
+
+// Batches waiting for the writer: 64 x 8192 events is about 64 MiB.
+constexpr size_t kMaxQueuedBatches = 64;
+// How often -p liveness is checked when no buffer wakes the loop.
+constexpr int kPollMillis = 200;
+
+void print_error(const Error& error) {
+  std::cerr << "usdt-record: error: " << error.message() << '\n';
+}
+
+uint64_t clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string own_command_line() {
+  Result<std::string> raw = read_text_file("/proc/self/cmdline");
+  if (!raw) return "usdt-record";
+  std::string s = *raw;
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  for (char& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return s;
+}
+
+format::TraceMetadata make_metadata() {
+  format::TraceMetadata m;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
+  utsname u;
+  if (uname(&u) == 0) {
+    m.kernel_release = u.release;
+    m.arch = u.machine;
+  }
+  m.page_size = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+  m.command_line = own_command_line();
+  m.recorder_version = USDT_TRACE_VERSION;
+  m.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+  m.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+  return m;
+}
+
+// Many probes x threads x CPUs need many fds: use the whole hard limit.
+void raise_fd_limit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+struct PlannedSite {
+  ResolvedSite resolved;
+  SiteSampling sampling;
+};
+
+// Says once per probe and argument what can never be recorded.
+void warn_missing_args(const std::vector<PlannedSite>& sites) {
+  std::set<std::string> said;
+  for (const PlannedSite& site : sites) {
+    for (size_t i = 0; i < site.sampling.missing_reasons.size(); ++i) {
+      const std::string& reason = site.sampling.missing_reasons[i];
+      if (reason.empty()) continue;
+      std::string line = site.resolved.provider + ":" + site.resolved.name + " arg " +
+                         std::to_string(i) + " (" + site.resolved.args[i].text + ") " + reason +
+                         ": recorded as missing";
+      if (said.insert(line).second) std::cerr << "usdt-record: warning: " << line << '\n';
+    }
+  }
+}
+
+format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
+  format::ProbeSite s;
+  s.id = id;
+  s.kind = p.resolved.kind;
+  s.path = p.resolved.path;
+  s.build_id = p.resolved.build_id;
+  s.provider = p.resolved.provider;
+  s.name = p.resolved.name;
+  s.file_offset = p.resolved.file_offset;
+  s.semaphore_offset = p.resolved.semaphore_offset;
+  for (size_t i = 0; i < p.resolved.args.size() && i < static_cast<size_t>(format::kMaxArgs); ++i) {
+    const ArgSpec& a = p.resolved.args[i];
+    format::ArgDescriptor d;
+    d.spec = a.text;
+    d.size = a.size;
+    d.is_signed = a.is_signed;
+    d.is_float = a.is_float;
+    d.location = a.location;
+    d.source = p.sampling.sources[i];
+    s.args.push_back(std::move(d));
+  }
+  return s;
+}
+
+class RecordSession {
+ public:
+  explicit RecordSession(const RecordOptions& options) : options_(options) {}
+  int run();
+
+ private:
+  Status prepare();
+  Status attach();
+  Status attach_process(pid_t pid);
+  Status loop();
+  bool targets_alive();
+  int finish(bool failed);
+
+  const RecordOptions& options_;
+  KernelFeatures features_;
+  std::vector<PlannedSite> sites_;
+  std::vector<format::ProbeSite> probe_sites_;
+  std::vector<SiteAttach> attach_;
+  size_t file_count_ = 0;
+  std::optional<format::TraceWriter> writer_;
+  std::optional<StopSignals> signals_;
+  std::optional<ChildProcess> child_;
+  std::optional<EventSet> events_;
+  std::unique_ptr<SampleDecoder> decoder_;
+  size_t ids_registered_ = 0;
+  BatchQueue queue_{kMaxQueuedBatches};
+  std::unique_ptr<Drainer> drainer_;
+  std::unique_ptr<WriterThread> writer_thread_;
+  std::set<pid_t> live_;  // -p: the processes we wait for
+  std::optional<int> child_status_;
+  uint64_t start_ns_ = 0;
+  uint64_t end_ns_ = 0;
+};
+
+Status RecordSession::prepare() {
+  Result<KernelFeatures> features = probe_kernel_features();
+  if (!features) return features.error();
+  features_ = std::move(*features);
+  raise_fd_limit();
+
+  SearchScope scope;
+  if (!options_.command.empty()) {
+    scope.command_binary = find_in_path(options_.command[0]);
+    if (scope.command_binary.empty()) {
+      return Error("cannot run '" + options_.command[0] + "': command not found");
+    }
+  }
+  scope.pids = options_.pids;
+  for (pid_t pid : options_.pids) {
+    if (!process_alive(pid)) return Error("no process with PID " + std::to_string(pid));
+  }
+  Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope);
+  if (!resolved) return resolved.error();
+
+  std::set<std::string> files;
+  for (ResolvedSite& r : *resolved) {
+    PlannedSite p;
+    p.sampling = plan_site_sampling(r.args, r.arch, options_.stack_bytes);
+    p.resolved = std::move(r);
+    files.insert(p.resolved.open_path);
+    sites_.push_back(std::move(p));
+  }
+  file_count_ = files.size();
+  if (!options_.quiet) warn_missing_args(sites_);
+
+  std::vector<SiteDecoding> decodings;
+  for (uint32_t id = 0; id < sites_.size(); ++id) {
+    const PlannedSite& p = sites_[id];
+    probe_sites_.push_back(to_probe_site(p, id));
+    SiteAttach a;
+    a.site_id = id;
+    a.config.path = p.resolved.open_path;
+    a.config.file_offset = p.resolved.file_offset;
+    a.config.semaphore_offset = p.resolved.semaphore_offset;
+    a.config.retprobe = p.resolved.kind == format::ProbeKind::uretprobe;
+    a.config.regs_mask = p.sampling.regs_mask;
+    a.config.stack_bytes = p.sampling.stack_bytes;
+    attach_.push_back(std::move(a));
+    SiteDecoding d;
+    d.site_id = id;
+    d.regs_mask = p.sampling.regs_mask;
+    d.stack_bytes = p.sampling.stack_bytes;
+    d.args = p.resolved.args;
+    d.sources = p.sampling.sources;
+    d.arch = p.resolved.arch;
+    decodings.push_back(std::move(d));
+  }
+  decoder_ = std::make_unique<SampleDecoder>(std::move(decodings));
+
+  // The file comes before any attach: an unwritable path costs nothing.
+  Result<format::TraceWriter> writer = format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
+  if (!writer) return writer.error();
+  writer_ = std::move(*writer);
+  return Status::success();
+}
+
+Status RecordSession::attach_process(pid_t pid) {
+  // Threads that exist now each get their events; threads they create later
+  // are followed through inherit. Threads born between the listing and the
+  // open are caught by listing again until nothing new appears.
+  std::set<pid_t> attached;
+  for (int round = 0; round < 100; ++round) {
+    bool added = false;
+    for (pid_t tid : list_threads(pid)) {
+      if (attached.count(tid) != 0) continue;
+      Status s = events_->add_target(tid, true, attach_);
+      if (!s) {
+        if (tid != pid && (s.error().errno_value() == ESRCH || !process_alive(pid))) continue;
+        return s.error().context("cannot attach to PID " + std::to_string(pid) + " thread " + std::to_string(tid));
+      }
+      attached.insert(tid);
+      added = true;
+      format::ProcessEvent comm;
+      comm.time_ns = clock_ns(CLOCK_MONOTONIC);
+      comm.kind = format::ProcessEventKind::comm;
+      comm.pid = static_cast<uint32_t>(pid);
+      comm.tid = static_cast<uint32_t>(tid);
+      comm.comm = read_comm(pid, tid);
+      drainer_->add(comm);
+    }
+    if (!added) break;
+  }
+  if (attached.empty()) return Error("no process with PID " + std::to_string(pid));
+  live_.insert(pid);
+  return Status::success();
+}
+
+Status RecordSession::attach() {
+  Result<StopSignals> signals = StopSignals::install();
+  if (!signals) return signals.error();
+  signals_ = std::move(*signals);
+
+  Result<EventSet> events = EventSet::create(features_, options_.buffer_pages);
+  if (!events) return events.error();
+  events_ = std::move(*events);
+  drainer_ = std::make_unique<Drainer>(*decoder_, queue_, sites_.size());
+
+  if (!options_.command.empty()) {
+    Result<ChildProcess> child = ChildProcess::spawn(options_.command);
+    if (!child) return child.error();
+    child_.emplace(std::move(*child));
+    if (Status s = events_->add_target(child_->pid(), true, attach_); !s) return s;
+  } else if (options_.all) {
+    if (Status s = events_->add_target(-1, false, attach_); !s) return s;
+  } else {
+    for (pid_t pid : options_.pids) {
+      if (Status s = attach_process(pid); !s) return s;
+    }
+  }
+  for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
+    decoder_->add_event(events_->ids()[ids_registered_].first, events_->ids()[ids_registered_].second);
+  }
+  writer_thread_ = std::make_unique<WriterThread>(std::move(*writer_), queue_);
+  writer_.reset();
+
+  // Every event on before anyone is told we are ready (with -a a semaphore
+  // rises with the first event, FIELD-NOTES.md), and before the command runs.
+  if (Status s = events_->enable_all(); !s) return s;
+  start_ns_ = clock_ns(CLOCK_MONOTONIC);
+  if (!options_.quiet) {
+    std::cerr << "usdt-record: recording " << sites_.size() << " probe site"
+              << (sites_.size() == 1 ? "" : "s") << " in " << file_count_ << " file"
+              << (file_count_ == 1 ? "" : "s") << "; Ctrl-C to end" << std::endl;
+  }
+  if (child_) {
+    if (Status s = child_->release(); !s) return s;
+  }
+  return Status::success();
+}
+
+bool RecordSession::targets_alive() {
+  for (pid_t pid : drainer_->take_new_processes()) live_.insert(pid);
+  for (auto it = live_.begin(); it != live_.end();) {
+    it = process_alive(*it) ? std::next(it) : live_.erase(it);
+  }
+  return !live_.empty();
+}
+
+Status RecordSession::loop() {
+  UniqueFd epoll(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll) return errno_error("cannot create an epoll instance");
+  auto watch = [&](int fd) -> Status {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &ev) != 0) return errno_error("epoll_ctl failed");
+    return Status::success();
+  };
+  for (RingBuffer& b : events_->buffers()) {
+    if (Status s = watch(b.fd()); !s) return s;
+  }
+  if (Status s = watch(signals_->fd()); !s) return s;
+  UniqueFd timer;
+  if (options_.duration_seconds) {
+    timer.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    if (!timer) return errno_error("cannot create a timer");
+    double secs = *options_.duration_seconds;
+    itimerspec spec{};
+    spec.it_value.tv_sec = static_cast<time_t>(secs);
+    spec.it_value.tv_nsec = static_cast<long>((secs - std::floor(secs)) * 1e9);
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+    if (timerfd_settime(timer.get(), 0, &spec, nullptr) != 0) return errno_error("cannot set the timer");
+    if (Status s = watch(timer.get()); !s) return s;
+  }
+
+  const bool follow_pids = !options_.pids.empty() && options_.command.empty();
+  uint64_t next_liveness = 0;
+  epoll_event ready[16];
+  for (;;) {
+    int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
+    if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
+    bool stop = false;
+    for (int i = 0; i < n; ++i) {
+      if (ready[i].data.fd == signals_->fd()) {
+        bool child_exited = false;
+        if (signals_->read_pending(child_exited)) stop = true;
+        int status;
+        if (child_exited && child_ && child_->try_wait(status)) {
+          child_status_ = status;
+          stop = true;
+        }
+      } else if (timer && ready[i].data.fd == timer.get()) {
+        stop = true;
+      }
+    }
+    drainer_->drain(events_->buffers());
+    if (writer_thread_->failed()) return Status::success();  // reported by finish()
+    if (stop) return Status::success();
+    if (child_) {
+      int status;
+      if (child_->try_wait(status)) {
+        child_status_ = status;
+        return Status::success();
+      }
+    }
+    if (follow_pids) {
+      uint64_t now = clock_ns(CLOCK_MONOTONIC);
+      if (now >= next_liveness) {
+        next_liveness = now + kPollMillis * 1000000ull;
+        if (!targets_alive()) return Status::success();
+      }
+    }
+  }
+}
+
+int RecordSession::finish(bool failed) {
+  end_ns_ = clock_ns(CLOCK_MONOTONIC);
+  if (events_) {
+    events_->disable_all();
+    // Disabled events write nothing more: drain until a pass is empty.
+    if (drainer_) {
+      while (drainer_->drain(events_->buffers()) != 0) {
+      }
+    }
+  }
+  if (!writer_thread_) return 1;
+  format::TraceSummary summary;
+  summary.end_monotonic_ns = end_ns_;
+  summary.events = drainer_->events();
+  summary.lost = drainer_->lost();
+  summary.events_per_site = drainer_->events_per_site();
+  summary.lost_per_site = drainer_->lost_per_site();
+  Status written = writer_thread_->finish(summary);
+  if (!written) {
+    print_error(written.error().context("recording stopped"));
+    std::cerr << "usdt-record: what was written before the error stays readable in "
+              << options_.output << '\n';
+    return 1;
+  }
+  if (failed) return 1;
+  if (!options_.quiet) {
+    EndReport report;
+    report.output = options_.output;
+    report.events = drainer_->events();
+    report.lost = drainer_->lost();
+    report.bytes = writer_thread_->bytes_written();
+    report.seconds = static_cast<double>(end_ns_ - start_ns_) / 1e9;
+    report.sites = probe_sites_;
+    report.events_per_site = drainer_->events_per_site();
+    report.lost_per_site = drainer_->lost_per_site();
+    print_end_report(report, std::cerr);
+  }
+  if (child_) {
+    if (!child_status_) {
+      // Stopped by --duration or a signal while the command still runs: end it.
+      kill(child_->pid(), SIGTERM);
+      int status;
+      while (!child_->try_wait(status)) usleep(10000);
+      return 0;
+    }
+    return *child_status_;
+  }
+  return 0;
+}
+
+int RecordSession::run() {
+  if (Status s = prepare(); !s) {
+    print_error(s.error());
+    return 1;
+  }
+  if (Status s = attach(); !s) {
+    print_error(s.error());
+    finish(true);
+    return 1;
+  }
+  if (Status s = loop(); !s) {
+    print_error(s.error());
+    finish(true);
+    return 1;
+  }
+  return finish(false);
+}
+
+}  // namespace
+
+int run_record_command(const RecordOptions& options) {
+  RecordSession session(options);
+  return session.run();
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,44 @@
+#include "record/task_list.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include "common/file_io.h"
+
+namespace usdt::record {
+
+std::vector<pid_t> list_threads(pid_t pid) {
+  std::vector<pid_t> tids;
+  std::error_code ec;
+  std::filesystem::directory_iterator it("/proc/" + std::to_string(pid) + "/task", ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    pid_t tid = 0;
+    auto [ptr, err] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (err == std::errc() && ptr == name.data() + name.size()) tids.push_back(tid);
+  }
+  std::sort(tids.begin(), tids.end());
+  return tids;
+}
+
+std::string read_comm(pid_t pid, pid_t tid) {
+  Result<std::string> comm =
+      read_text_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  if (!comm) return "";
+  std::string s = std::move(*comm);
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+bool process_alive(pid_t pid) {
+  Result<std::string> stat = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  // "pid (comm) S ...": the state follows the last ')', comm may hold ')'.
+  size_t close = stat->rfind(')');
+  if (close == std::string::npos || close + 2 >= stat->size()) return false;
+  char state = (*stat)[close + 2];
+  return state != 'Z' && state != 'X';
+}
+
+}  // namespace usdt::record
