@@ -324,11 +324,23 @@ struct TraceReader::Impl {
           }
           break;
         }
-        case BlockKind::index:
-          // The index is there but the trailer is not (or is damaged).
-          problem(offset, "'" + path + "' is truncated after its index at offset " +
-                              std::to_string(offset) + " (no valid trailer)");
+        case BlockKind::index: {
+          // The index is there but it or the trailer is damaged, or the file
+          // ends inside the trailer.
+          uint64_t end = offset + h.total_size();
+          if (size - end == kTrailerSize) {
+            diag.truncated = false;
+            if (diag.problems.empty()) {
+              problem(end, "the trailer of '" + path + "' at offset " + std::to_string(end) +
+                               " is damaged: chunks were found by scanning");
+            }
+          } else {
+            problem(end, "'" + path + "' is truncated: it ends at offset " +
+                             std::to_string(size) + ", inside the trailer at offset " +
+                             std::to_string(end));
+          }
           return;
+        }
         default:
           ++diag.records_skipped;  // a block kind of a newer writer
           break;

@@ -207,3 +207,119 @@ TEST_CASE("random traces round-trip in exact time order", "[trace_reader]") {
     CHECK(r->summary()->events == count);
   }
 }
+
+namespace {
+
+// The filter's documented semantics, applied to a written record.
+bool filter_keeps(const ReadFilter& f, const Record& r) {
+  auto site_ok = [&](uint32_t site) {
+    return f.site_ids.empty() ||
+           std::find(f.site_ids.begin(), f.site_ids.end(), site) != f.site_ids.end();
+  };
+  if (auto* e = std::get_if<Event>(&r)) {
+    return site_ok(e->site_id) && (!f.pid || e->pid == *f.pid) && (!f.tid || e->tid == *f.tid) &&
+           (!f.time_min_ns || e->time_ns >= *f.time_min_ns) &&
+           (!f.time_max_ns || e->time_ns <= *f.time_max_ns);
+  }
+  if (auto* p = std::get_if<ProcessEvent>(&r)) {
+    return (!f.pid || p->pid == *f.pid) && (!f.tid || p->tid == *f.tid) &&
+           (!f.time_max_ns || p->time_ns <= *f.time_max_ns);
+  }
+  const auto& l = std::get<LostEvent>(r);
+  return (l.site_id == kNoSite || site_ok(l.site_id)) &&
+         (!f.time_min_ns || std::max(l.time_begin_ns, l.time_end_ns) >= *f.time_min_ns) &&
+         (!f.time_max_ns || std::min(l.time_begin_ns, l.time_end_ns) <= *f.time_max_ns);
+}
+
+}  // namespace
+
+TEST_CASE("filters return exactly the matching records", "[trace_reader]") {
+  for (uint64_t seed = 100; seed < 130; ++seed) {
+    INFO("seed " << seed);
+    TempPath tmp;
+    std::mt19937_64 rng(seed);
+    WriterOptions opt;
+    opt.chunk_bytes = 200 + rng() % 3000;
+    WrittenTrace t = write_random(tmp.str(), seed, 3000, opt);
+    REQUIRE(!t.expected.empty());
+    uint64_t t0 = record_time(t.expected.front()), t1 = record_time(t.expected.back());
+    ReadFilter f;
+    if (rng() % 2) f.site_ids = {static_cast<uint32_t>(rng() % 5), static_cast<uint32_t>(rng() % 5)};
+    if (rng() % 3 == 0) f.pid = static_cast<uint32_t>(1 + rng() % 5);
+    if (rng() % 3 == 0) f.tid = static_cast<uint32_t>(1 + rng() % 7);
+    if (rng() % 2) f.time_min_ns = t0 + rng() % (t1 - t0 + 1);
+    if (rng() % 2) f.time_max_ns = f.time_min_ns.value_or(t0) + rng() % (t1 - t0 + 1) / 4;
+    std::vector<Record> want;
+    for (const auto& r : t.expected)
+      if (filter_keeps(f, r)) want.push_back(r);
+    auto r = TraceReader::open(tmp.str());
+    REQUIRE(r.ok());
+    r->set_filter(f);
+    check_same(read_all(*r), want);
+    CHECK(r->diagnostics().chunks_bad == 0);
+  }
+}
+
+TEST_CASE("a time window skips the chunks outside it", "[trace_reader]") {
+  TempPath tmp;
+  auto sites = sample_sites(3);
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    for (uint64_t c = 0; c < 10; ++c) {
+      for (uint64_t i = 0; i < 100; ++i) {
+        REQUIRE(w->append(make_event(c * 1000 + i, 1, 5, 5, 0, {i})).ok());
+      }
+      REQUIRE(w->flush().ok());
+    }
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  ReadFilter f;
+  f.time_min_ns = 3050;
+  f.time_max_ns = 4010;
+  r->set_filter(f);
+  auto got = read_all(*r);
+  CHECK(got.size() == 50 + 11);
+  CHECK(r->diagnostics().chunks_read == 2);
+  CHECK(std::get<Event>(got.front()).time_ns == 3050);
+  CHECK(std::get<Event>(got.back()).time_ns == 4010);
+
+  auto r2 = TraceReader::open(tmp.str());
+  REQUIRE(r2.ok());
+  ReadFilter g;
+  g.pid = 6;  // no such process: its bloom bit differs from pid 5's
+  r2->set_filter(g);
+  CHECK(read_all(*r2).empty());
+  CHECK(r2->diagnostics().chunks_read == 0);
+}
+
+TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]") {
+  TempPath tmp;
+  auto sites = sample_sites(2);
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    // CPU 1 drains late: its chunk holds times older than the end of CPU 0's.
+    for (uint64_t i = 0; i < 10; ++i) REQUIRE(w->append(make_event(100 + 10 * i, 1, 1, 1, 0, {i})).ok());
+    REQUIRE(w->flush().ok());
+    for (uint64_t i = 0; i < 10; ++i) REQUIRE(w->append(make_event(95 + 10 * i, 1, 2, 2, 1, {i})).ok());
+    REQUIRE(w->flush().ok());
+    REQUIRE(w->append(make_event(50, 1, 3, 3, 2, {7})).ok());
+    REQUIRE(w->append(make_event(100, 1, 3, 3, 2, {8})).ok());  // ties chunk 0's first event
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  auto got = read_all(*r);
+  REQUIRE(got.size() == 22);
+  std::vector<std::pair<uint64_t, uint32_t>> seen;
+  for (const auto& g : got) seen.emplace_back(std::get<Event>(g).time_ns, std::get<Event>(g).pid);
+  CHECK(seen[0] == std::make_pair(uint64_t{50}, 3u));
+  CHECK(seen[1] == std::make_pair(uint64_t{95}, 2u));
+  CHECK(seen[2] == std::make_pair(uint64_t{100}, 1u));  // equal times: chunk order
+  CHECK(seen[3] == std::make_pair(uint64_t{100}, 3u));
+  CHECK(std::is_sorted(seen.begin(), seen.end(),
+                       [](auto& a, auto& b) { return a.first < b.first; }));
+}
