@@ -1,0 +1,117 @@
+#include "record/record_options.h"
+
+#include <catch2/catch.hpp>
+
+using usdt::Result;
+using usdt::record::parse_record_options;
+using usdt::record::RecordOptions;
+
+namespace {
+
+Result<RecordOptions> parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "usdt-record");
+  return parse_record_options(static_cast<int>(args.size()), args.data());
+}
+
+RecordOptions parse_ok(std::vector<const char*> args) {
+  auto r = parse(args);
+  if (!r.ok()) FAIL(r.error().message());
+  return *r;
+}
+
+std::string parse_error(std::vector<const char*> args) {
+  auto r = parse(args);
+  REQUIRE_FALSE(r.ok());
+  return r.error().message();
+}
+
+}  // namespace
+
+TEST_CASE("defaults", "[record_options]") {
+  auto o = parse_ok({"-e", "demo:tick", "--", "./demo"});
+  CHECK_FALSE(o.list);
+  CHECK(o.output == "usdt.trace");
+  CHECK(o.buffer_pages == 1024);
+  CHECK(o.stack_bytes == 512);
+  CHECK_FALSE(o.duration_seconds.has_value());
+  CHECK_FALSE(o.quiet);
+  CHECK_FALSE(o.all);
+  CHECK(o.pids.empty());
+  CHECK(o.probes == std::vector<std::string>{"demo:tick"});
+  CHECK(o.command == std::vector<std::string>{"./demo"});
+}
+
+TEST_CASE("every recording option", "[record_options]") {
+  auto o = parse_ok({"-e", "a:b", "--event", "usdt:/x:c:d", "-o", "out.trace", "--duration", "2.5", "-q",
+                     "--buffer-pages", "64", "--stack-bytes", "1024", "-p", "12,34", "-p", "56"});
+  CHECK(o.probes == std::vector<std::string>{"a:b", "usdt:/x:c:d"});
+  CHECK(o.output == "out.trace");
+  REQUIRE(o.duration_seconds.has_value());
+  CHECK(*o.duration_seconds == 2.5);
+  CHECK(o.quiet);
+  CHECK(o.buffer_pages == 64);
+  CHECK(o.stack_bytes == 1024);
+  CHECK(o.pids == std::vector<pid_t>{12, 34, 56});
+  CHECK(o.command.empty());
+  auto a = parse_ok({"-e", "a:b", "-a"});
+  CHECK(a.all);
+}
+
+TEST_CASE("the command's own options are not ours", "[record_options]") {
+  auto o = parse_ok({"-e", "a:b", "--", "ls", "-l", "-e", "x"});
+  CHECK(o.command == std::vector<std::string>{"ls", "-l", "-e", "x"});
+  CHECK(o.probes == std::vector<std::string>{"a:b"});
+  CHECK_FALSE(o.list);
+  auto no_dashes = parse_ok({"-e", "a:b", "-o", "t.trace", "python3", "-c", "print(1)"});
+  CHECK(no_dashes.command == std::vector<std::string>{"python3", "-c", "print(1)"});
+  CHECK(no_dashes.output == "t.trace");
+  auto eq = parse_ok({"--event=a:b", "--output=x.trace", "prog"});
+  CHECK(eq.probes == std::vector<std::string>{"a:b"});
+  CHECK(eq.output == "x.trace");
+  CHECK(eq.command == std::vector<std::string>{"prog"});
+}
+
+TEST_CASE("listing", "[record_options]") {
+  auto o = parse_ok({"-l", "-v", "postgresql:query__*", "/usr/bin/x"});
+  CHECK(o.list);
+  CHECK(o.verbose);
+  CHECK(o.list_args == std::vector<std::string>{"postgresql:query__*", "/usr/bin/x"});
+  auto lv = parse_ok({"-lv", "/bin/x", "-e", "p:n"});
+  CHECK(lv.list);
+  CHECK(lv.verbose);
+  CHECK(lv.list_args == std::vector<std::string>{"/bin/x"});
+  CHECK(lv.probes == std::vector<std::string>{"p:n"});
+  auto pid = parse_ok({"-l", "-p", "42"});
+  CHECK(pid.pids == std::vector<pid_t>{42});
+  CHECK(pid.list_args.empty());
+}
+
+TEST_CASE("help and version", "[record_options]") {
+  CHECK(parse_ok({"--help"}).help);
+  CHECK(parse_ok({"-h"}).help);
+  CHECK(parse_ok({"--version"}).version);
+  auto text = usdt::record::record_help_text();
+  CHECK(text.find("usage:") != std::string::npos);
+  CHECK(text.find("usdt:PATH:PROVIDER:NAME") != std::string::npos);
+  CHECK(text.find("--buffer-pages") != std::string::npos);
+  CHECK(text.find("examples:") != std::string::npos);
+}
+
+TEST_CASE("usage errors", "[record_options]") {
+  CHECK(parse_error({"--bogus"}) == "unrecognised option '--bogus'");
+  CHECK(parse_error({}) == "no probe given: use -e PROBE (or -l to list probes)");
+  CHECK(parse_error({"-e", "a:b"}) == "nothing to trace: give -- COMMAND, -p PID or -a");
+  CHECK(parse_error({"-e", "a:b", "-a", "-p", "1"}) == "give only one of -- COMMAND, -p PID and -a");
+  CHECK(parse_error({"-e", "a:b", "-p", "x"}) == "invalid PID 'x' in -p x");
+  CHECK(parse_error({"-e", "a:b", "-p", "1,,2"}) == "invalid PID '' in -p 1,,2");
+  CHECK(parse_error({"-e", "a:b", "-p", "-5"}).find("-p") != std::string::npos);
+  CHECK(parse_error({"-e", "a:b", "-a", "--buffer-pages", "100"}) ==
+        "--buffer-pages must be a power of 2, not 100");
+  CHECK(parse_error({"-e", "a:b", "-a", "--stack-bytes", "12"}) ==
+        "--stack-bytes must be a multiple of 8 up to 65528, not 12");
+  CHECK(parse_error({"-e", "a:b", "-a", "--duration", "0"}) == "--duration must be a positive number of seconds");
+  CHECK_FALSE(parse({"-e", "a:b", "-a", "--duration", "abc"}).ok());
+  CHECK_FALSE(parse({"-e"}).ok());
+  CHECK(parse_error({"-l"}) == "-l needs a TARGET (file or library name) or -p PID");
+  CHECK(parse_error({"-l", "-a", "/bin/x"}) == "-a cannot be combined with -l");
+}
