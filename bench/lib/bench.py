@@ -1,0 +1,549 @@
+#!/usr/bin/env python3
+"""The usdt-trace benchmark: recording overhead, losses, trace size and
+report speed, side by side with perf and bpftrace. Run through bench/run.sh,
+which installs and builds what this needs.
+
+Every workload is run by every tool in turn, A B C ... A B C ..., for
+--rounds rounds; figures are medians with min and max. The machine is
+shared and noisy, so the figures that matter are ratios between runs of the
+same round.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import postgres  # noqa: E402
+import tools  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Workload:
+    def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command"):
+        self.name, self.title = name, title
+        self.binary, self.argv = binary, argv
+        self.probes = probes                  # [(provider, name)]
+        self.expected_events = expected_events  # exact hits, None if not known beforehand
+        self.unique_args = unique_args        # (tid, args) identifies every hit
+        self.kind = kind                      # "command" or "attach"
+
+
+def make_workloads(args, loop_bin):
+    n, nv = args.hits, args.variant_hits
+    w = {
+        "loop": Workload("loop", f"loop: bench:hit2, 2 register args, {n:,} hits, 1 thread",
+                         loop_bin, [loop_bin, "-n", str(n)], [("bench", "hit2")], n, True),
+        "threads": Workload("threads", f"threads: bench:hit2 from 2 threads, {n:,} hits in all",
+                            loop_bin, [loop_bin, "-n", str(n), "-t", "2"], [("bench", "hit2")], n, True),
+        "reg6": Workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin,
+                         [loop_bin, "-n", str(nv), "-v", "reg6"], [("bench", "hit6")], nv, True),
+        "mem": Workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
+                        [loop_bin, "-n", str(nv), "-v", "mem"], [("bench", "hitmem")], nv, True),
+        "sema": Workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
+                         [loop_bin, "-n", str(nv), "-v", "sema"], [("bench_sema", "hit")], nv, True),
+        "postgres": Workload("postgres", f"postgres: pgbench -c 1 -t {args.pg_transactions}, "
+                             "postgresql:query__start + query__done",
+                             f"{postgres.PG_BIN}/postgres", None,
+                             [("postgresql", "query__start"), ("postgresql", "query__done")],
+                             None, False, kind="attach"),
+    }
+    return w
+
+
+# ---------------------------------------------------------------- statistics
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, digits=0, unit=""):
+    if x is None:
+        return "n/a"
+    if isinstance(x, float) and digits == 0 and abs(x) < 10:
+        digits = 2
+    return f"{x:,.{digits}f}{unit}"
+
+
+def fmt_range(xs, digits=0):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "n/a"
+    return f"{fmt(statistics.median(xs), digits)} ({fmt(min(xs), digits)}–{fmt(max(xs), digits)})"
+
+
+# ---------------------------------------------------------------- running
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.work = tempfile.mkdtemp(prefix="usdt-bench-")
+        self.uprobes = tools.UprobeEvents()
+        self.ctx = {"uprobes": self.uprobes, "check_dups": not args.no_dupcheck}
+        self.cluster = None
+        self.notes = []
+        self.results = {}  # workload -> tool -> [run]
+        self.report_results = None
+
+    def log(self, msg):
+        print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    def cleanup(self):
+        if self.cluster is not None:
+            self.cluster.stop()
+            self.cluster = None
+        self.uprobes.cleanup()
+        subprocess.run(["rm", "-rf", self.work])
+
+    def tool_list(self):
+        b = self.args.build_dir
+        all_tools = [
+            tools.Untraced(),
+            tools.PerfStat(),
+            tools.BareSampler(os.path.join(b, "bench", "bare_sampler")),
+            tools.PerfRecord(False),
+            tools.PerfRecord(True),
+            tools.Bpftrace(),
+            tools.UsdtRecord(os.path.join(b, "record", "usdt-record"), os.path.join(b, "report", "usdt-report")),
+        ]
+        wanted = self.args.tools.split(",") if self.args.tools else None
+        out = []
+        for t in all_tools:
+            t.ctx = self.ctx
+            if wanted and t.name not in wanted and t.name != "untraced":
+                continue
+            out.append(t)
+        return out
+
+    def smoke_test_usdt_record(self, t, loop_bin):
+        """usdt-record counts only if it records a small run exactly."""
+        reason = t.available()
+        if reason:
+            return reason
+        w = Workload("smoke", "", loop_bin, [loop_bin, "-n", "1000"], [("bench", "hit2")], 1000, True)
+        out = os.path.join(self.work, "smoke.trace")
+        try:
+            run = tools.run_command_mode(t, w, out, os.path.join(self.work, "smoke.json"), timeout=30)
+        except (tools.ToolError, OSError, ValueError) as e:
+            return f"smoke test failed: {e}"
+        if run.get("error"):
+            return f"smoke test failed: {run['error']}"
+        if run.get("events") != 1000:
+            return f"smoke test recorded {run.get('events')} events of 1000"
+        return None
+
+    def run_workload(self, w, tl):
+        self.log(f"workload {w.name}: {w.title}")
+        usable = []
+        for t in tl:
+            reason = t.available()
+            if reason is None:
+                try:
+                    t.prepare(w, self.ctx)
+                except tools.ToolError as e:
+                    reason = str(e)
+            if reason:
+                self.results.setdefault(w.name, {})[t.name] = {"unavailable": reason}
+            else:
+                usable.append(t)
+        res = self.results.setdefault(w.name, {})
+        for t in usable:
+            res[t.name] = []
+        for rnd in range(self.args.rounds):
+            for t in usable:
+                out = os.path.join(self.work, f"{w.name}.{t.name}.out")
+                try:
+                    if w.kind == "command":
+                        run = tools.run_command_mode(t, w, out, os.path.join(self.work, "result.json"))
+                    else:
+                        pid = self.cluster.postmaster_pid()
+                        run = tools.run_attach_mode(
+                            t, w, out, pid, lambda: self.cluster.pgbench(self.args.pg_transactions))
+                except (tools.ToolError, OSError, ValueError) as e:
+                    run = {"error": str(e)}
+                run["round"] = rnd
+                res[t.name].append(run)
+                self.log(f"  round {rnd + 1} {t.name}: " + (
+                    run["error"] if run.get("error") else
+                    f"{run['loop_ns'] / 1e6:.1f} ms, events {run.get('events')}, lost {run.get('lost')}, "
+                    f"dup {run.get('dup')}"))
+                for p in (out,):
+                    if os.path.exists(p):
+                        os.unlink(p)
+
+    def run_postgres(self, w, tl):
+        reason = postgres.missing_reason()
+        if reason:
+            self.notes.append(f"postgres workload skipped: {reason}")
+            self.log(f"skipping postgres: {reason}")
+            return
+        self.cluster = postgres.Cluster()
+        try:
+            self.log("starting a throwaway PostgreSQL cluster")
+            self.cluster.start()
+            self.cluster.pgbench(max(100, self.args.pg_transactions // 4))  # warm-up
+            self.run_workload(w, tl)
+        except RuntimeError as e:
+            self.notes.append(f"postgres workload failed: {e}")
+        finally:
+            self.cluster.stop()
+            self.cluster = None
+
+    # ------------------------------------------------------------ report speed
+
+    def run_report_speed(self, tl, loop_bin):
+        """usdt-report summary / latency / dump vs perf script on recordings of
+        the same workload (bench:start + bench:done pairs)."""
+        n = self.args.report_pairs
+        w = Workload("pair", "", loop_bin, [loop_bin, "-n", str(n), "-v", "pair"],
+                     [("bench", "start"), ("bench", "done")], 2 * n, True)
+        self.log(f"report speed: recording {2 * n:,} events (bench:start + bench:done)")
+        res = {"events": 2 * n, "runs": {}, "unavailable": {}}
+        self.report_results = res
+        urec = next((t for t in tl if t.name == "usdt-record"), None)
+        perf = next((t for t in tl if t.name == "perf"), None)
+        trace = os.path.join(self.work, "pair.trace")
+        perf_data = os.path.join(self.work, "pair.perf.data")
+        commands = {}
+        if urec is not None and urec.available() is None:
+            run = tools.run_command_mode(urec, w, trace, os.path.join(self.work, "r.json"))
+            if run.get("error"):
+                res["unavailable"]["usdt-report"] = f"recording failed: {run['error']}"
+            else:
+                rep = urec.report
+                commands["summary"] = [rep, "summary", trace]
+                commands["latency"] = [rep, "latency", "--start", "bench:start", "--end", "bench:done", trace]
+                commands["dump text"] = [rep, "dump", "--format", "text", trace]
+                res["trace_events"] = run.get("events")
+        else:
+            res["unavailable"]["usdt-report"] = urec.available() if urec else "not selected"
+        if perf is not None and perf.available() is None:
+            perf.prepare(w, self.ctx)
+            r = subprocess.run(perf.command_argv(w, perf_data, w.argv), capture_output=True,
+                               env=dict(os.environ, BENCH_RESULT=os.path.join(self.work, "r.json")))
+            if r.returncode == 0:
+                commands["perf script"] = ["perf", "script", "-i", perf_data]
+                c = subprocess.run(["perf", "script", "-i", perf_data, "-F", "ip"], capture_output=True)
+                res["perf_events"] = c.stdout.count(b"\n")
+        for name in commands:
+            res["runs"][name] = []
+        for rnd in range(self.args.rounds):
+            for name, argv in commands.items():
+                prefix = os.path.join(self.work, "report")
+                t0 = time.monotonic_ns()
+                # One core, as the target says: pinned to the last CPU.
+                pin = ["taskset", "-c", str(os.cpu_count() - 1)]
+                proc = tools.spawn(pin + argv, prefix, discard_stdout=True)
+                rc, cpu, rss, _, se = tools.reap(proc, prefix, timeout=120)
+                wall_ns = time.monotonic_ns() - t0
+                events = res.get("perf_events") if name == "perf script" else res.get("trace_events")
+                if rc != 0:
+                    run = {"error": f"exit {rc}: {tools.last_line(se)}"}
+                else:
+                    run = {"wall_s": wall_ns / 1e9, "cpu_s": cpu, "rss_kib": rss,
+                           "events_per_s": events / (wall_ns / 1e9) if events else None}
+                res["runs"][name].append(run)
+                self.log(f"  round {rnd + 1} {name}: " + (run.get("error") or
+                                                        f"{run['wall_s']:.3f} s, {fmt(run['events_per_s'])} ev/s"))
+
+    # ------------------------------------------------------------ micro-benchmarks
+
+    def run_micro(self):
+        script = os.path.join(ROOT, "bench", "format", "run.sh")
+        if not os.access(script, os.X_OK):
+            return None
+        self.log("format micro-benchmarks: bench/format/run.sh")
+        try:
+            r = subprocess.run([script], capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, BUILD_DIR=self.args.build_dir))
+        except subprocess.TimeoutExpired:
+            return "bench/format/run.sh timed out after 120 s"
+        return (r.stdout.strip() or r.stderr.strip()[-1000:])
+
+
+# ---------------------------------------------------------------- tables
+
+def per_round_overhead(res, tool):
+    """Per-round overhead ns/event of `tool` against the untraced run of the same round."""
+    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
+    out = {}
+    runs = res.get(tool)
+    if not isinstance(runs, list):
+        return out
+    for r in runs:
+        b = base.get(r["round"])
+        if r.get("error") or b is None:
+            continue
+        ev = r.get("events")
+        if not ev:
+            continue
+        out[r["round"]] = (r["loop_ns"] - b["loop_ns"]) / ev
+    return out
+
+
+def ratio_rounds(res, tool, ref):
+    a, b = per_round_overhead(res, tool), per_round_overhead(res, ref)
+    return [a[k] / b[k] for k in a if k in b and b[k] > 0]
+
+
+def recording_table(w, res, tl):
+    lines = [f"### {w.title}", "",
+             "| tool | ns/event overhead, median (min–max) | × floor | × bare | × perf record | "
+             "events seen | lost | dup | bytes/event | tool CPU ns/event | tool wall s | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    summary = {}
+    for t in tl:
+        runs = res.get(t.name)
+        if runs is None:
+            continue
+        if isinstance(runs, dict):
+            lines.append(f"| {t.label} | not available: {runs['unavailable']} |" + " |" * 10)
+            continue
+        good = [r for r in runs if not r.get("error")]
+        errors = [r["error"] for r in runs if r.get("error")]
+        if not good:
+            lines.append(f"| {t.label} | not available: {errors[0] if errors else 'no run'} |" + " |" * 10)
+            continue
+        ov = list(per_round_overhead(res, t.name).values())
+        if t.name == "untraced":
+            ov_s = f"0 (loop {fmt(med([r['loop_ns'] for r in good]) / 1e6, 1)} ms)"
+            if w.kind == "attach":
+                ov_s = f"0 ({fmt(med([r.get('tps') for r in good]), 0)} tps)"
+        else:
+            ov_s = fmt_range(ov)
+            if w.kind == "attach":
+                ov_s += f", {fmt(med([r.get('tps') for r in good]), 0)} tps"
+        rf = ratio_rounds(res, t.name, "floor") if t.name not in ("untraced", "floor") else []
+        rb = ratio_rounds(res, t.name, "bare") if t.name not in ("untraced", "bare") else []
+        rp = ratio_rounds(res, t.name, "perf") if t.name not in ("untraced", "perf") else []
+        events = [r.get("events") for r in good]
+        lost = [r.get("lost") for r in good]
+        dup = [r.get("dup") for r in good]
+        bpe = [r["bytes"] / r["events"] for r in good if r.get("bytes") and r.get("events")]
+        cpu = [r["tool_cpu_s"] * 1e9 / r["events"] for r in good
+               if r.get("tool_cpu_s") is not None and r.get("events") and t.name != "untraced"]
+        wall = [r.get("wall_s") for r in good]
+        rss = [r["rss_kib"] / 1024 for r in good if r.get("rss_kib")]
+
+        def mm(xs):
+            xs = [x for x in xs if x is not None]
+            if not xs:
+                return "n/a"
+            return fmt(xs[0]) if min(xs) == max(xs) else f"{fmt(min(xs))}–{fmt(max(xs))}"
+
+        err_note = f" ({len(errors)} failed runs: {errors[0]})" if errors else ""
+        lines.append(f"| {t.label}{err_note} | {ov_s} | {fmt(med(rf), 2)} | {fmt(med(rb), 2)} | {fmt(med(rp), 2)} | "
+                     f"{mm(events)} | {mm(lost)} | {mm(dup)} | {fmt(med(bpe), 1)} | {fmt(med(cpu))} | "
+                     f"{fmt(med(wall), 2)} | {fmt(med(rss), 1)} |")
+        summary[t.name] = {"overhead": med(ov), "x_floor": med(rf), "x_bare": med(rb), "x_perf": med(rp),
+                           "lost": lost, "dup": dup, "bytes_per_event": med(bpe),
+                           "tps": med([r.get("tps") for r in good]), "runs": len(good)}
+    return lines, summary
+
+
+def report_table(rr):
+    lines = [f"### Report speed: {rr['events']:,} events (bench:start + bench:done pairs)", "",
+             "| command | events/s, median (min–max) | wall s | peak RSS MiB |", "|---|---|---|---|"]
+    for name in ("summary", "latency", "dump text", "perf script"):
+        if name not in rr["runs"]:
+            why = rr["unavailable"].get("usdt-report" if name != "perf script" else "perf", "not run")
+            lines.append(f"| {name} | not available: {why} | | |")
+            continue
+        runs = rr["runs"][name]
+        good = [r for r in runs if not r.get("error")]
+        if not good:
+            lines.append(f"| {name} | not available: {runs[0]['error'] if runs else 'no run'} | | |")
+            continue
+        lines.append(f"| {name} | {fmt_range([r['events_per_s'] for r in good])} | "
+                     f"{fmt(med([r['wall_s'] for r in good]), 3)} | "
+                     f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
+    return lines
+
+
+def targets(summaries, rr, pg_note):
+    """Each target: (text, status, measured)."""
+    out = []
+
+    def s(w, t):
+        return summaries.get(w, {}).get(t)
+
+    def status(ok):
+        return "met" if ok else "NOT MET"
+
+    # recording cost
+    for w in ("loop", "threads"):
+        u = s(w, "usdt-record")
+        if u is None or u["x_bare"] is None:
+            out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", "not available", "usdt-record did not run"))
+        else:
+            out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", status(u["x_bare"] <= 1.05),
+                        f"{u['x_bare']:.2f} × bare"))
+        if u is None or u["x_perf"] is None:
+            out.append((f"{w}: recording cost ≤ perf record", "not available", "usdt-record or perf record did not run"))
+        else:
+            out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0), f"{u['x_perf']:.2f} × perf record"))
+    # losses
+    for w in ("loop", "threads"):
+        u = s(w, "usdt-record")
+        if u is None:
+            out.append((f"{w}: zero lost and zero duplicated", "not available", "usdt-record did not run"))
+            continue
+        lost = [x for x in u["lost"] if x is not None]
+        dup = [x for x in u["dup"] if x is not None]
+        if not lost:
+            out.append((f"{w}: zero lost and zero duplicated", "not available", "no loss count"))
+            continue
+        ok = max(lost) == 0 and (not dup or max(dup) == 0)
+        meas = f"lost max {max(lost)} over {u['runs']} runs; dup " + (f"max {max(dup)}" if dup else "not measured")
+        out.append((f"{w}: zero lost and zero duplicated", status(ok) if dup else
+                    (status(ok) + " (lost only)" if ok else "NOT MET"), meas))
+    # size
+    u = s("loop", "usdt-record")
+    if u is None or u["bytes_per_event"] is None:
+        out.append(("loop: ≤ 3 bytes/event", "not available", "usdt-record did not run"))
+    else:
+        out.append(("loop: ≤ 3 bytes/event", status(u["bytes_per_event"] <= 3), f"{u['bytes_per_event']:.2f} B/event"))
+    for w in summaries:
+        u, pz = s(w, "usdt-record"), s(w, "perf-z")
+        if u is None or pz is None or u["bytes_per_event"] is None or pz["bytes_per_event"] is None:
+            out.append((f"{w}: size ≤ 1/3 of perf record -z", "not available", "usdt-record or perf record -z did not run"))
+            continue
+        r = u["bytes_per_event"] / pz["bytes_per_event"]
+        out.append((f"{w}: size ≤ 1/3 of perf record -z", status(r <= 1 / 3),
+                    f"{u['bytes_per_event']:.2f} vs {pz['bytes_per_event']:.2f} B/event = {r:.3f}"))
+    # report
+    runs = (rr or {}).get("runs", {})
+
+    def eps(name):
+        good = [r["events_per_s"] for r in runs.get(name, []) if not r.get("error") and r.get("events_per_s")]
+        return med(good)
+
+    for name in ("summary", "latency"):
+        e = eps(name)
+        out.append((f"report {name} ≥ 20 M events/s", "not available" if e is None else status(e >= 20e6),
+                    "not run" if e is None else f"{e / 1e6:.1f} M events/s"))
+    d, p = eps("dump text"), eps("perf script")
+    out.append(("dump text ≥ 20 × perf script", "not available" if d is None or p is None else status(d / p >= 20),
+                "not run" if d is None or p is None else f"{d / p:.1f} × ({d / 1e6:.2f} vs {p / 1e6:.2f} M events/s)"))
+    # pgbench
+    pg = summaries.get("postgres")
+    if pg is None:
+        out.append(("pgbench under usdt-record ≥ 0.9 × untraced and ≥ perf record", "not available", pg_note or "not run"))
+    else:
+        u, un, pr = pg.get("usdt-record"), pg.get("untraced"), pg.get("perf")
+        if not u or not un or u["tps"] is None or un["tps"] is None:
+            out.append(("pgbench under usdt-record ≥ 0.9 × untraced", "not available", "usdt-record did not run"))
+        else:
+            r = u["tps"] / un["tps"]
+            out.append(("pgbench under usdt-record ≥ 0.9 × untraced", status(r >= 0.9),
+                        f"{u['tps']:.0f} vs {un['tps']:.0f} tps = {r:.3f}"))
+        if not u or not pr or u["tps"] is None or pr["tps"] is None:
+            out.append(("pgbench under usdt-record ≥ under perf record", "not available", "usdt-record or perf record did not run"))
+        else:
+            out.append(("pgbench under usdt-record ≥ under perf record", status(u["tps"] >= pr["tps"]),
+                        f"{u['tps']:.0f} vs {pr['tps']:.0f} tps"))
+    return out
+
+
+def git_rev():
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--hits", type=int, default=1000000)
+    ap.add_argument("--variant-hits", type=int, default=200000)
+    ap.add_argument("--pg-transactions", type=int, default=2000)
+    ap.add_argument("--report-pairs", type=int, default=1000000)
+    ap.add_argument("--workloads", default="loop,threads,reg6,mem,sema,postgres,report")
+    ap.add_argument("--tools", default="", help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record")
+    ap.add_argument("--no-dupcheck", action="store_true")
+    ap.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "latest.md"))
+    args = ap.parse_args()
+
+    b = Bench(args)
+
+    def on_signal(signum, frame):
+        b.log(f"signal {signum}: cleaning up")
+        b.cleanup()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    started = time.monotonic()
+    loop_bin = os.path.join(args.build_dir, "bench", "loop")
+    wanted = [x for x in args.workloads.split(",") if x]
+    summaries, pg_note = {}, None
+    try:
+        tl = b.tool_list()
+        for t in tl:
+            if t.name == "usdt-record":
+                t.reason = b.smoke_test_usdt_record(t, loop_bin)
+                if t.reason:
+                    b.log(f"usdt-record not available: {t.reason}")
+        workloads = make_workloads(args, loop_bin)
+        for name in wanted:
+            if name == "report":
+                continue
+            if name not in workloads:
+                raise SystemExit(f"bench: error: unknown workload '{name}'")
+            w = workloads[name]
+            if w.kind == "attach":
+                b.run_postgres(w, tl)
+                pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
+            else:
+                b.run_workload(w, tl)
+        if "report" in wanted:
+            b.run_report_speed(tl, loop_bin)
+        micro = b.run_micro()
+    finally:
+        b.cleanup()
+
+    elapsed = time.monotonic() - started
+    doc = [f"## Benchmark results — {datetime.datetime.now().strftime('%Y-%m-%d %H:%M %Z').strip()}", "",
+           f"Machine: {platform.node()}, kernel {platform.release()}, {os.cpu_count()} CPUs; "
+           f"commit {git_rev()}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s.",
+           "Overhead = (workload time traced − untraced in the same round) / events; the × columns are "
+           "medians of per-round ratios of those overheads. Floor = counting-only uprobe (`perf stat` on "
+           "the sdt event); bare = bench/floor/bare_sampler (uprobe PMU, raw ring buffer to file). "
+           "Tool CPU = CPU time of the tool process tree minus the workload's own. Peak RSS is the largest "
+           "process of the tool run.", ""]
+    for name in wanted:
+        if name in b.results:
+            w = make_workloads(args, loop_bin)[name]
+            lines, summary = recording_table(w, b.results[name], tl)
+            summaries[name] = summary
+            doc += lines + [""]
+    if b.report_results:
+        doc += report_table(b.report_results) + [""]
+    doc += ["### Targets", "", "| target | status | measured |", "|---|---|---|"]
+    for text, st, meas in targets(summaries, b.report_results, pg_note):
+        doc.append(f"| {text} | {st} | {meas} |")
+    doc.append("")
+    for n in b.notes:
+        doc.append(f"- {n}")
+    if micro:
+        doc += ["", "### Format micro-benchmarks (bench/format/run.sh)", "", "```", micro, "```"]
+    text = "\n".join(doc) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
+        json.dump({"results": b.results, "report": b.report_results}, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()
