@@ -1,0 +1,96 @@
+#include <ctime>
+
+#include "report/commands.h"
+
+namespace usdt::report {
+
+void print_error(std::FILE* err, const std::string& message) {
+  std::fprintf(err, "usdt-report: error: %s\n", message.c_str());
+}
+
+void print_warning(std::FILE* err, const std::string& message) {
+  std::fprintf(err, "usdt-report: warning: %s\n", message.c_str());
+}
+
+std::vector<uint32_t> file_domains(const TraceInput& input) {
+  std::vector<uint32_t> out(input.files().size(), 0);
+  if (input.hosts_differ()) {
+    for (uint32_t i = 0; i < out.size(); ++i) out[i] = i;
+  }
+  return out;
+}
+
+Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input) {
+  Result<EventFilter> filter = EventFilter::create(input.catalog(), options.filter, input.timeline_start());
+  if (!filter) return filter;
+  for (uint32_t f = 0; f < input.files().size(); ++f) {
+    input.set_read_filter(f, filter->read_filter(input.catalog(), f, input.files()[f].shift_ns));
+  }
+  return filter;
+}
+
+void report_read_problems(const TraceInput& input, std::FILE* err) {
+  for (const TraceFileInfo& f : input.files()) {
+    const format::ReadDiagnostics& d = f.diagnostics;
+    if (d.truncated) {
+      std::string where;
+      for (const format::ReadProblem& p : d.problems) where = " at offset " + std::to_string(p.offset);
+      print_warning(err, "'" + f.path + "' is truncated" + where + ": showing the events before the cut");
+    }
+    if (d.chunks_bad > 0) {
+      std::string first;
+      for (const format::ReadProblem& p : d.problems) {
+        if (first.empty()) first = " (first at offset " + std::to_string(p.offset) + ": " + p.message + ")";
+      }
+      print_warning(err, "'" + f.path + "': skipped " + std::to_string(d.chunks_bad) +
+                             " corrupted chunk" + (d.chunks_bad == 1 ? "" : "s") + first +
+                             "; their events are missing");
+    }
+    if (d.records_skipped > 0) {
+      print_warning(err, "'" + f.path + "': skipped " + std::to_string(d.records_skipped) +
+                             " record(s) of unknown kind (written by a newer recorder?)");
+    }
+  }
+}
+
+uint64_t realtime_of(const TraceInput& input, uint64_t time) {
+  if (input.files().empty()) return 0;
+  const format::TraceMetadata& m = input.files().front().metadata;
+  return m.start_realtime_ns + (time - m.start_monotonic_ns);
+}
+
+std::string wall_clock_text(uint64_t realtime_ns) {
+  std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1000000000ull);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%09llu UTC", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<unsigned long long>(realtime_ns % 1000000000ull));
+  return buf;
+}
+
+Result<std::vector<uint32_t>> sites_matching(const ProbeCatalog& catalog, const std::string& pattern) {
+  std::vector<uint32_t> probes = catalog.probes_matching(pattern);
+  if (probes.empty()) return Error(unknown_probe_message(pattern, catalog));
+  std::vector<uint32_t> sites;
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    for (uint32_t p : probes) {
+      if (catalog.site(s).probe == p) sites.push_back(s);
+    }
+  }
+  return sites;
+}
+
+int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  switch (options.command) {
+    case Command::summary: return run_summary(options, input, io);
+    case Command::dump: return run_dump(options, input, io);
+    case Command::latency: return run_latency(options, input, io);
+    case Command::hist: return run_hist(options, input, io);
+    case Command::export_trace: return run_export(options, input, io);
+  }
+  return 1;
+}
+
+}  // namespace usdt::report

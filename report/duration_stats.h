@@ -1,0 +1,52 @@
+// Statistics of a set of durations (ns): exact count, min, max and sum
+// (hence mean), and a LogLinearHistogram for percentiles, plus an optional
+// linear histogram for `--hist linear`. Memory does not grow with the count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "report/linear_histogram.h"
+#include "report/log_linear_histogram.h"
+
+namespace usdt::report {
+
+class DurationStats {
+ public:
+  explicit DurationStats(std::optional<LinearSpec> linear = std::nullopt)
+      : histogram_(std::make_unique<LogLinearHistogram>()) {
+    if (linear) linear_ = std::make_unique<LinearHistogram>(*linear);
+  }
+
+  void add(uint64_t ns) {
+    if (count_ == 0 || ns < min_) min_ = ns;
+    if (ns > max_) max_ = ns;
+    ++count_;
+    sum_ += ns;
+    histogram_->add(ns);
+    if (linear_) linear_->add(ns);
+  }
+
+  uint64_t count() const { return count_; }
+  uint64_t min() const { return min_; }
+  uint64_t max() const { return max_; }
+  unsigned __int128 sum() const { return sum_; }
+  // The exact mean with 3 decimals, "null" when empty.
+  std::string mean_text() const;
+  // Nearest-rank percentile (see LogLinearHistogram); only when count > 0.
+  uint64_t percentile(unsigned permille) const { return histogram_->value_at_permille(permille, min_, max_); }
+  const LogLinearHistogram& histogram() const { return *histogram_; }
+  const LinearHistogram* linear() const { return linear_.get(); }
+
+ private:
+  uint64_t count_ = 0;
+  uint64_t min_ = 0;
+  uint64_t max_ = 0;
+  unsigned __int128 sum_ = 0;
+  std::unique_ptr<LogLinearHistogram> histogram_;
+  std::unique_ptr<LinearHistogram> linear_;
+};
+
+}  // namespace usdt::report

@@ -1,0 +1,119 @@
+// usdt-report hist: the distribution of one argument of one probe (or of
+// the probes a pattern selects), optionally per pid or tid.
+#include <string>
+
+#include "report/arg_histogram.h"
+#include "report/commands.h"
+#include "report/histogram_text.h"
+#include "report/json_text.h"
+
+namespace usdt::report {
+
+namespace {
+
+std::string arg_stats_json(const ArgStats& s) {
+  std::string j = "\"count\":" + std::to_string(s.count()) + ",\"missing\":" + std::to_string(s.missing());
+  j += ",\"min\":" + s.min_text() + ",\"mean\":" + s.mean_text() + ",\"max\":" + s.max_text();
+  j += ",\"histogram\":[";
+  bool first = true;
+  for (const HistogramBucket& b : trim_empty_ends(s.buckets())) {
+    if (!first) j += ',';
+    first = false;
+    j += "{\"low\":" + (b.has_low ? int128_to_string(b.low) : "null");
+    j += ",\"high\":" + (b.has_high ? int128_to_string(b.high) : "null");
+    j += ",\"count\":" + std::to_string(b.count) + "}";
+  }
+  return j + "]";
+}
+
+std::string arg_stats_text(const ArgStats& s) {
+  std::string t = "  count " + std::to_string(s.count()) + ", missing " + std::to_string(s.missing());
+  if (s.count() > 0) t += ", min " + s.min_text() + ", mean " + s.mean_text() + ", max " + s.max_text();
+  t += "\n";
+  std::string bars = render_histogram_text(trim_empty_ends(s.buckets()));
+  size_t pos = 0;
+  while (pos < bars.size()) {
+    size_t nl = bars.find('\n', pos);
+    t += "  " + bars.substr(pos, nl - pos + 1);
+    pos = nl + 1;
+  }
+  return t;
+}
+
+}  // namespace
+
+int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  if (options.format != "text" && options.format != "json") {
+    print_error(io.err, "hist cannot write format '" + options.format + "' (text or json)");
+    return 2;
+  }
+  if (options.filter.probes.empty() || options.arg < 0) {
+    print_error(io.err, "hist needs --probe PROBE and --arg N");
+    return 2;
+  }
+  if (options.by && options.by->kind == KeySpec::Kind::arg) {
+    print_error(io.err, "hist --by takes pid or tid");
+    return 2;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return 1;
+  }
+  const ProbeCatalog& catalog = input.catalog();
+  ArgHistogramConfig config;
+  config.arg = options.arg;
+  config.by = options.by;
+  config.linear = options.linear;
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    config.selected.push_back(filter->site_selected(s) ? 1 : 0);
+    config.sites.push_back(&catalog.site(s));
+  }
+  ArgHistogramAnalyzer analyzer(std::move(config));
+  std::vector<uint32_t> domains = file_domains(input);
+  Record r;
+  while (input.next(r)) {
+    if (r.kind != format::RecordKind::event) continue;
+    uint32_t site = catalog.global_site(r.file, r.event->site_id);
+    if (!filter->accepts(site, *r.event, r.time)) continue;
+    analyzer.on_event(site, domains[r.file], *r.event);
+  }
+  report_read_problems(input, io.err);
+
+  std::string probe_text;
+  for (const std::string& p : options.filter.probes) {
+    if (!probe_text.empty()) probe_text += ',';
+    probe_text += p;
+  }
+  if (options.format == "json") {
+    std::string j = "{\"probe\":" + json_string(probe_text) + ",\"arg\":" + std::to_string(options.arg) + ",";
+    j += arg_stats_json(analyzer.overall());
+    if (options.by) {
+      j += ",\"by\":" + json_string(options.by->text()) + ",\"groups\":[";
+      bool first = true;
+      for (const ArgGroup* g : analyzer.groups()) {
+        if (!first) j += ',';
+        first = false;
+        j += "{\"key\":" + std::to_string(g->id);
+        if (input.hosts_differ()) j += ",\"host\":" + json_string(input.files()[g->domain].metadata.hostname);
+        j += "," + arg_stats_json(g->stats) + "}";
+      }
+      j += "]";
+    }
+    j += "}\n";
+    std::fputs(j.c_str(), io.out);
+    return 0;
+  }
+  std::string t = probe_text + " arg" + std::to_string(options.arg) + ":\n" + arg_stats_text(analyzer.overall());
+  if (options.by) {
+    for (const ArgGroup* g : analyzer.groups()) {
+      t += "\n" + options.by->text() + " " + std::to_string(g->id);
+      if (input.hosts_differ()) t += " on " + input.files()[g->domain].metadata.hostname;
+      t += ":\n" + arg_stats_text(g->stats);
+    }
+  }
+  std::fputs(t.c_str(), io.out);
+  return 0;
+}
+
+}  // namespace usdt::report

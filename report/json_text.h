@@ -1,0 +1,25 @@
+// JSON text helpers shared by the commands: string escaping (RFC 8259) and
+// numbers that JSON can hold.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace usdt::report {
+
+// Appends s as a quoted JSON string: '"', '\\' and control characters are
+// escaped; bytes >= 0x80 are copied (names come from ELF notes, normally
+// ASCII; invalid UTF-8 is passed through rather than altered).
+void append_json_string(std::string& out, std::string_view s);
+std::string json_string(std::string_view s);
+
+// A double as a JSON number; NaN and infinities, which JSON cannot hold,
+// become null.
+std::string json_double(double value);
+
+// exact numerator/denominator with 3 decimals ("12.345"), for exact means.
+std::string decimal_ratio(unsigned __int128 numerator, uint64_t denominator);
+std::string decimal_ratio_signed(__int128 numerator, uint64_t denominator);
+
+}  // namespace usdt::report

@@ -1,0 +1,195 @@
+#include "report/latency_analyzer.h"
+
+#include <algorithm>
+
+namespace usdt::report {
+
+namespace {
+
+// Top-N order: slower first, and among equals the earlier start. Used as the
+// heap's "less", the heap's front is the pair that drops out first.
+bool ranks_higher(const LatencyPair& a, const LatencyPair& b) {
+  if (a.duration != b.duration) return a.duration > b.duration;
+  return a.start_time < b.start_time;
+}
+
+uint64_t id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
+
+}  // namespace
+
+LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
+    : config_(std::move(config)), overall_(config_.linear) {}
+
+bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
+                             uint64_t* key) const {
+  (void)global_site;
+  switch (config_.key.kind) {
+    case KeySpec::Kind::tid: *key = id_key(domain, e.tid); return true;
+    case KeySpec::Kind::pid: *key = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::arg:
+      if (!e.has_arg(config_.key.arg)) return false;
+      *key = e.args[config_.key.arg];
+      return true;
+  }
+  return false;
+}
+
+GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
+                                   const format::Event& e) const {
+  GroupKey g;
+  switch (config_.by->kind) {
+    case KeySpec::Kind::tid:
+      g = GroupKey{true, domain, e.tid, ArgType::unsigned_int};
+      break;
+    case KeySpec::Kind::pid:
+      g = GroupKey{true, domain, e.pid, ArgType::unsigned_int};
+      break;
+    case KeySpec::Kind::arg: {
+      int i = config_.by->arg;
+      if (!e.has_arg(i)) return g;
+      g.present = true;
+      g.value = e.args[i];
+      const SiteInfo* site = config_.sites[global_site];
+      if (site != nullptr && static_cast<size_t>(i) < site->arg_types.size()) {
+        g.type = site->arg_types[static_cast<size_t>(i)];
+      }
+      break;
+    }
+  }
+  return g;
+}
+
+LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
+                                                   const format::Event& e, uint64_t time,
+                                                   LatencyPair* pair) {
+  if (global_site >= config_.roles.size()) return Outcome::ignored;
+  SiteRole role = config_.roles[global_site];
+  if (role == SiteRole::none) return Outcome::ignored;
+  uint64_t key = 0;
+  if (!key_of(global_site, domain, e, &key)) {
+    ++(role == SiteRole::start ? missing_key_starts_ : missing_key_ends_);
+    return Outcome::missing_key;
+  }
+  if (role == SiteRole::start) {
+    uint32_t index;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      index = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    Node& n = nodes_[index];
+    n.time = time;
+    n.domain = domain;
+    n.pid = e.pid;
+    n.tid = e.tid;
+    n.site = global_site;
+    n.live = true;
+    if (config_.by) n.group = group_of(global_site, domain, e);
+    if (config_.keep_open_events) n.event = e;
+    uint32_t& head = open_[key];
+    n.prev = head == 0 ? kNil : head - 1;
+    head = index + 1;
+    ++open_count_;
+    return Outcome::started;
+  }
+  uint32_t* head = open_.find(key);
+  if (head == nullptr) {
+    ++unmatched_ends_;
+    return Outcome::unmatched_end;
+  }
+  uint32_t index = *head - 1;
+  Node& n = nodes_[index];
+  if (n.prev == kNil) {
+    open_.erase(key);
+  } else {
+    *head = n.prev + 1;
+  }
+  n.live = false;
+  free_.push_back(index);
+  --open_count_;
+
+  LatencyPair p;
+  p.start_time = n.time;
+  p.end_time = time;
+  p.duration = time >= n.time ? time - n.time : 0;
+  p.domain = n.domain;
+  p.pid = n.pid;
+  p.tid = n.tid;
+  p.start_site = n.site;
+  p.end_site = global_site;
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key : static_cast<uint32_t>(key);
+  if (config_.key.kind == KeySpec::Kind::arg) {
+    const SiteInfo* site = config_.sites[n.site];
+    size_t i = static_cast<size_t>(config_.key.arg);
+    if (site != nullptr && i < site->arg_types.size()) p.key_type = site->arg_types[i];
+  }
+  record(n, p);
+  if (pair != nullptr) *pair = p;
+  return Outcome::paired;
+}
+
+void LatencyAnalyzer::record(const Node& start, const LatencyPair& pair) {
+  overall_.add(pair.duration);
+  if (config_.by) {
+    const GroupKey& g = start.group;
+    uint32_t* slot = nullptr;
+    if (g.present) {
+      uint64_t k = config_.by->kind == KeySpec::Kind::arg ? g.value : id_key(g.domain, static_cast<uint32_t>(g.value));
+      slot = group_index_.find(k);
+      if (slot == nullptr && groups_.size() < config_.max_groups) {
+        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+        slot = &group_index_[k];
+        *slot = static_cast<uint32_t>(groups_.size());
+      }
+    } else {
+      if (absent_group_ == kNil && groups_.size() < config_.max_groups) {
+        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+        absent_group_ = static_cast<uint32_t>(groups_.size());
+      }
+      if (absent_group_ != kNil) slot = &absent_group_;
+    }
+    if (slot == nullptr) {
+      ++pairs_outside_groups_;
+    } else {
+      groups_[*slot - 1]->stats.add(pair.duration);
+    }
+  }
+  if (config_.top > 0) {
+    auto cmp = [](const LatencyPair& a, const LatencyPair& b) { return ranks_higher(a, b); };
+    if (top_heap_.size() < config_.top) {
+      top_heap_.push_back(pair);
+      std::push_heap(top_heap_.begin(), top_heap_.end(), cmp);
+    } else if (ranks_higher(pair, top_heap_.front())) {
+      std::pop_heap(top_heap_.begin(), top_heap_.end(), cmp);
+      top_heap_.back() = pair;
+      std::push_heap(top_heap_.begin(), top_heap_.end(), cmp);
+    }
+  }
+}
+
+std::vector<const LatencyGroup*> LatencyAnalyzer::groups() const {
+  std::vector<const LatencyGroup*> out;
+  for (const auto& g : groups_) out.push_back(g.get());
+  auto signed_of = [](const GroupKey& k) {
+    return k.type == ArgType::signed_int ? static_cast<__int128>(static_cast<int64_t>(k.value))
+                                         : static_cast<__int128>(k.value);
+  };
+  std::sort(out.begin(), out.end(), [&](const LatencyGroup* a, const LatencyGroup* b) {
+    if (a->key.present != b->key.present) return a->key.present;
+    if (a->key.domain != b->key.domain) return a->key.domain < b->key.domain;
+    return signed_of(a->key) < signed_of(b->key);
+  });
+  return out;
+}
+
+std::vector<LatencyPair> LatencyAnalyzer::top() const {
+  std::vector<LatencyPair> out = top_heap_;
+  std::sort(out.begin(), out.end(), [](const LatencyPair& a, const LatencyPair& b) {
+    return ranks_higher(a, b);
+  });
+  return out;
+}
+
+}  // namespace usdt::report

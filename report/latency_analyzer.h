@@ -1,0 +1,126 @@
+// Pairs start and end events into durations for `usdt-report latency` and
+// `export`. Each end is paired with the most recent open start of the same
+// key (tid, pid or an argument such as a request id): nested starts on one
+// key pair like a stack, as recursive functions do. An end with no open
+// start is counted (unmatched_ends); starts still open at the end of the
+// input are counted (unmatched_starts); an event lacking the key argument
+// is counted apart (missing_key_*). Memory holds only the open starts and
+// one fixed-size histogram per group.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "formats/trace_types.h"
+#include "report/duration_stats.h"
+#include "report/flat_map.h"
+#include "report/probe_catalog.h"
+#include "report/report_options.h"
+
+namespace usdt::report {
+
+enum class SiteRole : uint8_t { none = 0, start = 1, end = 2 };
+
+struct LatencyConfig {
+  std::vector<SiteRole> roles;  // per global site
+  std::vector<const SiteInfo*> sites;  // per global site, for argument types
+  KeySpec key;
+  std::optional<KeySpec> by;
+  std::optional<LinearSpec> linear;
+  uint32_t top = 0;
+  size_t max_groups = 1000;
+  bool keep_open_events = false;  // export: the unmatched starts' events
+};
+
+// A group of --by: the pid, tid or argument value of the start event.
+struct GroupKey {
+  bool present = false;  // false: the start event lacks the argument
+  uint32_t domain = 0;
+  uint64_t value = 0;
+  ArgType type = ArgType::unsigned_int;  // how to print an argument value
+};
+
+struct LatencyPair {
+  uint64_t start_time = 0;  // timeline
+  uint64_t end_time = 0;
+  uint64_t duration = 0;
+  uint32_t domain = 0;
+  uint32_t pid = 0;  // of the start event
+  uint32_t tid = 0;
+  uint32_t start_site = 0;  // global sites
+  uint32_t end_site = 0;
+  uint64_t key = 0;  // the key's value (tid, pid or raw argument)
+  ArgType key_type = ArgType::unsigned_int;
+};
+
+struct LatencyGroup {
+  GroupKey key;
+  DurationStats stats;
+};
+
+class LatencyAnalyzer {
+ public:
+  explicit LatencyAnalyzer(LatencyConfig config);
+
+  enum class Outcome : uint8_t { ignored, started, paired, unmatched_end, missing_key };
+
+  // Feeds one event (in time order). On `paired`, *pair describes it.
+  Outcome on_event(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t time,
+                   LatencyPair* pair);
+
+  const DurationStats& overall() const { return overall_; }
+  // Groups sorted by key (absent key last); empty without --by.
+  std::vector<const LatencyGroup*> groups() const;
+  uint64_t pairs_outside_groups() const { return pairs_outside_groups_; }
+  // The slowest pairs, slowest first (ties: earlier start first).
+  std::vector<LatencyPair> top() const;
+
+  uint64_t unmatched_starts() const { return open_count_; }
+  uint64_t unmatched_ends() const { return unmatched_ends_; }
+  uint64_t missing_key_starts() const { return missing_key_starts_; }
+  uint64_t missing_key_ends() const { return missing_key_ends_; }
+
+  // The starts still open (with keep_open_events), in no particular order.
+  template <typename F>
+  void for_each_open_start(F&& f) const {
+    for (const Node& n : nodes_) {
+      if (n.live && config_.keep_open_events) f(n.site, n.domain, n.event, n.time);
+    }
+  }
+
+ private:
+  struct Node {
+    uint64_t time = 0;
+    uint32_t prev = kNil;
+    uint32_t domain = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    uint32_t site = 0;
+    bool live = false;
+    GroupKey group;
+    format::Event event;  // only with keep_open_events
+  };
+  static constexpr uint32_t kNil = 0xffffffffu;
+
+  bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t* key) const;
+  GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
+  void record(const Node& start, const LatencyPair& pair);
+
+  LatencyConfig config_;
+  FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> free_;
+  uint64_t open_count_ = 0;
+  uint64_t unmatched_ends_ = 0;
+  uint64_t missing_key_starts_ = 0;
+  uint64_t missing_key_ends_ = 0;
+  DurationStats overall_;
+  std::vector<std::unique_ptr<LatencyGroup>> groups_;
+  FlatMap<uint32_t> group_index_;  // key -> index + 1
+  uint32_t absent_group_ = kNil;
+  uint64_t pairs_outside_groups_ = 0;
+  std::vector<LatencyPair> top_heap_;  // min-heap of the slowest
+};
+
+}  // namespace usdt::report

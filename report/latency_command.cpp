@@ -1,0 +1,198 @@
+// usdt-report latency: durations between a start and an end probe, paired
+// on a key (see LatencyAnalyzer), with exact count/min/mean/max,
+// percentiles within LogLinearHistogram::kRelativeError, and histograms.
+#include <algorithm>
+#include <string>
+
+#include "report/arg_format.h"
+#include "report/commands.h"
+#include "report/duration.h"
+#include "report/histogram_text.h"
+#include "report/json_text.h"
+#include "report/latency_analyzer.h"
+#include "report/latency_setup.h"
+
+namespace usdt::report {
+
+namespace {
+
+struct Percentile {
+  const char* name;
+  const char* json_key;
+  unsigned permille;
+};
+constexpr Percentile kPercentiles[] = {
+    {"p50", "p50_ns", 500}, {"p90", "p90_ns", 900}, {"p99", "p99_ns", 990}, {"p99.9", "p999_ns", 999}};
+
+std::vector<HistogramBucket> stats_buckets(const DurationStats& s) {
+  if (s.linear() != nullptr) return trim_empty_ends(s.linear()->buckets());
+  return trim_empty_ends(log2_buckets(s.histogram().log2_counts()));
+}
+
+std::string stats_json_fields(const DurationStats& s) {
+  bool any = s.count() > 0;
+  std::string j = "\"count\":" + std::to_string(s.count());
+  j += ",\"min_ns\":" + (any ? std::to_string(s.min()) : "null");
+  j += ",\"mean_ns\":" + s.mean_text();
+  for (const Percentile& p : kPercentiles) {
+    j += ",\"" + std::string(p.json_key) + "\":" + (any ? std::to_string(s.percentile(p.permille)) : "null");
+  }
+  j += ",\"max_ns\":" + (any ? std::to_string(s.max()) : "null");
+  j += ",\"relative_error\":" + json_double(LogLinearHistogram::kRelativeError);
+  j += ",\"histogram\":[";
+  bool first = true;
+  for (const HistogramBucket& b : stats_buckets(s)) {
+    if (!first) j += ',';
+    first = false;
+    j += "{\"low_ns\":" + (b.has_low ? int128_to_string(b.low) : "null");
+    j += ",\"high_ns\":" + (b.has_high ? int128_to_string(b.high) : "null");
+    j += ",\"count\":" + std::to_string(b.count) + "}";
+  }
+  j += "]";
+  return j;
+}
+
+std::string stats_text(const DurationStats& s) {
+  if (s.count() == 0) return "  no start/end pair matched\n";
+  std::string t;
+  auto line = [&](const std::string& name, const std::string& value) {
+    t += "  " + name + std::string(name.size() < 8 ? 8 - name.size() : 0, ' ') + value + "\n";
+  };
+  line("count", std::to_string(s.count()));
+  line("min", std::to_string(s.min()) + " ns");
+  line("mean", s.mean_text() + " ns");
+  for (const Percentile& p : kPercentiles) line(p.name, std::to_string(s.percentile(p.permille)) + " ns");
+  line("max", std::to_string(s.max()) + " ns");
+  t += "\n  histogram (ns):\n";
+  std::string bars = render_histogram_text(stats_buckets(s));
+  size_t pos = 0;
+  while (pos < bars.size()) {
+    size_t nl = bars.find('\n', pos);
+    t += "  " + bars.substr(pos, nl - pos + 1);
+    pos = nl + 1;
+  }
+  return t;
+}
+
+std::string group_key_text(const GroupKey& g, const KeySpec& by, bool json) {
+  if (!g.present) return json ? "null" : "(argument missing)";
+  if (by.kind == KeySpec::Kind::arg) return arg_text(g.value, g.type, json);
+  return std::to_string(g.value);
+}
+
+}  // namespace
+
+int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  if (options.format != "text" && options.format != "json") {
+    print_error(io.err, "latency cannot write format '" + options.format + "' (text or json)");
+    return 2;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return 1;
+  }
+  Result<LatencyConfig> config = make_latency_config(options, input.catalog());
+  if (!config) {
+    print_error(io.err, config.error().message());
+    return 1;
+  }
+  LatencyAnalyzer analyzer(std::move(*config));
+  const ProbeCatalog& catalog = input.catalog();
+  std::vector<uint32_t> domains = file_domains(input);
+  Record r;
+  while (input.next(r)) {
+    if (r.kind != format::RecordKind::event) continue;
+    uint32_t site = catalog.global_site(r.file, r.event->site_id);
+    if (!filter->accepts(site, *r.event, r.time)) continue;
+    analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr);
+  }
+  report_read_problems(input, io.err);
+
+  const DurationStats& all = analyzer.overall();
+  const uint64_t start = input.timeline_start();
+  if (options.format == "json") {
+    std::string j = "{\"start\":" + json_string(options.start) + ",\"end\":" + json_string(options.end);
+    j += ",\"key\":" + json_string(options.key.text()) + ",";
+    j += stats_json_fields(all);
+    j += ",\"unmatched_starts\":" + std::to_string(analyzer.unmatched_starts());
+    j += ",\"unmatched_ends\":" + std::to_string(analyzer.unmatched_ends());
+    j += ",\"missing_key_starts\":" + std::to_string(analyzer.missing_key_starts());
+    j += ",\"missing_key_ends\":" + std::to_string(analyzer.missing_key_ends());
+    if (options.by) {
+      j += ",\"by\":" + json_string(options.by->text()) + ",\"groups\":[";
+      bool first = true;
+      for (const LatencyGroup* g : analyzer.groups()) {
+        if (!first) j += ',';
+        first = false;
+        j += "{\"key\":" + group_key_text(g->key, *options.by, true);
+        if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
+          j += ",\"host\":" + json_string(input.files()[g->key.domain].metadata.hostname);
+        }
+        j += "," + stats_json_fields(g->stats) + "}";
+      }
+      j += "]";
+      j += ",\"pairs_outside_groups\":" + std::to_string(analyzer.pairs_outside_groups());
+    }
+    if (options.top > 0) {
+      j += ",\"top\":[";
+      bool first = true;
+      for (const LatencyPair& p : analyzer.top()) {
+        if (!first) j += ',';
+        first = false;
+        j += "{\"duration_ns\":" + std::to_string(p.duration) + ",\"start_ns\":" + std::to_string(p.start_time);
+        j += ",\"start_offset_ns\":" + std::to_string(p.start_time - start);
+        j += ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(p.tid);
+        j += ",\"key\":" + (options.key.kind == KeySpec::Kind::arg ? arg_text(p.key, p.key_type, true) : std::to_string(p.key)) + "}";
+      }
+      j += "]";
+    }
+    j += "}\n";
+    std::fputs(j.c_str(), io.out);
+    return 0;
+  }
+
+  std::string t = "latency " + options.start + " -> " + options.end + ", paired on " + options.key.text() + "\n";
+  t += "  unmatched starts: " + std::to_string(analyzer.unmatched_starts()) +
+       ", unmatched ends: " + std::to_string(analyzer.unmatched_ends());
+  if (analyzer.missing_key_starts() + analyzer.missing_key_ends() > 0) {
+    t += ", without " + options.key.text() + ": " + std::to_string(analyzer.missing_key_starts()) + " starts, " +
+         std::to_string(analyzer.missing_key_ends()) + " ends";
+  }
+  t += "\n";
+  t += "  percentiles within " + json_double(LogLinearHistogram::kRelativeError * 100) +
+       "% of the true value (relative_error " + json_double(LogLinearHistogram::kRelativeError) +
+       "); count, min, mean and max are exact\n\n";
+  t += stats_text(all);
+  if (options.by) {
+    for (const LatencyGroup* g : analyzer.groups()) {
+      t += "\n" + options.by->text() + " " + group_key_text(g->key, *options.by, false);
+      if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
+        t += " on " + input.files()[g->key.domain].metadata.hostname;
+      }
+      t += ":\n" + stats_text(g->stats);
+    }
+    if (analyzer.pairs_outside_groups() > 0) {
+      t += "\n(" + std::to_string(analyzer.pairs_outside_groups()) +
+           " pairs beyond the first 1000 groups are only in the totals)\n";
+    }
+  }
+  if (options.top > 0) {
+    std::vector<LatencyPair> top = analyzer.top();
+    t += "\nslowest " + std::to_string(top.size()) + " pair" + (top.size() == 1 ? "" : "s") + ":\n";
+    t += "  " + std::string("duration_ns") + "  start (s)         pid/tid          " + options.key.text() + "\n";
+    for (const LatencyPair& p : top) {
+      std::string d = std::to_string(p.duration);
+      std::string s = "+" + format_seconds(p.start_time - start);
+      std::string pt = std::to_string(p.pid) + "/" + std::to_string(p.tid);
+      std::string k = options.key.kind == KeySpec::Kind::arg ? arg_text(p.key, p.key_type, false) : std::to_string(p.key);
+      t += "  " + std::string(d.size() < 11 ? 11 - d.size() : 0, ' ') + d + "  " + s +
+           std::string(s.size() < 18 ? 18 - s.size() : 1, ' ') + pt +
+           std::string(pt.size() < 17 ? 17 - pt.size() : 1, ' ') + k + "\n";
+    }
+  }
+  std::fputs(t.c_str(), io.out);
+  return 0;
+}
+
+}  // namespace usdt::report

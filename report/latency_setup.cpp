@@ -1,0 +1,34 @@
+#include "report/latency_setup.h"
+
+#include "report/commands.h"
+
+namespace usdt::report {
+
+Result<LatencyConfig> make_latency_config(const ReportOptions& options, const ProbeCatalog& catalog) {
+  if (options.start.empty() || options.end.empty()) return Error("latency needs both --start and --end");
+  Result<std::vector<uint32_t>> starts = sites_matching(catalog, options.start);
+  if (!starts) return starts.error().context("--start");
+  Result<std::vector<uint32_t>> ends = sites_matching(catalog, options.end);
+  if (!ends) return ends.error().context("--end");
+  LatencyConfig config;
+  config.roles.assign(catalog.site_count(), SiteRole::none);
+  for (uint32_t s : *starts) config.roles[s] = SiteRole::start;
+  for (uint32_t s : *ends) {
+    if (config.roles[s] == SiteRole::start) {
+      return Error("--start '" + options.start + "' and --end '" + options.end + "' both select " +
+                   catalog.probe_of_site(s).full_name);
+    }
+    config.roles[s] = SiteRole::end;
+  }
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) config.sites.push_back(&catalog.site(s));
+  config.key = options.key;
+  config.by = options.by;
+  if (options.linear_hist && !options.linear) {
+    return Error("--hist linear needs --linear MIN,MAX,STEP (in ns)");
+  }
+  config.linear = options.linear;
+  config.top = options.top;
+  return config;
+}
+
+}  // namespace usdt::report

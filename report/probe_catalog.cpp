@@ -1,0 +1,82 @@
+#include "report/probe_catalog.h"
+
+#include <algorithm>
+
+#include "report/wildcard.h"
+
+namespace usdt::report {
+
+ArgType arg_type_of(const format::ArgDescriptor& d) {
+  if (d.is_float) return d.size == 4 ? ArgType::float32 : ArgType::float64;
+  return d.is_signed ? ArgType::signed_int : ArgType::unsigned_int;
+}
+
+void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
+  uint32_t file = static_cast<uint32_t>(bases_.size());
+  uint32_t size = 0;
+  for (const format::ProbeSite& s : sites) {
+    if (s.id != format::kNoSite) size = std::max(size, s.id + 1);
+  }
+  // A hostile probe table could claim id 4e9; ids are dense in valid files,
+  // so cap the slot table at a generous multiple of the site count.
+  size = std::min<uint32_t>(size, static_cast<uint32_t>(sites.size()) * 4 + 64);
+  FileRange range{static_cast<uint32_t>(site_of_slot_.size()), size};
+  bases_.push_back(range);
+  site_of_slot_.resize(site_of_slot_.size() + size, kUnknownSite);
+  for (const format::ProbeSite& s : sites) {
+    if (s.id >= size) continue;
+    std::string full = s.provider + ":" + s.name;
+    auto [it, added] = probe_by_name_.emplace(full, static_cast<uint32_t>(probes_.size()));
+    if (added) probes_.push_back(ProbeInfo{s.provider, s.name, full});
+    uint32_t probe = it->second;
+    SiteInfo info;
+    info.probe = probe;
+    info.file = file;
+    info.site_id = s.id;
+    for (const format::ArgDescriptor& a : s.args) info.arg_types.push_back(arg_type_of(a));
+    site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
+    sites_.push_back(std::move(info));
+  }
+}
+
+std::vector<uint32_t> ProbeCatalog::probes_matching(const std::string& pattern) const {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < probes_.size(); ++i) {
+    if (probe_pattern_matches(pattern, probes_[i].provider, probes_[i].name)) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::string> ProbeCatalog::probe_names() const {
+  std::vector<std::string> names;
+  for (const ProbeInfo& p : probes_) names.push_back(p.full_name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string unknown_probe_message(const std::string& pattern, const ProbeCatalog& catalog) {
+  std::vector<std::string> names = catalog.probe_names();
+  std::string message = "no probe in the trace matches '" + pattern + "'";
+  std::string guess = closest_match(pattern, names);
+  if (guess.empty() && pattern.find(':') == std::string::npos) {
+    std::vector<std::string> bare;
+    for (const ProbeInfo& p : catalog.probes()) bare.push_back(p.name);
+    std::string bare_guess = closest_match(pattern, bare);
+    for (const ProbeInfo& p : catalog.probes()) {
+      if (!bare_guess.empty() && p.name == bare_guess) guess = p.full_name;
+    }
+  }
+  if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+  if (names.empty()) {
+    message += "; the trace has no probes";
+  } else {
+    message += "; the trace has: ";
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) message += ", ";
+      message += names[i];
+    }
+  }
+  return message;
+}
+
+}  // namespace usdt::report

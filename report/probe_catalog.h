@@ -1,0 +1,79 @@
+// The probes of one or several trace files. Each file numbers its sites
+// 0..N-1; the catalog gives every (file, site id) a global site index and
+// maps it to a probe, named provider:name. Sites of different files stay
+// distinct (their argument types may differ); sites with the same
+// provider:name share one probe, so per-probe counts add up across files
+// and across the several locations of one probe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/trace_types.h"
+
+namespace usdt::report {
+
+enum class ArgType : uint8_t { signed_int, unsigned_int, float32, float64 };
+
+ArgType arg_type_of(const format::ArgDescriptor& descriptor);
+
+struct ProbeInfo {
+  std::string provider;
+  std::string name;
+  std::string full_name;  // "provider:name"
+};
+
+struct SiteInfo {
+  uint32_t probe = 0;
+  uint32_t file = 0;
+  uint32_t site_id = 0;
+  std::vector<ArgType> arg_types;  // one per descriptor of the site
+};
+
+class ProbeCatalog {
+ public:
+  static constexpr uint32_t kUnknownSite = 0xffffffffu;
+
+  // Adds the next file's probe table (file index = number of files added so
+  // far). Site ids need not be dense: ids without a site stay unknown.
+  void add_file(const std::vector<format::ProbeSite>& sites);
+
+  // The global index of a file's site, or kUnknownSite for an id the file's
+  // probe table does not have (a corrupted event).
+  uint32_t global_site(uint32_t file, uint32_t site_id) const {
+    if (file >= bases_.size()) return kUnknownSite;
+    const FileRange& r = bases_[file];
+    if (site_id >= r.size) return kUnknownSite;
+    return site_of_slot_[r.base + site_id];
+  }
+
+  size_t site_count() const { return sites_.size(); }
+  const SiteInfo& site(uint32_t global) const { return sites_[global]; }
+  const std::vector<ProbeInfo>& probes() const { return probes_; }
+  const ProbeInfo& probe_of_site(uint32_t global) const { return probes_[sites_[global].probe]; }
+
+  // The probes a pattern (report/wildcard.h) selects, as probe indexes.
+  std::vector<uint32_t> probes_matching(const std::string& pattern) const;
+
+  // "provider:name" of every probe, sorted, for error messages.
+  std::vector<std::string> probe_names() const;
+
+ private:
+  struct FileRange {
+    uint32_t base = 0;
+    uint32_t size = 0;
+  };
+  std::vector<FileRange> bases_;
+  std::vector<uint32_t> site_of_slot_;  // base + site id -> global site
+  std::vector<SiteInfo> sites_;
+  std::vector<ProbeInfo> probes_;
+  std::unordered_map<std::string, uint32_t> probe_by_name_;
+};
+
+// The error text for a pattern that selects nothing: the probes the trace
+// has, and the closest one as "did you mean".
+std::string unknown_probe_message(const std::string& pattern, const ProbeCatalog& catalog);
+
+}  // namespace usdt::report

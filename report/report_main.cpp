@@ -1,0 +1,24 @@
+#include "report/report_main.h"
+
+#include "report/commands.h"
+#include "report/report_options.h"
+#include "report/trace_set.h"
+
+namespace usdt::report {
+
+int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* err) {
+  ParsedCommandLine parsed = parse_command_line(argc, argv);
+  if (parsed.action == ParsedCommandLine::Action::print_and_exit) {
+    std::fputs(parsed.text.c_str(), parsed.to_stderr ? err : out);
+    return parsed.exit_code;
+  }
+  Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces);
+  if (!set) {
+    print_error(err, set.error().message());
+    return 1;
+  }
+  for (const std::string& w : (*set)->warnings()) print_warning(err, w + " (left out)");
+  return run_command(parsed.options, **set, CommandIo{out, err});
+}
+
+}  // namespace usdt::report

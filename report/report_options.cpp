@@ -1,0 +1,329 @@
+#include "report/report_options.h"
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+
+#include "report/duration.h"
+#include "report/wildcard.h"
+
+#ifndef USDT_TRACE_VERSION
+#define USDT_TRACE_VERSION "unknown"
+#endif
+
+namespace po = boost::program_options;
+
+namespace usdt::report {
+
+const char* command_name(Command command) {
+  switch (command) {
+    case Command::summary: return "summary";
+    case Command::dump: return "dump";
+    case Command::latency: return "latency";
+    case Command::hist: return "hist";
+    case Command::export_trace: return "export";
+  }
+  return "?";
+}
+
+std::string KeySpec::text() const {
+  switch (kind) {
+    case Kind::tid: return "tid";
+    case Kind::pid: return "pid";
+    case Kind::arg: return "arg" + std::to_string(arg);
+  }
+  return "?";
+}
+
+Result<KeySpec> parse_key_spec(const std::string& text, const char* option) {
+  KeySpec k;
+  if (text == "tid") return k;
+  if (text == "pid") {
+    k.kind = KeySpec::Kind::pid;
+    return k;
+  }
+  if (text.size() > 3 && text.compare(0, 3, "arg") == 0) {
+    int n = -1;
+    auto [ptr, ec] = std::from_chars(text.data() + 3, text.data() + text.size(), n);
+    if (ec == std::errc() && ptr == text.data() + text.size() && n >= 0 && n < 12) {
+      k.kind = KeySpec::Kind::arg;
+      k.arg = n;
+      return k;
+    }
+  }
+  return Error(std::string("invalid ") + option + " '" + text + "': expected tid, pid or argN (N from 0 to 11)");
+}
+
+namespace {
+
+constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export"};
+
+std::optional<Command> command_of(const std::string& word) {
+  if (word == "summary") return Command::summary;
+  if (word == "dump") return Command::dump;
+  if (word == "latency") return Command::latency;
+  if (word == "hist") return Command::hist;
+  if (word == "export") return Command::export_trace;
+  return std::nullopt;
+}
+
+const char* command_usage(Command c) {
+  switch (c) {
+    case Command::summary:
+      return "usage: usdt-report [summary] [OPTIONS] TRACE...\n\n"
+             "What the trace holds: its time span (wall clock and duration), events per probe\n"
+             "with their rate, events per process, lost events per CPU and per probe, and\n"
+             "whether the file was cut short or had corrupted chunks. Counts are of the\n"
+             "events actually read.\n";
+    case Command::dump:
+      return "usage: usdt-report dump [--format text|jsonl|csv] [OPTIONS] TRACE...\n\n"
+             "One line per event, in time order. text: process name, pid/tid, [cpu], seconds\n"
+             "since the start, provider:name, arguments. jsonl: one JSON object per event,\n"
+             "time_ns being the recorded CLOCK_MONOTONIC time. csv: with a header line.\n"
+             "An argument that could not be recorded is null (empty in csv), never 0.\n";
+    case Command::latency:
+      return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
+             "                           [--by pid|tid|argN] [--hist log2|linear]\n"
+             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n\n"
+             "Durations from each start event to the end event of the same key (tid by\n"
+             "default; argN pairs on an argument such as a request id, also across\n"
+             "threads). Nested starts on one key pair like a stack. Prints count, min, mean,\n"
+             "p50, p90, p99, p99.9, max (percentiles within 0.39%) and a histogram;\n"
+             "unmatched starts and ends are counted.\n";
+    case Command::hist:
+      return "usage: usdt-report hist --probe PROBE --arg N [--linear MIN,MAX,STEP]\n"
+             "                        [--by pid|tid] [OPTIONS] TRACE...\n\n"
+             "The distribution of argument N (from 0) of a probe: count, missing (events\n"
+             "without that argument), min, mean, max, and a log2 (default) or linear\n"
+             "histogram.\n";
+    case Command::export_trace:
+      return "usage: usdt-report export --format chrome -o FILE [--start PROBE --end PROBE]\n"
+             "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
+             "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
+             "chrome://tracing: start/end pairs as slices, other events as instants,\n"
+             "process and thread names as metadata.\n";
+  }
+  return "";
+}
+
+const char* kMainUsage =
+    "usage: usdt-report [COMMAND] [OPTIONS] TRACE...\n\n"
+    "Analyses trace files written by usdt-record.\n\n"
+    "commands:\n"
+    "  summary   events per probe and per process, lost events, time span (default)\n"
+    "  dump      one line per event, in time order (text, jsonl, csv)\n"
+    "  latency   durations between a start and an end probe, with percentiles\n"
+    "  hist      distribution of one probe argument\n"
+    "  export    Chrome/Perfetto trace JSON\n\n"
+    "'usdt-report COMMAND --help' explains a command and its options.\n";
+
+ParsedCommandLine usage_error(const std::string& message, const std::string& command) {
+  ParsedCommandLine p;
+  p.action = ParsedCommandLine::Action::print_and_exit;
+  p.exit_code = 2;
+  p.to_stderr = true;
+  p.text = "usdt-report: error: " + message + "\nhint: see 'usdt-report " + (command.empty() ? "" : command + " ") +
+           "--help'\n";
+  return p;
+}
+
+Result<uint32_t> parse_u32(const std::string& text, const char* option) {
+  uint32_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
+    return Error(std::string("invalid ") + option + " '" + text + "': expected a non-negative integer");
+  }
+  return v;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParsedCommandLine parsed;
+  ReportOptions& o = parsed.options;
+  std::string command_word;
+
+  if (!args.empty()) {
+    std::optional<Command> c = command_of(args[0]);
+    if (c) {
+      o.command = *c;
+      command_word = args[0];
+      args.erase(args.begin());
+    } else if (args[0] == "--version") {
+      parsed.action = ParsedCommandLine::Action::print_and_exit;
+      parsed.text = std::string("usdt-report ") + USDT_TRACE_VERSION + "\n";
+      return parsed;
+    } else if (args[0] == "--help" || args[0] == "-h") {
+      parsed.action = ParsedCommandLine::Action::print_and_exit;
+      parsed.text = kMainUsage;
+      return parsed;
+    } else if (args[0][0] != '-') {
+      std::error_code ec;
+      if (!std::filesystem::exists(args[0], ec)) {
+        std::vector<std::string> names(std::begin(kCommands), std::end(kCommands));
+        std::string guess = closest_match(args[0], names);
+        if (!guess.empty()) {
+          return usage_error("unknown command '" + args[0] + "' (did you mean '" + guess + "'?)", "");
+        }
+      }
+    }
+  }
+  if (o.command == Command::export_trace) o.format = "chrome";
+
+  std::string format = o.format;
+  std::vector<std::string> probes;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg;
+  po::options_description common("options");
+  common.add_options()
+      ("help,h", "explain this command")
+      ("version", "print the version")
+      ("probe", po::value(&probes)->composing(),
+       "only events of probes matching PATTERN (provider:name; * and ? wildcards; repeatable)")
+      ("pid", po::value(&pid), "only events of this process")
+      ("tid", po::value(&tid), "only events of this thread")
+      ("since", po::value(&since), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
+      ("until", po::value(&until), "only events up to this time after the start");
+  po::options_description specific(std::string(command_name(o.command)) + " options");
+  switch (o.command) {
+    case Command::summary:
+      specific.add_options()("format", po::value(&format), "text (default) or json");
+      break;
+    case Command::dump:
+      specific.add_options()("format", po::value(&format), "text (default), jsonl or csv");
+      break;
+    case Command::latency:
+    case Command::export_trace:
+      specific.add_options()
+          ("format", po::value(&format), o.command == Command::latency ? "text (default) or json" : "chrome")
+          ("start", po::value(&o.start), "the probe that starts an interval")
+          ("end", po::value(&o.end), "the probe that ends it")
+          ("key", po::value(&key), "pair starts and ends on tid (default), pid or argN");
+      if (o.command == Command::export_trace) {
+        specific.add_options()("output,o", po::value(&o.output), "the JSON file to write");
+      } else {
+        specific.add_options()
+            ("by", po::value(&by), "one table per pid, tid or argN (of the start event)")
+            ("hist", po::value(&hist), "log2 (default) or linear (needs --linear)")
+            ("linear", po::value(&linear), "linear buckets MIN,MAX,STEP in ns")
+            ("top", po::value(&top), "list the N slowest pairs");
+      }
+      break;
+    case Command::hist:
+      specific.add_options()
+          ("format", po::value(&format), "text (default) or json")
+          ("arg", po::value(&arg), "the argument, from 0")
+          ("linear", po::value(&linear), "linear buckets MIN,MAX,STEP")
+          ("by", po::value(&by), "one histogram per pid or tid");
+      break;
+  }
+  po::options_description hidden;
+  hidden.add_options()("trace", po::value(&o.traces)->composing());
+  po::positional_options_description positional;
+  positional.add("trace", -1);
+  po::options_description all;
+  all.add(specific).add(common).add(hidden);
+
+  po::variables_map vm;
+  try {
+    std::vector<const char*> rest;
+    rest.push_back(argv[0]);
+    for (const std::string& a : args) rest.push_back(a.c_str());
+    po::store(po::command_line_parser(static_cast<int>(rest.size()), rest.data())
+                  .options(all)
+                  .positional(positional)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what(), command_word);
+  }
+
+  if (vm.count("help")) {
+    std::ostringstream text;
+    text << command_usage(o.command) << "\n" << specific << "\n" << common;
+    if (command_word.empty()) text << "\n" << kMainUsage;
+    parsed.action = ParsedCommandLine::Action::print_and_exit;
+    parsed.text = text.str();
+    return parsed;
+  }
+  if (vm.count("version")) {
+    parsed.action = ParsedCommandLine::Action::print_and_exit;
+    parsed.text = std::string("usdt-report ") + USDT_TRACE_VERSION + "\n";
+    return parsed;
+  }
+
+  o.format = format;
+  o.filter.probes = probes;
+  auto fail = [&](const Error& e) { return usage_error(e.message(), command_word); };
+  if (!pid.empty()) {
+    Result<uint32_t> v = parse_u32(pid, "--pid");
+    if (!v) return fail(v.error());
+    o.filter.pid = *v;
+  }
+  if (!tid.empty()) {
+    Result<uint32_t> v = parse_u32(tid, "--tid");
+    if (!v) return fail(v.error());
+    o.filter.tid = *v;
+  }
+  if (vm.count("since")) {
+    Result<uint64_t> v = parse_duration(since);
+    if (!v) return fail(v.error().context("--since"));
+    o.filter.since_ns = *v;
+  }
+  if (vm.count("until")) {
+    Result<uint64_t> v = parse_duration(until);
+    if (!v) return fail(v.error().context("--until"));
+    o.filter.until_ns = *v;
+  }
+  if (o.filter.since_ns && o.filter.until_ns && *o.filter.since_ns > *o.filter.until_ns) {
+    return usage_error("--since is after --until", command_word);
+  }
+  {
+    Result<KeySpec> k = parse_key_spec(key, "--key");
+    if (!k) return fail(k.error());
+    o.key = *k;
+  }
+  if (!by.empty()) {
+    Result<KeySpec> k = parse_key_spec(by, "--by");
+    if (!k) return fail(k.error());
+    o.by = *k;
+  }
+  if (hist != "log2" && hist != "linear") return usage_error("invalid --hist '" + hist + "': log2 or linear", command_word);
+  o.linear_hist = hist == "linear";
+  if (!linear.empty()) {
+    Result<LinearSpec> l = parse_linear_spec(linear);
+    if (!l) return fail(l.error());
+    o.linear = *l;
+    o.linear_hist = true;
+  }
+  if (o.linear_hist && !o.linear) return usage_error("--hist linear needs --linear MIN,MAX,STEP", command_word);
+  if (!top.empty()) {
+    Result<uint32_t> v = parse_u32(top, "--top");
+    if (!v) return fail(v.error());
+    o.top = std::min<uint32_t>(*v, 100000);
+  }
+  if (!arg.empty()) {
+    Result<uint32_t> v = parse_u32(arg, "--arg");
+    if (!v) return fail(v.error());
+    if (*v >= 12) return usage_error("invalid --arg '" + arg + "': probes have at most 12 arguments (0 to 11)", command_word);
+    o.arg = static_cast<int>(*v);
+  }
+  if (o.command == Command::latency && (o.start.empty() || o.end.empty())) {
+    return usage_error("latency needs --start PROBE and --end PROBE", command_word);
+  }
+  if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
+    return usage_error("export needs both --start and --end, or neither", command_word);
+  }
+  if (o.command == Command::hist && (probes.empty() || o.arg < 0)) {
+    return usage_error("hist needs --probe PROBE and --arg N", command_word);
+  }
+  if (o.command == Command::export_trace && o.output.empty()) {
+    return usage_error("export needs -o FILE", command_word);
+  }
+  if (o.traces.empty()) return usage_error("no trace file given", command_word);
+  return parsed;
+}
+
+}  // namespace usdt::report

@@ -1,0 +1,67 @@
+// The parsed command line of usdt-report (shared/CLI.md). Parsing uses
+// Boost.Program_options; its exceptions are caught inside and become usage
+// errors, so callers only see values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/linear_histogram.h"
+
+namespace usdt::report {
+
+enum class Command { summary, dump, latency, hist, export_trace };
+
+// The filters every command takes.
+struct FilterOptions {
+  std::vector<std::string> probes;  // patterns; empty = every probe
+  std::optional<uint32_t> pid;
+  std::optional<uint32_t> tid;
+  std::optional<uint64_t> since_ns;  // relative to the timeline start
+  std::optional<uint64_t> until_ns;
+};
+
+// --key / --by: tid, pid or argN (N from 0).
+struct KeySpec {
+  enum class Kind : uint8_t { tid, pid, arg } kind = Kind::tid;
+  int arg = 0;
+  std::string text() const;
+};
+Result<KeySpec> parse_key_spec(const std::string& text, const char* option);
+
+struct ReportOptions {
+  Command command = Command::summary;
+  std::vector<std::string> traces;
+  FilterOptions filter;
+  std::string format = "text";
+  // latency, export
+  std::string start;
+  std::string end;
+  KeySpec key;
+  std::optional<KeySpec> by;
+  bool linear_hist = false;
+  std::optional<LinearSpec> linear;
+  uint32_t top = 0;
+  // hist
+  int arg = -1;
+  // export
+  std::string output;
+};
+
+// What parsing decided: run, or stop with text already decided (help,
+// version: exit 0; usage error: exit 2, message on stderr).
+struct ParsedCommandLine {
+  enum class Action { run, print_and_exit } action = Action::run;
+  ReportOptions options;
+  std::string text;  // for print_and_exit: what to print
+  int exit_code = 0;
+  bool to_stderr = false;
+};
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+const char* command_name(Command command);
+
+}  // namespace usdt::report

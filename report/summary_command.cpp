@@ -1,0 +1,255 @@
+// usdt-report summary: what the trace holds, counted from the records read.
+#include <algorithm>
+#include <string>
+
+#include "report/commands.h"
+#include "report/duration.h"
+#include "report/json_text.h"
+#include "report/summary_stats.h"
+
+namespace usdt::report {
+
+namespace {
+
+struct Span {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool end_from_summary = true;  // every file ended cleanly
+};
+
+// The recording's span: from the earliest start to the latest clean end, or
+// to the last record read when a file has no summary (cut short).
+Span recording_span(const TraceInput& input, uint64_t last_record_time, bool any_record) {
+  Span span;
+  span.start = input.timeline_start();
+  span.end = span.start;
+  for (const TraceFileInfo& f : input.files()) {
+    if (f.summary) {
+      span.end = std::max(span.end, f.summary->end_monotonic_ns + static_cast<uint64_t>(f.shift_ns));
+    } else {
+      span.end_from_summary = false;
+    }
+  }
+  if (any_record) span.end = std::max(span.end, last_record_time);
+  return span;
+}
+
+std::string rate_text(uint64_t count, uint64_t duration_ns) {
+  return decimal_ratio(static_cast<unsigned __int128>(count) * 1000000000u, duration_ns);
+}
+
+std::string pad_left(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+std::string pad_right(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+struct ProbeRow {
+  uint32_t probe;
+  uint64_t count;
+  uint64_t lost;
+};
+
+}  // namespace
+
+int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return 1;
+  }
+  const ProbeCatalog& catalog = input.catalog();
+  std::vector<uint32_t> domains = file_domains(input);
+  SummaryStats stats(catalog, input.files().size());
+  std::vector<uint64_t> lost_records_per_file(input.files().size(), 0);
+  uint64_t last_record_time = 0;
+  bool any_record = false;
+
+  Record r;
+  while (input.next(r)) {
+    any_record = true;
+    last_record_time = std::max(last_record_time, r.time);
+    switch (r.kind) {
+      case format::RecordKind::event: {
+        uint32_t site = catalog.global_site(r.file, r.event->site_id);
+        if (site == ProbeCatalog::kUnknownSite) {
+          if (filter->selects_every_site() && filter->in_time_window(r.time)) {
+            stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
+          }
+          break;
+        }
+        if (filter->accepts(site, *r.event, r.time)) stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
+        break;
+      }
+      case format::RecordKind::process:
+        stats.names().on_process(domains[r.file], *r.process);
+        break;
+      case format::RecordKind::lost: {
+        lost_records_per_file[r.file] += r.lost->count;
+        uint32_t site = r.lost->site_id == format::kNoSite ? ProbeCatalog::kUnknownSite
+                                                            : catalog.global_site(r.file, r.lost->site_id);
+        bool selected = site == ProbeCatalog::kUnknownSite || filter->site_selected(site);
+        if (selected && filter->in_time_window(r.time)) stats.on_lost(site, *r.lost);
+        break;
+      }
+    }
+  }
+  report_read_problems(input, io.err);
+
+  Span span = recording_span(input, last_record_time, any_record);
+  uint64_t duration = span.end - span.start;
+  bool truncated = false;
+  uint64_t chunks_bad = 0;
+  for (const TraceFileInfo& f : input.files()) {
+    truncated = truncated || f.diagnostics.truncated;
+    chunks_bad += f.diagnostics.chunks_bad;
+  }
+
+  // Probes: every selected probe, most events first.
+  std::vector<uint8_t> probe_selected(catalog.probes().size(), 0);
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    if (filter->site_selected(s)) probe_selected[catalog.site(s).probe] = 1;
+  }
+  std::vector<ProbeRow> rows;
+  for (uint32_t p = 0; p < catalog.probes().size(); ++p) {
+    if (probe_selected[p]) rows.push_back({p, stats.events_per_probe()[p], stats.lost_per_probe()[p]});
+  }
+  std::sort(rows.begin(), rows.end(), [&](const ProbeRow& a, const ProbeRow& b) {
+    if (a.count != b.count) return a.count > b.count;
+    return catalog.probes()[a.probe].full_name < catalog.probes()[b.probe].full_name;
+  });
+  std::vector<ProcessCount> processes = stats.processes();
+
+  // The file's own summary against what was read (only meaningful unfiltered).
+  std::vector<std::string> disagreements;
+  if (!filter->restricts_anything()) {
+    for (uint32_t f = 0; f < input.files().size(); ++f) {
+      const TraceFileInfo& info = input.files()[f];
+      if (!info.summary) continue;
+      if (info.summary->events != stats.events_of_file(f)) {
+        disagreements.push_back("'" + info.path + "': its summary counts " +
+                                std::to_string(info.summary->events) + " events, " +
+                                std::to_string(stats.events_of_file(f)) + " could be read");
+      }
+      if (info.summary->lost != lost_records_per_file[f]) {
+        disagreements.push_back("'" + info.path + "': its summary counts " +
+                                std::to_string(info.summary->lost) + " lost events, the lost records " +
+                                std::to_string(lost_records_per_file[f]));
+      }
+    }
+  }
+  for (const std::string& d : disagreements) print_warning(io.err, d);
+  if (stats.lost() > 0) {
+    print_warning(io.err, std::to_string(stats.lost()) +
+                              " events were lost by the kernel (ring buffer full): the counts below miss them");
+  }
+
+  auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
+
+  if (options.format == "json") {
+    std::string j = "{\"events\":" + std::to_string(stats.events());
+    j += ",\"lost\":" + std::to_string(stats.lost());
+    j += std::string(",\"truncated\":") + (truncated ? "true" : "false");
+    j += ",\"chunks_bad\":" + std::to_string(chunks_bad);
+    j += ",\"start_ns\":" + std::to_string(span.start);
+    j += ",\"end_ns\":" + std::to_string(span.end);
+    j += ",\"duration_ns\":" + std::to_string(duration);
+    j += ",\"start_realtime_ns\":" + std::to_string(realtime_of(input, span.start));
+    j += ",\"first_event_ns\":" + (stats.events() ? std::to_string(stats.first_time()) : "null");
+    j += ",\"last_event_ns\":" + (stats.events() ? std::to_string(stats.last_time()) : "null");
+    j += ",\"unknown_site_events\":" + std::to_string(stats.unknown_site_events());
+    j += ",\"probes\":[";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const ProbeInfo& p = catalog.probes()[rows[i].probe];
+      if (i) j += ',';
+      j += "{\"provider\":" + json_string(p.provider) + ",\"name\":" + json_string(p.name);
+      j += ",\"count\":" + std::to_string(rows[i].count) + ",\"lost\":" + std::to_string(rows[i].lost);
+      j += ",\"rate_per_s\":" + rate_text(rows[i].count, duration) + "}";
+    }
+    j += "],\"processes\":[";
+    for (size_t i = 0; i < processes.size(); ++i) {
+      const ProcessCount& p = processes[i];
+      if (i) j += ',';
+      j += "{\"pid\":" + std::to_string(p.pid) + ",\"comm\":";
+      j += p.name == ProcessNames::kNoName ? "null" : json_string(stats.names().name(p.name));
+      j += ",\"events\":" + std::to_string(p.events);
+      if (input.hosts_differ()) j += ",\"host\":" + json_string(host_of(p.domain));
+      j += "}";
+    }
+    j += "],\"lost_per_cpu\":[";
+    bool first = true;
+    for (const auto& [cpu, count] : stats.lost_per_cpu()) {
+      if (!first) j += ',';
+      first = false;
+      j += "{\"cpu\":" + std::to_string(cpu) + ",\"lost\":" + std::to_string(count) + "}";
+    }
+    j += "],\"files\":[";
+    for (size_t i = 0; i < input.files().size(); ++i) {
+      const TraceFileInfo& f = input.files()[i];
+      if (i) j += ',';
+      j += "{\"path\":" + json_string(f.path) + ",\"hostname\":" + json_string(f.metadata.hostname);
+      j += ",\"events\":" + std::to_string(stats.events_of_file(static_cast<uint32_t>(i)));
+      j += ",\"summary_events\":" + (f.summary ? std::to_string(f.summary->events) : "null");
+      j += std::string(",\"truncated\":") + (f.diagnostics.truncated ? "true" : "false");
+      j += ",\"chunks_bad\":" + std::to_string(f.diagnostics.chunks_bad) + "}";
+    }
+    j += "]}\n";
+    std::fputs(j.c_str(), io.out);
+    return 0;
+  }
+
+  std::string t;
+  for (const TraceFileInfo& f : input.files()) {
+    t += "trace:     " + f.path + " (host " + f.metadata.hostname + ", kernel " +
+         f.metadata.kernel_release + ", " + f.metadata.arch + ")\n";
+  }
+  t += "start:     " + wall_clock_text(realtime_of(input, span.start)) + "\n";
+  t += "duration:  " + format_seconds(duration) + " s" +
+       (span.end_from_summary ? "" : " (to the last record read: the recording's end is unknown)") + "\n";
+  t += "events:    " + std::to_string(stats.events());
+  if (stats.events() > 0) {
+    t += " (first at +" + format_seconds(stats.first_time() - span.start) + " s, last at +" +
+         format_seconds(stats.last_time() - span.start) + " s)";
+  }
+  t += "\n";
+  if (truncated) t += "truncated: yes: events after the cut are missing\n";
+  if (chunks_bad > 0) t += "corrupted: " + std::to_string(chunks_bad) + " chunk(s) skipped\n";
+  t += "\n";
+
+  size_t name_width = 24;
+  for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].full_name.size() + 2);
+  t += pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) + pad_left("lost", 10) + "\n";
+  for (const ProbeRow& row : rows) {
+    t += pad_right(catalog.probes()[row.probe].full_name, name_width) + pad_left(std::to_string(row.count), 12) +
+         pad_left(duration ? rate_text(row.count, duration) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
+  }
+  if (stats.unknown_site_events() > 0) {
+    t += "(" + std::to_string(stats.unknown_site_events()) + " events name a probe site the file does not list)\n";
+  }
+  t += "\n";
+  t += pad_left("pid", 8) + "  " + (input.hosts_differ() ? pad_right("host", 16) : "") + pad_right("process", 18) +
+       pad_left("events", 12) + "\n";
+  for (const ProcessCount& p : processes) {
+    std::string name = p.name == ProcessNames::kNoName ? "?" : stats.names().name(p.name);
+    t += pad_left(std::to_string(p.pid), 8) + "  " + (input.hosts_differ() ? pad_right(host_of(p.domain), 16) : "") +
+         pad_right(name, 18) + pad_left(std::to_string(p.events), 12) + "\n";
+  }
+  if (stats.lost() > 0) {
+    t += "\nlost:      " + std::to_string(stats.lost()) + " events (";
+    bool first = true;
+    for (const auto& [cpu, count] : stats.lost_per_cpu()) {
+      if (!first) t += ", ";
+      first = false;
+      t += "cpu " + std::to_string(cpu) + ": " + std::to_string(count);
+    }
+    if (stats.lost_unknown_probe() > 0) {
+      t += "; " + std::to_string(stats.lost_unknown_probe()) + " of unknown probe";
+    }
+    t += ")\n";
+  }
+  std::fputs(t.c_str(), io.out);
+  return 0;
+}
+
+}  // namespace usdt::report

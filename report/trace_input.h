@@ -1,0 +1,78 @@
+// What the commands read: records of one or several trace files merged in
+// time order, with the files' probes in one ProbeCatalog. TraceSet reads
+// real files; tests feed records from memory through the same interface.
+//
+// Time: every record carries `time`, on the merged timeline. For files of
+// one host it is the recorded CLOCK_MONOTONIC value itself. CLOCK_MONOTONIC
+// of different hosts cannot be compared, so when the hostnames differ each
+// file is shifted onto the first file's clock through its CLOCK_REALTIME
+// anchor (start_realtime_ns - start_monotonic_ns): as good as the hosts'
+// wall clocks agree.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/trace_reader.h"
+#include "formats/trace_types.h"
+#include "report/probe_catalog.h"
+
+namespace usdt::report {
+
+struct Record {
+  format::RecordKind kind = format::RecordKind::event;
+  uint32_t file = 0;
+  uint64_t time = 0;  // on the merged timeline (see above)
+  const format::Event* event = nullptr;          // kind == event
+  const format::ProcessEvent* process = nullptr;  // kind == process
+  const format::LostEvent* lost = nullptr;        // kind == lost
+};
+
+struct TraceFileInfo {
+  std::string path;
+  format::TraceMetadata metadata;
+  int64_t shift_ns = 0;  // added to the file's times to get timeline times
+  // Filled in when the file has been read to its end.
+  std::optional<format::TraceSummary> summary;
+  format::ReadDiagnostics diagnostics;
+  bool read_to_end = false;
+};
+
+class TraceInput {
+ public:
+  virtual ~TraceInput() = default;
+
+  // The next record in time order; false at the end of all files.
+  virtual bool next(Record& record) = 0;
+
+  // Lets a file's reader skip what a command will not look at (see
+  // format::ReadFilter). Only a hint: commands still check every record.
+  virtual void set_read_filter(uint32_t file, const format::ReadFilter& filter) {
+    (void)file;
+    (void)filter;
+  }
+
+  const ProbeCatalog& catalog() const { return catalog_; }
+  const std::vector<TraceFileInfo>& files() const { return files_; }
+
+  // The earliest recording start on the timeline: "0 s" of --since/--until
+  // and of printed relative times.
+  uint64_t timeline_start() const { return timeline_start_; }
+
+  // Whether the files come from more than one host (events then carry it).
+  bool hosts_differ() const { return hosts_differ_; }
+
+ protected:
+  // Sets shift_ns of every file, timeline_start and hosts_differ from the
+  // files' metadata. Call once files_ is complete.
+  void compute_timeline();
+
+  ProbeCatalog catalog_;
+  std::vector<TraceFileInfo> files_;
+  uint64_t timeline_start_ = 0;
+  bool hosts_differ_ = false;
+};
+
+}  // namespace usdt::report

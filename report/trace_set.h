@@ -1,0 +1,40 @@
+// The trace files named on the command line, read through format::TraceReader
+// and merged in time order (a k-way merge over the readers' heads; each
+// reader already returns its own file in time order).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "formats/trace_reader.h"
+#include "report/trace_input.h"
+
+namespace usdt::report {
+
+class TraceSet : public TraceInput {
+ public:
+  // Opens every file. A file that cannot be opened is left out with a
+  // warning (in warnings()); fails only when no file could be opened.
+  static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths);
+
+  bool next(Record& record) override;
+  void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;
+
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  TraceSet() = default;
+  void advance(size_t i);
+  void fill(Record& record, size_t i) const;
+
+  std::vector<format::TraceReader> readers_;
+  std::vector<uint8_t> live_;
+  std::vector<uint64_t> head_time_;
+  size_t last_ = SIZE_MAX;
+  bool primed_ = false;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace usdt::report

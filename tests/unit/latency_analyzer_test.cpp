@@ -1,0 +1,202 @@
+#include "report/latency_analyzer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace usdt::report;
+using usdt::format::Event;
+
+namespace {
+
+constexpr uint32_t kStart = 0;
+constexpr uint32_t kEnd = 1;
+constexpr uint32_t kOther = 2;
+
+LatencyConfig config(KeySpec key = {}, std::optional<KeySpec> by = std::nullopt, uint32_t top = 0) {
+  static std::vector<SiteInfo> sites = [] {
+    std::vector<SiteInfo> s(3);
+    s[0].arg_types = {ArgType::unsigned_int, ArgType::signed_int};
+    s[1].arg_types = {ArgType::unsigned_int};
+    return s;
+  }();
+  LatencyConfig c;
+  c.roles = {SiteRole::start, SiteRole::end, SiteRole::none};
+  for (const SiteInfo& s : sites) c.sites.push_back(&s);
+  c.key = key;
+  c.by = by;
+  c.top = top;
+  return c;
+}
+
+Event ev(uint32_t pid, uint32_t tid, uint64_t time, std::vector<std::optional<uint64_t>> args = {}) {
+  Event e;
+  e.pid = pid;
+  e.tid = tid;
+  e.time_ns = time;
+  e.arg_count = static_cast<uint8_t>(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]) {
+      e.args[i] = *args[i];
+    } else {
+      e.missing_mask |= static_cast<uint16_t>(1u << i);
+    }
+  }
+  return e;
+}
+
+KeySpec arg_key(int n) {
+  KeySpec k;
+  k.kind = KeySpec::Kind::arg;
+  k.arg = n;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("starts and ends pair per tid", "[latency]") {
+  LatencyAnalyzer a(config());
+  LatencyPair p;
+  CHECK(a.on_event(kStart, 0, ev(1, 10, 100), 100, &p) == LatencyAnalyzer::Outcome::started);
+  CHECK(a.on_event(kStart, 0, ev(1, 11, 150), 150, &p) == LatencyAnalyzer::Outcome::started);
+  CHECK(a.on_event(kOther, 0, ev(1, 10, 160), 160, &p) == LatencyAnalyzer::Outcome::ignored);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 11, 400), 400, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 250);
+  CHECK(p.tid == 11);
+  CHECK(p.key == 11);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 10, 1100), 1100, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 1000);
+  CHECK(a.overall().count() == 2);
+  CHECK(a.overall().min() == 250);
+  CHECK(a.overall().max() == 1000);
+  CHECK(a.overall().mean_text() == "625.000");
+  CHECK(a.unmatched_starts() == 0);
+  CHECK(a.unmatched_ends() == 0);
+}
+
+TEST_CASE("nested starts on one key pair like a stack", "[latency]") {
+  LatencyAnalyzer a(config());
+  LatencyPair p;
+  a.on_event(kStart, 0, ev(1, 1, 0), 0, &p);
+  a.on_event(kStart, 0, ev(1, 1, 10), 10, &p);
+  a.on_event(kStart, 0, ev(1, 1, 20), 20, &p);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 1, 25), 25, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 5);  // innermost first
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 1, 40), 40, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 30);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 1, 100), 100, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 100);
+  CHECK(a.on_event(kEnd, 0, ev(1, 1, 200), 200, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  CHECK(a.overall().count() == 3);
+  CHECK(a.unmatched_ends() == 1);
+}
+
+TEST_CASE("unmatched starts are the ones left open", "[latency]") {
+  LatencyAnalyzer a(config());
+  a.on_event(kEnd, 0, ev(1, 1, 5), 5, nullptr);  // end before any start
+  a.on_event(kStart, 0, ev(1, 1, 10), 10, nullptr);
+  a.on_event(kStart, 0, ev(1, 2, 10), 10, nullptr);
+  a.on_event(kStart, 0, ev(1, 2, 11), 11, nullptr);
+  a.on_event(kEnd, 0, ev(1, 2, 20), 20, nullptr);
+  CHECK(a.unmatched_ends() == 1);
+  CHECK(a.unmatched_starts() == 2);
+  CHECK(a.overall().count() == 1);
+  CHECK(a.overall().min() == 9);
+}
+
+TEST_CASE("an argument key pairs across threads", "[latency]") {
+  LatencyAnalyzer a(config(arg_key(0)));
+  LatencyPair p;
+  // Request 7 starts on thread 1 and ends on thread 2; request 8 the other way.
+  a.on_event(kStart, 0, ev(1, 1, 100, {7, 1}), 100, &p);
+  a.on_event(kStart, 0, ev(1, 2, 110, {8, 1}), 110, &p);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 1, 300, {8}), 300, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 190);
+  CHECK(p.tid == 2);  // the start's thread
+  CHECK(p.key == 8);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 2, 500, {7}), 500, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 400);
+  CHECK(p.key == 7);
+  // Missing key argument: counted apart, never paired on a made-up 0.
+  CHECK(a.on_event(kStart, 0, ev(1, 1, 600, {std::nullopt, 1}), 600, &p) == LatencyAnalyzer::Outcome::missing_key);
+  CHECK(a.on_event(kEnd, 0, ev(1, 1, 700, {}), 700, &p) == LatencyAnalyzer::Outcome::missing_key);
+  CHECK(a.missing_key_starts() == 1);
+  CHECK(a.missing_key_ends() == 1);
+  CHECK(a.unmatched_starts() == 0);
+}
+
+TEST_CASE("pid keys of different domains do not mix", "[latency]") {
+  KeySpec pid;
+  pid.kind = KeySpec::Kind::pid;
+  LatencyAnalyzer a(config(pid));
+  a.on_event(kStart, 0, ev(5, 5, 0), 0, nullptr);
+  CHECK(a.on_event(kEnd, 1, ev(5, 5, 10), 10, nullptr) == LatencyAnalyzer::Outcome::unmatched_end);
+  CHECK(a.on_event(kEnd, 0, ev(5, 6, 10), 10, nullptr) == LatencyAnalyzer::Outcome::paired);
+}
+
+TEST_CASE("--by groups take the start event's value", "[latency]") {
+  KeySpec by_pid;
+  by_pid.kind = KeySpec::Kind::pid;
+  SECTION("by pid") {
+    LatencyAnalyzer a(config({}, by_pid));
+    a.on_event(kStart, 0, ev(2, 20, 0), 0, nullptr);
+    a.on_event(kEnd, 0, ev(2, 20, 50), 50, nullptr);
+    a.on_event(kStart, 0, ev(1, 10, 0), 0, nullptr);
+    a.on_event(kEnd, 0, ev(1, 10, 10), 10, nullptr);
+    a.on_event(kStart, 0, ev(1, 11, 0), 0, nullptr);
+    a.on_event(kEnd, 0, ev(1, 11, 30), 30, nullptr);
+    auto groups = a.groups();
+    REQUIRE(groups.size() == 2);
+    CHECK(groups[0]->key.value == 1);
+    CHECK(groups[0]->stats.count() == 2);
+    CHECK(groups[0]->stats.mean_text() == "20.000");
+    CHECK(groups[1]->key.value == 2);
+    CHECK(groups[1]->stats.count() == 1);
+    CHECK(a.overall().count() == 3);
+  }
+  SECTION("by a signed argument, with a missing one") {
+    LatencyAnalyzer a(config({}, arg_key(1)));
+    a.on_event(kStart, 0, ev(1, 1, 0, {1, static_cast<uint64_t>(-4)}), 0, nullptr);
+    a.on_event(kEnd, 0, ev(1, 1, 5, {1}), 5, nullptr);
+    a.on_event(kStart, 0, ev(1, 1, 10, {1, 3}), 10, nullptr);
+    a.on_event(kEnd, 0, ev(1, 1, 17, {1}), 17, nullptr);
+    a.on_event(kStart, 0, ev(1, 1, 20, {1, std::nullopt}), 20, nullptr);
+    a.on_event(kEnd, 0, ev(1, 1, 29, {1}), 29, nullptr);
+    auto groups = a.groups();
+    REQUIRE(groups.size() == 3);
+    CHECK(static_cast<int64_t>(groups[0]->key.value) == -4);  // signed order
+    CHECK(groups[0]->key.type == ArgType::signed_int);
+    CHECK(groups[0]->stats.min() == 5);
+    CHECK(groups[1]->key.value == 3);
+    CHECK(groups[1]->stats.min() == 7);
+    CHECK_FALSE(groups[2]->key.present);
+    CHECK(groups[2]->stats.min() == 9);
+  }
+}
+
+TEST_CASE("--top keeps the slowest pairs, slowest first", "[latency]") {
+  LatencyAnalyzer a(config({}, std::nullopt, 3));
+  uint64_t durations[] = {5, 50, 1, 70, 50, 3, 60};
+  uint64_t t = 0;
+  for (uint64_t d : durations) {
+    a.on_event(kStart, 0, ev(1, 1, t), t, nullptr);
+    a.on_event(kEnd, 0, ev(1, 1, t + d), t + d, nullptr);
+    t += 1000;
+  }
+  auto top = a.top();
+  REQUIRE(top.size() == 3);
+  CHECK(top[0].duration == 70);
+  CHECK(top[1].duration == 60);
+  CHECK(top[2].duration == 50);
+  CHECK(top[2].start_time == 1000);  // of two 50s, the earlier
+}
+
+TEST_CASE("memory holds only open starts", "[latency]") {
+  LatencyAnalyzer a(config(arg_key(0)));
+  // A million distinct request ids, each closed right away.
+  for (uint64_t i = 0; i < 1000000; ++i) {
+    a.on_event(kStart, 0, ev(1, 1, i * 2, {i}), i * 2, nullptr);
+    a.on_event(kEnd, 0, ev(1, 1, i * 2 + 1, {i}), i * 2 + 1, nullptr);
+  }
+  CHECK(a.overall().count() == 1000000);
+  CHECK(a.unmatched_starts() == 0);
+  CHECK(a.overall().percentile(500) == 1);
+}

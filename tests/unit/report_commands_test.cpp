@@ -1,0 +1,285 @@
+// The report commands end to end on in-memory traces (report/memory_trace.h),
+// and the command-line parsing.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+#include "report/commands.h"
+#include "report/memory_trace.h"
+#include "report/report_options.h"
+
+using namespace usdt::report;
+namespace fmt = usdt::format;
+
+namespace {
+
+struct Output {
+  std::string out;
+  std::string err;
+  int code = 0;
+};
+
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+Output run(const std::vector<std::string>& words, TraceInput& input) {
+  std::vector<const char*> argv = {"usdt-report"};
+  for (const std::string& w : words) argv.push_back(w.c_str());
+  argv.push_back("memory.trace");
+  ParsedCommandLine p = parse_command_line(static_cast<int>(argv.size()), argv.data());
+  Output o;
+  if (p.action != ParsedCommandLine::Action::run) {
+    o.err = p.text;
+    o.code = p.exit_code;
+    return o;
+  }
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  o.code = run_command(p.options, input, CommandIo{out, err});
+  o.out = read_all(out);
+  o.err = read_all(err);
+  return o;
+}
+
+fmt::ProbeSite site(uint32_t id, std::string provider, std::string name, int args, bool is_signed = false) {
+  fmt::ProbeSite s;
+  s.id = id;
+  s.provider = std::move(provider);
+  s.name = std::move(name);
+  for (int i = 0; i < args; ++i) {
+    fmt::ArgDescriptor d;
+    d.is_signed = is_signed && i == 1;
+    s.args.push_back(d);
+  }
+  return s;
+}
+
+fmt::Event ev(uint32_t site_id, uint64_t time, uint32_t pid, uint32_t tid, std::vector<int64_t> args,
+              uint16_t missing = 0) {
+  fmt::Event e;
+  e.site_id = site_id;
+  e.time_ns = time;
+  e.pid = pid;
+  e.tid = tid;
+  e.cpu = tid % 2;
+  e.arg_count = static_cast<uint8_t>(args.size());
+  for (size_t i = 0; i < args.size(); ++i) e.args[i] = static_cast<uint64_t>(args[i]);
+  e.missing_mask = missing;
+  return e;
+}
+
+fmt::TraceMetadata meta(std::string host, uint64_t mono, uint64_t real) {
+  fmt::TraceMetadata m;
+  m.hostname = std::move(host);
+  m.start_monotonic_ns = mono;
+  m.start_realtime_ns = real;
+  m.kernel_release = "6.18";
+  m.arch = "x86_64";
+  return m;
+}
+
+// Start at 1 s monotonic; two requests on tid 11, one nested.
+void fill_demo(MemoryTrace& t) {
+  uint32_t f = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull),
+                          {site(0, "demo", "req_start", 2, true), site(1, "demo", "req_done", 1),
+                           site(2, "demo", "tick", 0)});
+  fmt::ProcessEvent p;
+  p.time_ns = 1000000000;
+  p.pid = 10;
+  p.tid = 10;
+  p.comm = "server";
+  t.add(f, p);
+  t.add(f, ev(0, 1000001000, 10, 11, {1, -5}));
+  t.add(f, ev(0, 1000002000, 10, 11, {2, 7}));
+  t.add(f, ev(2, 1000002500, 10, 10, {}));
+  t.add(f, ev(1, 1000004000, 10, 11, {2}));   // pairs with 2: 2000 ns
+  t.add(f, ev(1, 1000011000, 10, 11, {1}));   // pairs with 1: 10000 ns
+  t.add(f, ev(1, 1000012000, 10, 12, {9}));   // unmatched end
+  t.add(f, ev(0, 1000013000, 10, 12, {3, 0}, 2));  // arg1 missing; unmatched start
+  fmt::LostEvent l;
+  l.time_begin_ns = 1000014000;
+  l.time_end_ns = 1000015000;
+  l.cpu = 1;
+  l.site_id = 2;
+  l.count = 4;
+  t.add(f, l);
+  fmt::TraceSummary s;
+  s.end_monotonic_ns = 1000020000;
+  s.events = 7;
+  s.lost = 4;
+  t.set_summary(f, s);
+}
+
+}  // namespace
+
+TEST_CASE("summary json counts what was read", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"summary", "--format", "json"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("{\"events\":7,\"lost\":4,\"truncated\":false,") == 0);
+  CHECK(o.out.find("\"start_ns\":1000000000,\"end_ns\":1000020000,\"duration_ns\":20000") != std::string::npos);
+  CHECK(o.out.find("{\"provider\":\"demo\",\"name\":\"req_done\",\"count\":3,\"lost\":0") != std::string::npos);
+  CHECK(o.out.find("{\"provider\":\"demo\",\"name\":\"tick\",\"count\":1,\"lost\":4") != std::string::npos);
+  CHECK(o.out.find("\"processes\":[{\"pid\":10,\"comm\":\"server\",\"events\":7}]") != std::string::npos);
+  CHECK(o.err.find("usdt-report: warning: 4 events were lost") != std::string::npos);
+}
+
+TEST_CASE("summary notices a file summary that disagrees", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  fmt::TraceSummary s;
+  s.end_monotonic_ns = 1000020000;
+  s.events = 9;
+  s.lost = 4;
+  t.set_summary(0, s);
+  Output o = run({"summary"}, t);
+  CHECK(o.err.find("its summary counts 9 events, 7 could be read") != std::string::npos);
+}
+
+TEST_CASE("dump jsonl has exactly the documented keys", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"dump", "--format", "jsonl", "--probe", "demo:req_start"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "{\"time_ns\":1000001000,\"pid\":10,\"tid\":11,\"cpu\":1,\"provider\":\"demo\",\"name\":\"req_start\",\"args\":[1,-5]}\n"
+        "{\"time_ns\":1000002000,\"pid\":10,\"tid\":11,\"cpu\":1,\"provider\":\"demo\",\"name\":\"req_start\",\"args\":[2,7]}\n"
+        "{\"time_ns\":1000013000,\"pid\":10,\"tid\":12,\"cpu\":0,\"provider\":\"demo\",\"name\":\"req_start\",\"args\":[3,null]}\n");
+}
+
+TEST_CASE("dump text and csv", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output text = run({"dump", "--tid", "12"}, t);
+  CHECK(text.out ==
+        "          server 10/12 [000] 0.000012000: demo:req_done arg0=9\n"
+        "          server 10/12 [000] 0.000013000: demo:req_start arg0=3 arg1=null\n");
+  MemoryTrace t2;  // a MemoryTrace is read once, like a file
+  fill_demo(t2);
+  Output csv = run({"dump", "--format", "csv", "--since", "12us", "--until", "13us"}, t2);
+  CHECK(csv.out ==
+        "time_ns,pid,tid,cpu,comm,provider,name,arg0,arg1\n"
+        "1000012000,10,12,0,server,demo,req_done,9,\n"
+        "1000013000,10,12,0,server,demo,req_start,3,\n");
+}
+
+TEST_CASE("latency json", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"latency", "--start", "demo:req_start", "--end", "demo:req_done", "--format", "json"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("{\"start\":\"demo:req_start\",\"end\":\"demo:req_done\",\"key\":\"tid\",\"count\":2,"
+                   "\"min_ns\":2000,\"mean_ns\":6000.000,\"p50_ns\":2003,") == 0);
+  CHECK(o.out.find("\"max_ns\":10000,\"relative_error\":0.00390625") != std::string::npos);
+  CHECK(o.out.find("\"histogram\":[{\"low_ns\":2048,\"high_ns\":4096,\"count\":0},") == std::string::npos);
+  CHECK(o.out.find("\"histogram\":[{\"low_ns\":1024,\"high_ns\":2048,\"count\":1},{\"low_ns\":2048,\"high_ns\":4096,\"count\":0},"
+                   "{\"low_ns\":4096,\"high_ns\":8192,\"count\":0},{\"low_ns\":8192,\"high_ns\":16384,\"count\":1}]") !=
+        std::string::npos);
+  CHECK(o.out.find("\"unmatched_starts\":1,\"unmatched_ends\":1") != std::string::npos);
+}
+
+TEST_CASE("latency on an argument key", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"latency", "--start", "req_start", "--end", "req_done", "--key", "arg0", "--top", "1"}, t);
+  REQUIRE(o.code == 0);
+  // id 2: 2000 ns, id 1: 10000 ns; end id 9 unmatched; start id 3 unmatched.
+  CHECK(o.out.find("count   2\n") != std::string::npos);
+  CHECK(o.out.find("max     10000 ns\n") != std::string::npos);
+  CHECK(o.out.find("unmatched starts: 1, unmatched ends: 1") != std::string::npos);
+  CHECK(o.out.find("slowest 1 pair:") != std::string::npos);
+}
+
+TEST_CASE("an unknown probe lists the trace's probes", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"latency", "--start", "demo:req_strat", "--end", "demo:req_done"}, t);
+  CHECK(o.code == 1);
+  CHECK(o.err ==
+        "usdt-report: error: --start: no probe in the trace matches 'demo:req_strat' (did you mean "
+        "'demo:req_start'?); the trace has: demo:req_done, demo:req_start, demo:tick\n");
+}
+
+TEST_CASE("latency with no pair says so", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"latency", "--start", "demo:req_done", "--end", "demo:tick", "--format", "json"}, t);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("\"count\":0,\"min_ns\":null,\"mean_ns\":null,\"p50_ns\":null") != std::string::npos);
+  MemoryTrace t2;
+  fill_demo(t2);
+  Output text = run({"latency", "--start", "demo:req_done", "--end", "demo:tick"}, t2);
+  CHECK(text.out.find("no start/end pair matched") != std::string::npos);
+}
+
+TEST_CASE("hist json", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"hist", "--probe", "demo:req_start", "--arg", "1", "--format", "json"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "{\"probe\":\"demo:req_start\",\"arg\":1,\"count\":2,\"missing\":1,\"min\":-5,\"mean\":1.000,\"max\":7,"
+        "\"histogram\":[{\"low\":-7,\"high\":-3,\"count\":1},{\"low\":-3,\"high\":-1,\"count\":0},"
+        "{\"low\":-1,\"high\":0,\"count\":0},{\"low\":0,\"high\":1,\"count\":0},{\"low\":1,\"high\":2,\"count\":0},"
+        "{\"low\":2,\"high\":4,\"count\":0},{\"low\":4,\"high\":8,\"count\":1}]}\n");
+}
+
+TEST_CASE("files of different hosts are merged and labelled", "[report_commands]") {
+  MemoryTrace t;
+  // Host B's monotonic clock is 5 s ahead for the same wall-clock moment.
+  uint32_t a = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull), {site(0, "demo", "tick", 1)});
+  uint32_t b = t.add_file(meta("hostB", 6000000000, 1700000000000000000ull), {site(0, "demo", "tock", 1)});
+  t.add(a, ev(0, 1000000300, 1, 1, {1}));
+  t.add(b, ev(0, 6000000200, 1, 1, {2}));
+  Output o = run({"dump", "--format", "jsonl"}, t);
+  CHECK(o.out ==
+        "{\"time_ns\":6000000200,\"host\":\"hostB\",\"pid\":1,\"tid\":1,\"cpu\":1,\"provider\":\"demo\",\"name\":\"tock\",\"args\":[2]}\n"
+        "{\"time_ns\":1000000300,\"host\":\"hostA\",\"pid\":1,\"tid\":1,\"cpu\":1,\"provider\":\"demo\",\"name\":\"tick\",\"args\":[1]}\n");
+}
+
+TEST_CASE("command line parsing", "[report_options]") {
+  auto parse = [](std::vector<const char*> words) {
+    words.insert(words.begin(), "usdt-report");
+    return parse_command_line(static_cast<int>(words.size()), words.data());
+  };
+  ParsedCommandLine p = parse({"memory.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.command == Command::summary);
+  p = parse({"latency", "--start", "a", "--end", "b", "--key", "arg2", "--by", "pid", "--linear", "0,100,10", "x.trace"});
+  REQUIRE(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.key.kind == KeySpec::Kind::arg);
+  CHECK(p.options.key.arg == 2);
+  CHECK(p.options.by->kind == KeySpec::Kind::pid);
+  CHECK(p.options.linear_hist);
+  p = parse({"dump", "--since", "1.5s", "--probe", "a:*", "--probe", "b", "x.trace"});
+  REQUIRE(p.action == ParsedCommandLine::Action::run);
+  CHECK(*p.options.filter.since_ns == 1500000000);
+  CHECK(p.options.filter.probes.size() == 2);
+
+  p = parse({"dump", "--bogus", "x.trace"});
+  CHECK(p.exit_code == 2);
+  CHECK(p.text.find("usdt-report: error: ") == 0);
+  CHECK(p.text.find("hint: see 'usdt-report dump --help'") != std::string::npos);
+  CHECK(parse({"latency", "--start", "a", "x.trace"}).exit_code == 2);
+  CHECK(parse({"dump", "--pid", "-1", "x.trace"}).exit_code == 2);
+  CHECK(parse({"dump", "--since", "5q", "x.trace"}).exit_code == 2);
+  CHECK(parse({"dump"}).exit_code == 2);
+  CHECK(parse({"hist", "--probe", "a", "x.trace"}).exit_code == 2);
+  CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "argx", "x.trace"}).exit_code == 2);
+  p = parse({"sumary", "x.trace"});
+  CHECK(p.exit_code == 2);
+  CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
+  p = parse({"latency", "--help"});
+  CHECK(p.exit_code == 0);
+  CHECK(p.text.find("--start") != std::string::npos);
+  p = parse({"--version"});
+  CHECK(p.text.find("usdt-report ") == 0);
+}

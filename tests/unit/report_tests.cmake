@@ -1,0 +1,10 @@
+# usdt-report: analysis pieces and commands on in-memory traces.
+usdt_unit_test(report_unit_tests
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/log_linear_histogram_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/histogram_text_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_text_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/latency_analyzer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/arg_histogram_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/report_commands_test.cpp
+  LIBS usdt_report_lib)
