@@ -1,0 +1,87 @@
+// Writes a few small valid traces into a directory, as the fuzzer's seed
+// corpus: different record kinds, argument shapes, chunk sizes, a trace cut
+// short and one without any chunk.
+//   usage: make_seeds DIR
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "formats/trace_writer.h"
+
+using namespace usdt::format;
+
+namespace {
+
+std::vector<ProbeSite> sites(int n) {
+  std::vector<ProbeSite> out;
+  for (int i = 0; i < n; ++i) {
+    ProbeSite s;
+    s.id = static_cast<uint32_t>(i);
+    s.path = "/bin/p";
+    s.provider = "prov";
+    s.name = "n" + std::to_string(i);
+    for (int a = 0; a < i % 4; ++a) s.args.push_back(ArgDescriptor{"8@%rdi", 8, false, false, {}, {}});
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes, bool finish) {
+  std::mt19937_64 rng(seed);
+  TraceMetadata m;
+  m.hostname = "h";
+  m.arch = "x86_64";
+  m.start_monotonic_ns = 1000;
+  WriterOptions opt;
+  opt.chunk_bytes = chunk_bytes;
+  auto site_table = sites(4);
+  auto w = TraceWriter::create(path, m, site_table, opt);
+  if (!w) return false;
+  uint64_t t = 1000;
+  for (int i = 0; i < events; ++i) {
+    t += rng() % 1000;
+    if (i % 17 == 3) {
+      if (!w->append(ProcessEvent{t, ProcessEventKind::exec, 5, 5, 1, 1, "comm"})) return false;
+    } else if (i % 23 == 5) {
+      if (!w->append(LostEvent{t - 50, t, 1, i % 2 ? kNoSite : 2, 9})) return false;
+    } else {
+      Event e;
+      e.time_ns = t - rng() % 300;  // a little disorder across CPUs
+      e.site_id = static_cast<uint32_t>(rng() % 4);
+      e.pid = 5;
+      e.tid = 5 + static_cast<uint32_t>(rng() % 2);
+      e.cpu = static_cast<uint32_t>(rng() % 2);
+      e.arg_count = static_cast<uint8_t>(e.site_id % 4);
+      e.missing_mask = static_cast<uint16_t>(rng() % 8 == 0 ? 1 : 0);
+      for (int a = 0; a < e.arg_count; ++a) e.args[a] = i + rng() % 10;
+      if (!w->append(e)) return false;
+    }
+  }
+  if (finish) {
+    TraceSummary s;
+    s.events = static_cast<uint64_t>(events);
+    s.events_per_site = {1, 2, 3, 4};
+    return w->finish(s).ok();
+  }
+  return w->flush().ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  bool ok = write_seed(dir + "/empty", 1, 0, 1000, true) &&
+            write_seed(dir + "/one_chunk", 2, 40, 1 << 20, true) &&
+            write_seed(dir + "/many_chunks", 3, 120, 200, true) &&
+            write_seed(dir + "/no_footer", 4, 60, 300, false) &&
+            write_seed(dir + "/tiny_chunks", 5, 20, 1, true);
+  if (!ok) {
+    std::fprintf(stderr, "make_seeds: error: cannot write the seed traces in '%s'\n", dir.c_str());
+    return 1;
+  }
+  return 0;
+}
