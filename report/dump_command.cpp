@@ -76,9 +76,13 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   // Host labels per file, already escaped for the format.
   std::vector<std::string> host_labels;
+  size_t host_width = 0;
+  for (const TraceFileInfo& f : input.files()) host_width = std::max(host_width, f.metadata.hostname.size());
   for (const TraceFileInfo& f : input.files()) {
     switch (format) {
-      case DumpFormat::text: host_labels.push_back(f.metadata.hostname + " "); break;
+      case DumpFormat::text:
+        host_labels.push_back(f.metadata.hostname + std::string(host_width - f.metadata.hostname.size() + 1, ' '));
+        break;
       case DumpFormat::jsonl: host_labels.push_back(",\"host\":" + json_string(f.metadata.hostname)); break;
       case DumpFormat::csv: host_labels.push_back(csv_field(f.metadata.hostname) + ","); break;
     }

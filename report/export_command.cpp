@@ -11,10 +11,12 @@
 // ts is relative to the timeline start. When the files come from different
 // hosts, pids are made distinct as file_index * 10000000 + pid (Linux pids
 // stay below 2^22) and process names carry the host.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "report/arg_format.h"
@@ -178,21 +180,35 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
         write_instant(w, catalog, site, domain, e, time);
       });
     }
-    // Names: one process_name per named process, one thread_name per thread.
+    // Names: one process_name per named process, one thread_name per
+    // named thread, sorted so that the file does not depend on hash order.
+    struct Named {
+      uint32_t domain, pid, tid;
+      std::string name;
+      bool operator<(const Named& o) const {
+        return std::tie(domain, pid, tid) < std::tie(o.domain, o.pid, o.tid);
+      }
+    };
+    std::vector<Named> processes, threads;
     names.for_each_process([&](uint32_t domain, uint32_t pid, const std::string& name) {
       std::string shown = input.hosts_differ() ? name + " (" + input.files()[domain].metadata.hostname + ")" : name;
-      w.begin_event();
-      w.out().append("{\"ph\":\"M\",\"name\":\"process_name\"");
-      w.append_ids(chrome_id(domain, pid), chrome_id(domain, pid));
-      w.out().append(",\"args\":{\"name\":" + json_string(shown) + "}}");
+      processes.push_back(Named{domain, pid, pid, shown});
     });
     names.for_each_thread([&](uint32_t domain, uint32_t tid, const std::string& name) {
-      w.begin_event();
-      w.out().append("{\"ph\":\"M\",\"name\":\"thread_name\"");
-      uint32_t pid = names.pid_of_thread(domain, tid);
-      w.append_ids(chrome_id(domain, pid), chrome_id(domain, tid));
-      w.out().append(",\"args\":{\"name\":" + json_string(name) + "}}");
+      threads.push_back(Named{domain, names.pid_of_thread(domain, tid), tid, name});
     });
+    std::sort(processes.begin(), processes.end());
+    std::sort(threads.begin(), threads.end());
+    for (const auto& [list, kind] : {std::pair{&processes, "process_name"}, std::pair{&threads, "thread_name"}}) {
+      for (const Named& n : *list) {
+        w.begin_event();
+        w.out().append("{\"ph\":\"M\",\"name\":\"");
+        w.out().append(kind);
+        w.out().append("\"");
+        w.append_ids(chrome_id(n.domain, n.pid), chrome_id(n.domain, n.tid));
+        w.out().append(",\"args\":{\"name\":" + json_string(n.name) + "}}");
+      }
+    }
     w.finish();
     if (w.out().failed()) {
       std::fclose(file);

@@ -255,6 +255,25 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
 
   o.format = format;
+  const char* formats = "";
+  switch (o.command) {
+    case Command::summary:
+    case Command::latency:
+    case Command::hist: formats = "text json"; break;
+    case Command::dump: formats = "text jsonl csv"; break;
+    case Command::export_trace: formats = "chrome"; break;
+  }
+  {
+    std::istringstream known(formats);
+    std::string word;
+    bool ok = false;
+    while (known >> word) ok = ok || word == format;
+    if (!ok) {
+      return usage_error(std::string(command_name(o.command)) + " cannot write format '" + format + "' (" +
+                             formats + ")",
+                         command_word);
+    }
+  }
   o.filter.probes = probes;
   auto fail = [&](const Error& e) { return usage_error(e.message(), command_word); };
   if (!pid.empty()) {

@@ -1,0 +1,233 @@
+// Writes the golden traces with the real format writer, with fixed content so
+// that every report command's output can be checked by hand:
+//   golden.trace     host golden-host; demo:req_start(id, size)/demo:req_done(id)
+//                    requests (nested, across threads, unmatched on both
+//                    sides), demo:tick with an argument that is always
+//                    missing, demo:never without events, process names
+//                    (comm, fork, exec), two lost records; events appended per
+//                    CPU (out of time order) into small chunks.
+//   truncated.trace  golden.trace cut inside the chunk after the CPU 0 batch:
+//                    only the CPU 0 events and process records are readable.
+//   other_host.trace host golden-host-b, whose clock is 4000 s ahead: merged by
+//                    wall clock with golden.trace.
+// Times below are in microseconds after the recording start (kStart).
+//
+// usage: make_golden_traces DIR
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "formats/trace_writer.h"
+
+namespace fmt = usdt::format;
+
+namespace {
+
+constexpr uint64_t kStart = 1000000000000ull;           // CLOCK_MONOTONIC, 1000 s
+constexpr uint64_t kRealStart = 1767225600000000000ull;  // 2026-01-01 00:00:00 UTC
+constexpr uint64_t kUs = 1000;
+
+fmt::ArgDescriptor arg(const char* spec, uint8_t size, bool is_signed, bool sampled = true) {
+  fmt::ArgDescriptor d;
+  d.spec = spec;
+  d.size = size;
+  d.is_signed = is_signed;
+  d.location = sampled ? usdt::ArgLocation::reg : usdt::ArgLocation::memory;
+  d.source = sampled ? usdt::ArgSource::sampled_register : usdt::ArgSource::not_in_sample;
+  return d;
+}
+
+fmt::ProbeSite site(uint32_t id, const char* name, std::vector<fmt::ArgDescriptor> args) {
+  fmt::ProbeSite s;
+  s.id = id;
+  s.kind = fmt::ProbeKind::usdt;
+  s.path = "/opt/demo/bin/demo";
+  s.build_id = "0123456789abcdef";
+  s.provider = "demo";
+  s.name = name;
+  s.file_offset = 0x1100 + id * 0x10;
+  s.args = std::move(args);
+  return s;
+}
+
+std::vector<fmt::ProbeSite> demo_sites() {
+  return {site(0, "req_start", {arg("8@%rdi", 8, false), arg("-4@%esi", 4, true)}),
+          site(1, "req_done", {arg("8@%rdi", 8, false)}),
+          site(2, "tick", {arg("8@%rax", 8, false), arg("8@counter(%rip)", 8, false, false)}),
+          site(3, "never", {})};
+}
+
+fmt::TraceMetadata metadata(const char* host, uint64_t mono, uint64_t real) {
+  fmt::TraceMetadata m;
+  m.hostname = host;
+  m.kernel_release = "6.18.0-golden";
+  m.arch = "x86_64";
+  m.page_size = 4096;
+  m.command_line = "usdt-record -e demo:* -o golden.trace -- ./demo";
+  m.recorder_version = "0.1.0";
+  m.start_monotonic_ns = mono;
+  m.start_realtime_ns = real;
+  return m;
+}
+
+struct Ev {
+  uint64_t us;
+  uint32_t pid, tid, cpu, site;
+  std::vector<long long> args;  // kMissing = not recorded
+};
+constexpr long long kMissing = -999999;
+
+fmt::Event to_event(const Ev& e, uint64_t start) {
+  fmt::Event out;
+  out.time_ns = start + e.us * kUs;
+  out.pid = e.pid;
+  out.tid = e.tid;
+  out.cpu = e.cpu;
+  out.site_id = e.site;
+  out.arg_count = static_cast<uint8_t>(e.args.size());
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    if (e.args[i] == kMissing) {
+      out.missing_mask |= static_cast<uint16_t>(1u << i);
+    } else {
+      out.args[i] = static_cast<uint64_t>(e.args[i]);
+    }
+  }
+  return out;
+}
+
+fmt::ProcessEvent proc(uint64_t us, fmt::ProcessEventKind kind, uint32_t pid, uint32_t tid, const char* comm,
+                       uint32_t ppid = 0, uint32_t ptid = 0) {
+  fmt::ProcessEvent p;
+  p.time_ns = kStart + us * kUs;
+  p.kind = kind;
+  p.pid = pid;
+  p.tid = tid;
+  p.parent_pid = ppid;
+  p.parent_tid = ptid;
+  p.comm = comm;
+  return p;
+}
+
+bool check(const usdt::Status& s) {
+  if (!s) std::fprintf(stderr, "make_golden_traces: %s\n", s.error().message().c_str());
+  return s.ok();
+}
+
+int write_golden(const std::string& dir) {
+  // CPU 0: server thread 101 and the worker 300. CPU 1: server thread 102 and the client 200.
+  std::vector<Ev> cpu0 = {
+      {100, 300, 300, 0, 2, {1, kMissing}},
+      {1000, 100, 101, 0, 0, {1, 100}},
+      {1500, 100, 101, 0, 1, {1}},          // id 1: 500 us
+      {2000, 100, 101, 0, 0, {2, 200}},
+      {2100, 100, 101, 0, 0, {3, -1}},      // nested in id 2
+      {2400, 100, 101, 0, 1, {3}},          // id 3: 300 us
+      {3000, 100, 101, 0, 1, {2}},          // id 2: 1000 us
+      {3500, 300, 300, 0, 2, {2, kMissing}},
+      {4800, 100, 101, 0, 1, {5}},          // id 5 started on tid 102: 800 us by arg0, unmatched by tid
+      {6000, 300, 300, 0, 2, {3, kMissing}},
+      {9500, 300, 300, 0, 2, {4, kMissing}},
+  };
+  std::vector<Ev> cpu1 = {
+      {2200, 100, 102, 1, 0, {4, 50}},
+      {2250, 100, 102, 1, 1, {4}},          // id 4: 50 us
+      {4000, 100, 102, 1, 0, {5, 500}},     // id 5: its end comes on tid 101
+      {5000, 200, 200, 1, 0, {6, 10}},
+      {7000, 200, 200, 1, 1, {6}},          // id 6: 2000 us
+      {8000, 200, 200, 1, 1, {99}},         // end without start
+      {9000, 200, 200, 1, 0, {7, 70}},      // start without end
+  };
+  fmt::WriterOptions options;
+  options.chunk_bytes = 160;  // a few events per chunk
+  std::string path = dir + "/golden.trace";
+  auto w = fmt::TraceWriter::create(path, metadata("golden-host", kStart, kRealStart), demo_sites(), options);
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  using K = fmt::ProcessEventKind;
+  for (const auto& p : {proc(0, K::comm, 100, 101, "server"), proc(0, K::comm, 100, 100, "server"),
+                        proc(0, K::comm, 200, 200, "client"), proc(0, K::comm, 300, 300, "sh"),
+                        proc(50, K::exec, 300, 300, "worker"), proc(1800, K::fork, 100, 102, "server", 100, 101),
+                        proc(1900, K::comm, 100, 102, "server-io")}) {
+    if (!check(w->append(p))) return 1;
+  }
+  fmt::TraceSummary summary;
+  summary.end_monotonic_ns = kStart + 10000 * kUs;
+  summary.events_per_site.assign(4, 0);
+  summary.lost_per_site.assign(4, 0);
+  for (const Ev& e : cpu0) {
+    if (!check(w->append(to_event(e, kStart)))) return 1;
+    ++summary.events_per_site[e.site];
+  }
+  if (!check(w->flush())) return 1;
+  uint64_t cut = w->bytes_written() + 24;  // inside the next block
+  for (const Ev& e : cpu1) {
+    if (!check(w->append(to_event(e, kStart)))) return 1;
+    ++summary.events_per_site[e.site];
+  }
+  fmt::LostEvent lost;
+  lost.time_begin_ns = kStart + 6500 * kUs;
+  lost.time_end_ns = kStart + 6600 * kUs;
+  lost.cpu = 1;
+  lost.site_id = 2;
+  lost.count = 3;
+  if (!check(w->append(lost))) return 1;
+  lost.time_begin_ns = kStart + 8500 * kUs;
+  lost.time_end_ns = kStart + 8700 * kUs;
+  lost.cpu = 0;
+  lost.site_id = fmt::kNoSite;
+  lost.count = 2;
+  if (!check(w->append(lost))) return 1;
+  summary.events = cpu0.size() + cpu1.size();
+  summary.lost = 5;
+  summary.lost_per_site[2] = 3;
+  if (!check(w->finish(summary))) return 1;
+
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (cut >= bytes.size()) {
+    std::fprintf(stderr, "make_golden_traces: the cut %llu is past the end\n", static_cast<unsigned long long>(cut));
+    return 1;
+  }
+  std::ofstream(dir + "/truncated.trace", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(cut));
+  return 0;
+}
+
+int write_other_host(const std::string& dir) {
+  // Same wall-clock start, monotonic clock 4000 s ahead; pid 100 here is
+  // another process than golden-host's pid 100.
+  uint64_t start = kStart + 4000000000000ull;
+  auto w = fmt::TraceWriter::create(dir + "/other_host.trace", metadata("golden-host-b", start, kRealStart + 1000 * kUs),
+                                    demo_sites());
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  fmt::ProcessEvent p = proc(0, fmt::ProcessEventKind::comm, 100, 100, "remote");
+  p.time_ns = start;
+  if (!check(w->append(p))) return 1;
+  // At +1200/+1300 us of its own start, i.e. +2200/+2300 us on golden-host's timeline.
+  if (!check(w->append(to_event({1200, 100, 100, 0, 0, {42, 1}}, start)))) return 1;
+  if (!check(w->append(to_event({1300, 100, 100, 0, 1, {42}}, start)))) return 1;
+  fmt::TraceSummary summary;
+  summary.end_monotonic_ns = start + 2000 * kUs;
+  summary.events = 2;
+  summary.events_per_site = {1, 1, 0, 0};
+  summary.lost_per_site = {0, 0, 0, 0};
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_golden_traces DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  if (int rc = write_golden(dir); rc != 0) return rc;
+  return write_other_host(dir);
+}
