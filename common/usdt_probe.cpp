@@ -225,6 +225,12 @@ Result<UsdtFile> read_usdt_file(const std::string& open_path, const std::string&
   }
   if (!found_note) return file;
 
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf.get(), &ehdr) != nullptr && ehdr.e_type == ET_REL) {
+    // An object file's note addresses are relocations away from final.
+    return Error("it is a relocatable object file: probes get addresses only once linked")
+        .context(context);
+  }
   auto segments = load_segments(elf);
   if (!segments) return segments.error().context(context);
 

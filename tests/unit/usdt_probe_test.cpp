@@ -598,6 +598,11 @@ TEST_CASE("synthetic malformed notes", "[usdt_probe]") {
   w.bytes = bytes;
   w.put(64 + 56 + 4, 12, 4);  // n_descsz of note 0
   auto short_desc = fails(w.bytes);
+  Writer rel(false);
+  rel.bytes = bytes;
+  rel.put(16, ET_REL, 2);
+  CHECK(fails(rel.bytes).find("': it is a relocatable object file: probes get addresses only once linked") !=
+        std::string::npos);
   CHECK(short_desc.find("note 0 at offset 0x0: descriptor is 12 bytes, too short for 3 addresses") !=
         std::string::npos);
 }
