@@ -25,6 +25,38 @@ void Drainer::flush() {
 
 void Drainer::add(const format::ProcessEvent& event) { batch_.processes.push_back(event); }
 
+void Drainer::set_pid_filter(const std::vector<pid_t>& roots) {
+  filter_ = true;
+  for (pid_t pid : roots) traced_.insert(static_cast<uint32_t>(pid));
+}
+
+void Drainer::accept(const format::Event& e) {
+  batch_.events.push_back(e);
+  ++events_;
+  if (e.site_id < events_per_site_.size()) ++events_per_site_[e.site_id];
+  if (batch_.events.size() >= kBatchRecords) flush();
+}
+
+void Drainer::settle_waiting(bool final) {
+  for (const format::Event& e : waiting_) {
+    if (traced(e.pid)) {
+      accept(e);
+    } else {
+      ++foreign_;
+    }
+  }
+  waiting_.clear();
+  waiting_.swap(waiting_next_);
+  if (final) settle_waiting(false);
+}
+
+void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
+  while (drain(buffers) != 0) {
+  }
+  settle_waiting(true);
+  flush();
+}
+
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
   for (RingBuffer& buffer : buffers) {
@@ -34,9 +66,11 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
       switch (decoder_.decode(record)) {
         case SampleDecoder::Kind::event: {
           const format::Event& e = decoder_.event();
-          batch_.events.push_back(e);
-          ++events_;
-          if (e.site_id < events_per_site_.size()) ++events_per_site_[e.site_id];
+          if (!filter_ || traced(e.pid)) {
+            accept(e);
+          } else {
+            waiting_next_.push_back(e);
+          }
           break;
         }
         case SampleDecoder::Kind::lost: {
@@ -48,7 +82,9 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
         }
         case SampleDecoder::Kind::process: {
           const format::ProcessEvent& p = decoder_.process();
-          if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid) {
+          if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
+              (!filter_ || traced(p.parent_pid))) {
+            traced_.insert(p.pid);
             new_processes_.push_back(static_cast<pid_t>(p.pid));
           }
           batch_.processes.push_back(p);
@@ -57,11 +93,11 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
         case SampleDecoder::Kind::none:
           break;
       }
-      if (batch_.events.size() >= kBatchRecords) flush();
     }
     // Hand the space back before the next buffer so the kernel can refill it.
     buffer.end_read();
   }
+  settle_waiting(false);
   flush();
   return records;
 }

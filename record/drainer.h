@@ -1,11 +1,20 @@
 // Empties the per-CPU ring buffers: decodes every record and queues the
 // results in batches for the writer thread, keeping the counts the end
 // report and the trace summary need. Runs on the main thread only.
+//
+// The pid filter: uprobe events are system-wide (see event_set.h), so with
+// `--` and -p a sample is kept only if its process is traced: a root process
+// or one forked by a traced process (FORK records of the inherited tracking
+// events). A child's FORK record is written before the child runs, but may
+// sit in another CPU's buffer that was read before it arrived; so a sample
+// of an unknown process waits one drain pass (every buffer is then read
+// past its time) before it is dropped as another process's.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "record/batch_queue.h"
@@ -22,6 +31,15 @@ class Drainer {
   // were read. Batches are queued as they fill and at the end.
   size_t drain(std::vector<RingBuffer>& buffers);
 
+  // Reads until the buffers are empty, then settles the waiting samples.
+  void drain_to_end(std::vector<RingBuffer>& buffers);
+
+  // Keeps only samples of these processes and their descendants.
+  void set_pid_filter(const std::vector<pid_t>& roots);
+  bool traced(uint32_t pid) const { return traced_.count(pid) != 0; }
+  // Samples dropped because their process was not traced.
+  uint64_t foreign() const { return foreign_; }
+
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
   void flush();
@@ -30,10 +48,13 @@ class Drainer {
   uint64_t lost() const { return lost_; }
   const std::vector<uint64_t>& events_per_site() const { return events_per_site_; }
   const std::vector<uint64_t>& lost_per_site() const { return lost_per_site_; }
-  // Processes seen starting (FORK of a new process) since the last call.
+  // Traced processes seen starting (FORK of a new process) since the last call.
   std::vector<pid_t> take_new_processes();
 
  private:
+  void accept(const format::Event& event);
+  void settle_waiting(bool final);
+
   SampleDecoder& decoder_;
   BatchQueue& queue_;
   EventBatch batch_;
@@ -42,6 +63,11 @@ class Drainer {
   std::vector<uint64_t> events_per_site_;
   std::vector<uint64_t> lost_per_site_;
   std::vector<pid_t> new_processes_;
+  bool filter_ = false;
+  std::unordered_set<uint32_t> traced_;
+  std::vector<format::Event> waiting_;       // unknown process, read in the previous pass
+  std::vector<format::Event> waiting_next_;  // unknown process, read in this pass
+  uint64_t foreign_ = 0;
 };
 
 }  // namespace usdt::record

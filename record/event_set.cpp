@@ -26,18 +26,21 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   return set;
 }
 
-Status EventSet::add_target(pid_t pid, bool inherit, const std::vector<SiteAttach>& sites) {
+Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
+                            const std::vector<SiteAttach>& sites) {
   // Opened here first, committed to events_ only when the whole task is in.
   std::vector<PerfEvent> opened;
   std::vector<EventIdSite> ids;
   for (size_t i = 0; i < features_.cpus.size(); ++i) {
     EventTarget target{pid, features_.cpus[i], inherit};
     const int buffer_fd = buffers_[i].fd();
-    Result<PerfEvent> tracking = PerfEvent::open_tracking(target, wakeup_bytes_);
-    if (!tracking) return tracking.error();
-    if (Status s = tracking->set_output_fd(buffer_fd); !s) return s;
-    ids.emplace_back(tracking->id(), format::kNoSite);
-    opened.push_back(std::move(*tracking));
+    if (tracking) {
+      Result<PerfEvent> event = PerfEvent::open_tracking(target, wakeup_bytes_);
+      if (!event) return event.error();
+      if (Status s = event->set_output_fd(buffer_fd); !s) return s;
+      ids.emplace_back(event->id(), format::kNoSite);
+      opened.push_back(std::move(*event));
+    }
     for (const SiteAttach& site : sites) {
       Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, wakeup_bytes_);
       if (!event) return event.error();

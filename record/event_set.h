@@ -4,12 +4,19 @@
 // so the reader drains one buffer per CPU however many probes and threads
 // there are.
 //
-// Targets (perf_event_open(2)): a list of tasks, each watched on every CPU
-// (pid = task, cpu = N; with inherit, threads and children created later are
-// followed: the kernel refuses to mmap an inherited event opened with
-// cpu = -1, so perf-style per-task-per-CPU events it is), or the whole
-// system (pid = -1, cpu = N: every process that maps a probed file, also
-// those started later; needs root or CAP_PERFMON).
+// Targets (perf_event_open(2)): a task watched on every CPU (pid = task,
+// cpu = N; with inherit, threads and children created later are followed:
+// the kernel refuses to mmap an inherited event opened with cpu = -1, so
+// perf-style per-task-per-CPU events it is), or the whole system (pid = -1,
+// cpu = N: every process that maps a probed file, also those started later;
+// needs root or CAP_PERFMON).
+//
+// Uprobe events cannot be inherited: the kernel re-reads the probe's path
+// from the user pointer in attr.config1 when it copies the event into a new
+// thread or child, in the new task's memory, and clone() then fails with
+// EFAULT (measured on 6.18: the traced program's pthread_create failed). So
+// uprobe events are always opened system-wide, and only the dummy tracking
+// events follow the traced tasks with inherit (see Drainer's pid filter).
 //
 // Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
 // itself, which never exits, so the buffer never reports POLLHUP while
@@ -44,10 +51,10 @@ class EventSet {
   // Maps one ring buffer of buffer_pages data pages (a power of two) per CPU.
   static Result<EventSet> create(const KernelFeatures& features, size_t buffer_pages);
 
-  // Opens the tracking event and every site's event for the task (or, with
-  // pid -1, system-wide) on every CPU, disabled. On failure nothing of this
-  // task stays open. The error of a vanished task has errno ESRCH.
-  Status add_target(pid_t pid, bool inherit, const std::vector<SiteAttach>& sites);
+  // Opens, on every CPU and disabled, a tracking event (when tracking) and
+  // every site's event for the task (or, with pid -1, system-wide). On
+  // failure nothing of this call stays open.
+  Status add_target(pid_t pid, bool inherit, bool tracking, const std::vector<SiteAttach>& sites);
 
   // Enables every event (the ready point); enable_all() after add_target()
   // of a late task enables those too.

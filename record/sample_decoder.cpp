@@ -113,6 +113,7 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites) {
     Site site;
     site.regs.set_layout(d.regs_mask);
     site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
+    stack_misses_.emplace_back(d.args.size(), 0);
     site.decoding = std::move(d);
     sites_.push_back(std::move(site));
   }
@@ -211,6 +212,7 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
     } else {
       e.args[i] = 0;
       e.missing_mask |= static_cast<uint16_t>(1u << i);
+      if (d.sources[i] == ArgSource::sampled_stack) ++stack_misses_[last_site_][i];
     }
   }
   for (size_t i = n; i < format::kMaxArgs; ++i) e.args[i] = 0;

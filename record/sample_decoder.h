@@ -84,6 +84,10 @@ class SampleDecoder {
   const format::ProcessEvent& process() const { return process_; }
   const format::LostEvent& lost() const { return lost_; }
 
+  // Per site and argument: samples in which a stack argument lay outside
+  // the dump (below %rsp, i.e. in the red zone, or beyond its end).
+  const std::vector<std::vector<uint64_t>>& stack_misses() const { return stack_misses_; }
+
   uint64_t malformed() const { return malformed_; }
   uint64_t unknown_ids() const { return unknown_ids_; }
   uint64_t ignored() const { return ignored_; }
@@ -110,6 +114,7 @@ class SampleDecoder {
   format::Event event_;
   format::ProcessEvent process_;
   format::LostEvent lost_;
+  std::vector<std::vector<uint64_t>> stack_misses_;
   uint64_t malformed_ = 0;
   uint64_t unknown_ids_ = 0;
   uint64_t ignored_ = 0;

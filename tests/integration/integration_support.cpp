@@ -1,0 +1,212 @@
+#include "integration_support.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <utility>
+
+#include "formats/trace_reader.h"
+
+namespace usdt::itest {
+
+Process Process::start(const std::vector<std::string>& argv, bool pipe_stdin, bool pipe_stdout,
+                       bool pipe_stderr) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (pipe_stdin) REQUIRE(pipe2(in, O_CLOEXEC) == 0);
+  if (pipe_stdout) REQUIRE(pipe2(out, O_CLOEXEC) == 0);
+  if (pipe_stderr) REQUIRE(pipe2(err, O_CLOEXEC) == 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (pipe_stdin) dup2(in[0], 0);
+    if (pipe_stdout) dup2(out[1], 1);
+    if (pipe_stderr) dup2(err[1], 2);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  Process p;
+  p.pid_ = pid;
+  if (pipe_stdin) {
+    close(in[0]);
+    p.in_ = in[1];
+  }
+  if (pipe_stdout) {
+    close(out[1]);
+    p.out_ = out[0];
+  }
+  if (pipe_stderr) {
+    close(err[1]);
+    p.err_ = err[0];
+  }
+  return p;
+}
+
+Process::Process(Process&& o) noexcept
+    : stderr_seen(std::move(o.stderr_seen)),
+      pid_(std::exchange(o.pid_, -1)),
+      in_(std::exchange(o.in_, -1)),
+      out_(std::exchange(o.out_, -1)),
+      err_(std::exchange(o.err_, -1)),
+      out_buf_(std::move(o.out_buf_)),
+      err_buf_(std::move(o.err_buf_)),
+      reaped_(o.reaped_) {}
+
+Process::~Process() {
+  for (int fd : {in_, out_, err_}) {
+    if (fd >= 0) close(fd);
+  }
+  if (pid_ > 0 && !reaped_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+void Process::write_line(const std::string& line) {
+  std::string s = line + "\n";
+  REQUIRE(write(in_, s.data(), s.size()) == static_cast<ssize_t>(s.size()));
+}
+
+void Process::close_stdin() {
+  if (in_ >= 0) close(in_);
+  in_ = -1;
+}
+
+std::optional<std::string> Process::read_line(bool from_stderr) {
+  int fd = from_stderr ? err_ : out_;
+  std::string& buf = from_stderr ? err_buf_ : out_buf_;
+  for (;;) {
+    size_t nl = buf.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      if (from_stderr) stderr_seen += line + "\n";
+      return line;
+    }
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (buf.empty()) return std::nullopt;
+      std::string line = std::move(buf);
+      buf.clear();
+      if (from_stderr) stderr_seen += line + "\n";
+      return line;
+    }
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+bool Process::wait_for_stderr(const std::string& needle) {
+  while (std::optional<std::string> line = read_line(true)) {
+    if (line->find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string Process::read_rest(bool from_stderr) {
+  std::string all;
+  while (std::optional<std::string> line = read_line(from_stderr)) all += *line + "\n";
+  return all;
+}
+
+int Process::wait() {
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void Process::signal(int sig) { kill(pid_, sig); }
+
+RunResult run(const std::vector<std::string>& argv) {
+  Process p = Process::start(argv, false, true, true);
+  RunResult r;
+  // stdout is small in these tests; read stderr first, then stdout.
+  r.err = p.read_rest(true);
+  r.out = p.read_rest(false);
+  r.status = p.wait();
+  return r;
+}
+
+std::string recorder() { return USDT_RECORD_PATH; }
+
+std::string program(const std::string& name) { return std::string(ITEST_PROGRAM_DIR) + "/" + name; }
+
+std::string temp_trace(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string base = dir != nullptr ? dir : "/tmp";
+  std::string path = base + "/usdt_itest_" + std::to_string(getpid()) + "_" + name + ".trace";
+  unlink(path.c_str());
+  return path;
+}
+
+std::vector<uint32_t> Trace::site_ids(const std::string& provider, const std::string& name) const {
+  std::vector<uint32_t> ids;
+  for (const format::ProbeSite& s : sites) {
+    if (s.provider == provider && s.name == name) ids.push_back(s.id);
+  }
+  return ids;
+}
+
+std::vector<format::Event> Trace::of(const std::string& provider, const std::string& name) const {
+  std::vector<uint32_t> ids = site_ids(provider, name);
+  std::vector<format::Event> out;
+  for (const format::Event& e : events) {
+    for (uint32_t id : ids) {
+      if (e.site_id == id) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+uint64_t Trace::lost_count() const {
+  uint64_t n = 0;
+  for (const format::LostEvent& l : lost) n += l.count;
+  return n;
+}
+
+Trace read_trace(const std::string& path) {
+  Result<format::TraceReader> reader = format::TraceReader::open(path);
+  if (!reader) FAIL("cannot open trace: " << reader.error().message());
+  Trace t;
+  t.sites = reader->sites();
+  while (reader->next()) {
+    switch (reader->kind()) {
+      case format::RecordKind::event:
+        t.events.push_back(reader->event());
+        break;
+      case format::RecordKind::process:
+        t.processes.push_back(reader->process());
+        break;
+      case format::RecordKind::lost:
+        t.lost.push_back(reader->lost());
+        break;
+    }
+  }
+  t.summary = reader->summary();
+  t.truncated = reader->diagnostics().truncated;
+  return t;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace usdt::itest

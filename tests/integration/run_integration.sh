@@ -1,0 +1,22 @@
+#!/bin/sh
+# Runs one root-only integration case: run_integration.sh TEST_EXE "CASE NAME".
+# Without root or without the kernel's uprobe PMU the case is skipped (exit
+# 77, CTest SKIP_RETURN_CODE), except under CI=true, where it must run and a
+# missing capability is a failure.
+exe="$1"
+shift
+reason=""
+if [ "$(id -u)" != "0" ]; then
+  reason="not root (perf_event_open on uprobes needs root or CAP_PERFMON)"
+elif [ ! -r /sys/bus/event_source/devices/uprobe/type ]; then
+  reason="the kernel has no uprobe PMU"
+fi
+if [ -n "$reason" ]; then
+  if [ "$CI" = "true" ]; then
+    echo "integration test cannot run: $reason (CI=true requires it)" >&2
+    exit 1
+  fi
+  echo "skipped: $reason" >&2
+  exit 77
+fi
+exec "$exe" "$@"
