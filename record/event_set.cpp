@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <thread>
+
+#include <algorithm>
+
 #include "formats/trace_types.h"
 
 namespace usdt::record {
@@ -59,6 +63,25 @@ Status EventSet::enable_all() {
     if (Status s = e.enable(); !s) return s;
   }
   return Status::success();
+}
+
+EventSet::~EventSet() {
+  constexpr size_t kClosers = 32;
+  if (events_.size() < 4) return;
+  std::vector<std::thread> closers;
+  size_t per = (events_.size() + kClosers - 1) / kClosers;
+  for (size_t start = 0; start < events_.size(); start += per) {
+    size_t end = std::min(events_.size(), start + per);
+    auto close_range = [this, start, end] {
+      for (size_t i = start; i < end; ++i) events_[i] = PerfEvent::closed();
+    };
+    try {
+      closers.emplace_back(close_range);
+    } catch (...) {
+      close_range();  // no thread to spare: close them here
+    }
+  }
+  for (std::thread& t : closers) t.join();
 }
 
 void EventSet::disable_all() {

@@ -61,6 +61,13 @@ class EventSet {
   Status enable_all();
   void disable_all();
 
+  EventSet(EventSet&&) noexcept = default;
+  EventSet& operator=(EventSet&&) noexcept = default;
+  // Closes the events from several threads at once: each uprobe close waits
+  // for an RCU grace period in the kernel (about 0.1 s measured here), which
+  // one by one made a 19-site recording take 4 s to exit.
+  ~EventSet();
+
   std::vector<RingBuffer>& buffers() { return buffers_; }
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }

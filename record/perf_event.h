@@ -65,6 +65,9 @@ class PerfEvent {
   // Opens an enabled dummy event that reports nothing, to hold a ring buffer.
   static Result<PerfEvent> open_anchor(const EventTarget& target, uint32_t wakeup_bytes);
 
+  // An owner of nothing, to close an event by assignment.
+  static PerfEvent closed() { return PerfEvent(UniqueFd(), 0); }
+
   PerfEvent(PerfEvent&&) noexcept = default;
   PerfEvent& operator=(PerfEvent&&) noexcept = default;
 
