@@ -1,0 +1,116 @@
+// The small helpers of the recording session: the end report, the batch
+// queue, /proc task lists, the held child process, ELF lookups.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <thread>
+
+#include "common/library_finder.h"
+#include "fixture_paths.h"
+#include "record/batch_queue.h"
+#include "record/child_process.h"
+#include "record/elf_lookup.h"
+#include "record/end_report.h"
+#include "record/task_list.h"
+
+using namespace usdt;
+using namespace usdt::record;
+
+TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
+  EndReport r;
+  r.output = "out.trace";
+  r.events = 30;
+  r.lost = 2;
+  r.bytes = 1234;
+  r.seconds = 2;
+  for (uint32_t i = 0; i < 3; ++i) {
+    format::ProbeSite s;
+    s.id = i;
+    s.provider = "demo";
+    s.name = i < 2 ? "multi" : "x";
+    r.sites.push_back(s);
+  }
+  r.events_per_site = {10, 10, 10};
+  r.lost_per_site = {0, 2, 0};
+  std::ostringstream out;
+  print_end_report(r, out);
+  CHECK(out.str() ==
+        "usdt-record: 30 events recorded, 2 lost, 1234 bytes written to out.trace\n"
+        "usdt-record:   demo:multi  20 hits  10.0/s  (2 lost)\n"
+        "usdt-record:   demo:x      10 hits  5.0/s\n");
+}
+
+TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue]") {
+  BatchQueue q(2);
+  std::vector<uint32_t> got;
+  std::thread consumer([&] {
+    EventBatch b;
+    while (q.pop(b)) {
+      for (const auto& e : b.events) got.push_back(e.site_id);
+    }
+  });
+  for (uint32_t i = 0; i < 100; ++i) {
+    EventBatch b;
+    format::Event e;
+    e.site_id = i;
+    b.events.push_back(e);
+    q.push(std::move(b));
+  }
+  q.close();
+  consumer.join();
+  REQUIRE(got.size() == 100);
+  for (uint32_t i = 0; i < 100; ++i) CHECK(got[i] == i);
+}
+
+TEST_CASE("task lists and liveness come from /proc", "[task_list]") {
+  std::vector<pid_t> tids = list_threads(getpid());
+  REQUIRE_FALSE(tids.empty());
+  CHECK(std::find(tids.begin(), tids.end(), getpid()) != tids.end());
+  CHECK(process_alive(getpid()));
+  CHECK_FALSE(process_alive(999999999));
+  CHECK(list_threads(999999999).empty());
+  CHECK_FALSE(read_comm(getpid(), getpid()).empty());
+}
+
+TEST_CASE("a held child runs only when released and reports exec failures", "[child_process]") {
+  auto ok = ChildProcess::spawn({"/bin/sh", "-c", "exit 5"});
+  REQUIRE(ok.ok());
+  int status = -1;
+  usleep(20000);
+  CHECK_FALSE(ok->try_wait(status));  // still held
+  REQUIRE(ok->release().ok());
+  while (!ok->try_wait(status)) usleep(1000);
+  CHECK(status == 5);
+
+  auto missing = ChildProcess::spawn({"/nonexistent/program"});
+  REQUIRE(missing.ok());
+  Status s = missing->release();
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() == "cannot run '/nonexistent/program': No such file or directory");
+
+  CHECK(find_in_path("sh").find("/sh") != std::string::npos);
+  CHECK(find_in_path("no-such-command-here").empty());
+}
+
+TEST_CASE("needed libraries follow DT_NEEDED and RUNPATH", "[elf_lookup]") {
+  std::vector<std::string> libs = needed_libraries(FIXTURE_USELIB, LibraryFinder::system());
+  bool fixture_lib = false, libc = false;
+  for (const std::string& l : libs) {
+    if (l.find("libfixture_lib.so") != std::string::npos) fixture_lib = true;
+    if (l.find("libc.so") != std::string::npos) libc = true;
+  }
+  CHECK(fixture_lib);
+  CHECK(libc);
+}
+
+TEST_CASE("function symbols map to file offsets", "[elf_lookup]") {
+  Result<uint64_t> off = symbol_file_offset(FIXTURE_LIB, "fixture_lib_call", 0);
+  REQUIRE(off.ok());
+  Result<uint64_t> plus = symbol_file_offset(FIXTURE_LIB, "fixture_lib_call", 4);
+  REQUIRE(plus.ok());
+  CHECK(*plus == *off + 4);
+  Result<uint64_t> none = symbol_file_offset(FIXTURE_LIB, "no_such_function", 0);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message().find("no function 'no_such_function'") != std::string::npos);
+}

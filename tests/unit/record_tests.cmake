@@ -1,0 +1,7 @@
+# Tests of usdt-record's perf layer and recording session (no root needed;
+# the real recordings are in tests/integration/).
+usdt_unit_test(kernel_features_test SOURCES kernel_features_test.cpp LIBS usdt_record_lib)
+usdt_unit_test(site_sampling_test SOURCES site_sampling_test.cpp LIBS usdt_record_lib)
+usdt_unit_test(sample_decoder_test SOURCES sample_decoder_test.cpp LIBS usdt_record_lib)
+usdt_unit_test(ring_buffer_test SOURCES ring_buffer_test.cpp LIBS usdt_record_lib)
+usdt_unit_test(record_support_test SOURCES record_support_test.cpp LIBS usdt_record_lib usdt_fixture_paths)

@@ -1,0 +1,236 @@
+#include "record/sample_decoder.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <vector>
+
+using namespace usdt;
+using namespace usdt::record;
+
+namespace {
+
+// Builds a perf record byte by byte, as the kernel lays it out.
+struct RecordBuilder {
+  std::vector<uint8_t> bytes;
+  explicit RecordBuilder(uint32_t type, uint16_t misc = 0) {
+    bytes.resize(sizeof(perf_event_header));
+    perf_event_header h{type, misc, 0};
+    std::memcpy(bytes.data(), &h, sizeof h);
+  }
+  RecordBuilder& u64(uint64_t v) { return raw(&v, 8); }
+  RecordBuilder& u32(uint32_t v) { return raw(&v, 4); }
+  RecordBuilder& raw(const void* p, size_t n) {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+    return *this;
+  }
+  // The sample_id_all trailer: pid, tid, time, cpu, res, identifier.
+  RecordBuilder& trailer(uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id) {
+    return u32(pid).u32(tid).u64(time).u32(cpu).u32(0).u64(id);
+  }
+  const perf_event_header* done() {
+    uint16_t size = static_cast<uint16_t>(bytes.size());
+    std::memcpy(bytes.data() + 6, &size, 2);
+    return reinterpret_cast<const perf_event_header*>(bytes.data());
+  }
+};
+
+uint64_t bit(int16_t r) { return uint64_t{1} << r; }
+
+SiteDecoding site(uint32_t id, const char* args, uint64_t regs, uint32_t stack) {
+  SiteDecoding d;
+  d.site_id = id;
+  d.args = parse_arg_specs(args, Arch::x86_64);
+  for (const ArgSpec& a : d.args) {
+    ArgSource s = arg_source(a, Arch::x86_64);
+    d.sources.push_back(s);
+  }
+  d.regs_mask = regs;
+  d.stack_bytes = stack;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("decode_arg: sizes, signs and sub-registers", "[sample_decoder]") {
+  SampledRegs regs;
+  regs.set_layout(bit(x86_reg::ax) | bit(x86_reg::dx));
+  uint64_t values[2] = {0xfffffffffffffff6ull /* rax = -10 */, 0x1122334455667788ull};
+  regs.set_values(reinterpret_cast<const uint8_t*>(values), true);
+  StackDump none;
+  auto dec = [&](const char* text) {
+    ArgSpec a = parse_arg_spec(text, Arch::x86_64);
+    return decode_arg(a, arg_source(a, Arch::x86_64), regs, none, x86_reg::sp);
+  };
+  CHECK(*dec("-4@%eax") == static_cast<uint64_t>(int64_t{-10}));
+  CHECK(*dec("4@%eax") == 0xfffffff6u);
+  CHECK(*dec("1@%al") == 0xf6);
+  CHECK(*dec("-1@%al") == static_cast<uint64_t>(int64_t{-10}));
+  CHECK(*dec("2@%ax") == 0xfff6);
+  CHECK(*dec("-2@%ax") == static_cast<uint64_t>(int64_t{-10}));
+  CHECK(*dec("1@%ah") == 0xff);
+  CHECK(*dec("-8@%rax") == static_cast<uint64_t>(int64_t{-10}));
+  CHECK(*dec("8@%rdx") == 0x1122334455667788ull);
+  CHECK(*dec("-1@%dl") == 0xffffffffffffff88ull);
+  CHECK(*dec("1@%dh") == 0x77);
+  CHECK(*dec("-4@$-5") == static_cast<uint64_t>(int64_t{-5}));
+  CHECK(*dec("1@$-1") == 0xff);  // GCC writes negative literals for unsigned operands
+  CHECK_FALSE(dec("8@%rcx").has_value());  // not sampled
+  CHECK_FALSE(dec("4@60(%rax)").has_value());
+}
+
+TEST_CASE("decode_arg: no user registers means missing", "[sample_decoder]") {
+  SampledRegs regs;
+  regs.set_layout(bit(x86_reg::ax));
+  regs.set_values(nullptr, false);
+  ArgSpec a = parse_arg_spec("8@%rax", Arch::x86_64);
+  CHECK_FALSE(decode_arg(a, ArgSource::sampled_register, regs, {}, x86_reg::sp).has_value());
+}
+
+TEST_CASE("decode_arg: stack operands read only inside the dump", "[sample_decoder]") {
+  SampledRegs regs;
+  regs.set_layout(bit(x86_reg::bp) | bit(x86_reg::sp));
+  const uint64_t sp = 0x7ffc0000, bp = sp + 32;
+  uint64_t values[2] = {bp, sp};
+  regs.set_values(reinterpret_cast<const uint8_t*>(values), true);
+  uint8_t stack[32];
+  for (int i = 0; i < 32; ++i) stack[i] = static_cast<uint8_t>(0xa0 + i);
+  StackDump dump{stack, 32};
+  auto dec = [&](const char* text, StackDump d) {
+    ArgSpec a = parse_arg_spec(text, Arch::x86_64);
+    return decode_arg(a, ArgSource::sampled_stack, regs, d, x86_reg::sp);
+  };
+  CHECK(*dec("1@0(%rsp)", dump) == 0xa0);
+  CHECK(*dec("-1@0(%rsp)", dump) == 0xffffffffffffffa0ull);
+  CHECK(*dec("2@8(%rsp)", dump) == 0xa9a8);
+  CHECK(*dec("8@24(%rsp)", dump) == 0xbfbebdbcbbbab9b8ull);
+  CHECK(*dec("8@-8(%rbp)", dump) == 0xbfbebdbcbbbab9b8ull);
+  CHECK_FALSE(dec("8@25(%rsp)", dump).has_value());  // runs past the dump
+  CHECK_FALSE(dec("8@-8(%rsp)", dump).has_value());  // red zone
+  CHECK_FALSE(dec("8@-48(%rbp)", dump).has_value());
+  CHECK_FALSE(dec("4@0(%rbp)", dump).has_value());
+  // dyn_size shorter than the dump: only dyn_size bytes are valid.
+  CHECK_FALSE(dec("8@8(%rsp)", StackDump{stack, 12}).has_value());
+  CHECK(*dec("4@8(%rsp)", StackDump{stack, 12}) == 0xabaaa9a8u);
+  CHECK_FALSE(dec("1@0(%rsp)", StackDump{}).has_value());
+}
+
+TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
+  std::vector<SiteDecoding> sites;
+  sites.push_back(site(0, "-4@%eax 8@%rdi 4@$7", bit(x86_reg::ax) | bit(x86_reg::di), 0));
+  sites.push_back(site(1, "-4@8(%rsp) 8@-8(%rsp)", bit(x86_reg::sp), 16));
+  SampleDecoder decoder(std::move(sites));
+  decoder.add_event(100, 0);
+  decoder.add_event(101, 1);
+  decoder.add_event(200, format::kNoSite);
+
+  SECTION("registers, in mask order") {
+    RecordBuilder r(PERF_RECORD_SAMPLE);
+    r.u64(100).u32(42).u32(43).u64(123456789).u32(1).u32(0);
+    r.u64(PERF_SAMPLE_REGS_ABI_64).u64(0xffffffff80000000ull /* rax */).u64(77 /* rdi */);
+    REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+    const format::Event& e = decoder.event();
+    CHECK(e.site_id == 0);
+    CHECK(e.pid == 42);
+    CHECK(e.tid == 43);
+    CHECK(e.time_ns == 123456789);
+    CHECK(e.cpu == 1);
+    REQUIRE(e.arg_count == 3);
+    CHECK(e.missing_mask == 0);
+    CHECK(e.args[0] == static_cast<uint64_t>(int64_t{INT32_MIN}));
+    CHECK(e.args[1] == 77);
+    CHECK(e.args[2] == 7);
+  }
+  SECTION("stack dump") {
+    RecordBuilder r(PERF_RECORD_SAMPLE);
+    r.u64(101).u32(1).u32(2).u64(5).u32(0).u32(0);
+    r.u64(PERF_SAMPLE_REGS_ABI_64).u64(0x1000 /* sp */);
+    uint8_t stack[16] = {};
+    int32_t v = -99;
+    std::memcpy(stack + 8, &v, 4);
+    r.u64(16).raw(stack, 16).u64(16);
+    REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+    const format::Event& e = decoder.event();
+    CHECK(e.site_id == 1);
+    CHECK(e.args[0] == static_cast<uint64_t>(int64_t{-99}));
+    CHECK(e.has_arg(0));
+    CHECK_FALSE(e.has_arg(1));  // below %rsp
+    CHECK(e.missing_mask == 2);
+    CHECK(decoder.stack_misses()[1][1] == 1);
+  }
+  SECTION("a kernel thread's sample has no registers: all missing") {
+    RecordBuilder r(PERF_RECORD_SAMPLE);
+    r.u64(100).u32(1).u32(1).u64(5).u32(0).u32(0).u64(PERF_SAMPLE_REGS_ABI_NONE);
+    REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+    CHECK(decoder.event().missing_mask == 3);
+    CHECK(decoder.event().args[2] == 7);
+  }
+  SECTION("unknown id and truncated samples are skipped and counted") {
+    RecordBuilder unknown(PERF_RECORD_SAMPLE);
+    unknown.u64(999).u32(1).u32(1).u64(5).u32(0).u32(0);
+    CHECK(decoder.decode(unknown.done()) == SampleDecoder::Kind::none);
+    CHECK(decoder.unknown_ids() == 1);
+    RecordBuilder full(PERF_RECORD_SAMPLE);
+    full.u64(100).u32(42).u32(43).u64(1).u32(1).u32(0).u64(2).u64(1).u64(2);
+    const perf_event_header* h = full.done();
+    std::vector<uint8_t> copy(reinterpret_cast<const uint8_t*>(h),
+                              reinterpret_cast<const uint8_t*>(h) + h->size);
+    for (size_t cut = sizeof(perf_event_header); cut < copy.size(); ++cut) {
+      std::vector<uint8_t> t(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(cut));
+      uint16_t size = static_cast<uint16_t>(cut);
+      std::memcpy(t.data() + 6, &size, 2);
+      CHECK(decoder.decode(reinterpret_cast<const perf_event_header*>(t.data())) == SampleDecoder::Kind::none);
+    }
+    CHECK(decoder.malformed() == copy.size() - sizeof(perf_event_header));
+  }
+  SECTION("lost records name the site through their id") {
+    RecordBuilder sample(PERF_RECORD_SAMPLE);
+    sample.u64(100).u32(1).u32(1).u64(1000).u32(1).u32(0).u64(2).u64(1).u64(2);
+    REQUIRE(decoder.decode(sample.done()) == SampleDecoder::Kind::event);
+    RecordBuilder r(PERF_RECORD_LOST);
+    r.u64(101).u64(17).trailer(0, 0, 2000, 1, 101);
+    REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::lost);
+    CHECK(decoder.lost().site_id == 1);
+    CHECK(decoder.lost().count == 17);
+    CHECK(decoder.lost().cpu == 1);
+    CHECK(decoder.lost().time_begin_ns == 1000);
+    CHECK(decoder.lost().time_end_ns == 2000);
+    RecordBuilder other(PERF_RECORD_LOST);
+    other.u64(555).u64(3).trailer(0, 0, 2500, 0, 555);
+    REQUIRE(decoder.decode(other.done()) == SampleDecoder::Kind::lost);
+    CHECK(decoder.lost().site_id == format::kNoSite);
+    CHECK(decoder.lost().time_begin_ns == 2500);
+  }
+  SECTION("comm, exec, fork and exit") {
+    RecordBuilder comm(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+    comm.u32(10).u32(11).raw("worker\0\0", 8).trailer(10, 11, 77, 0, 200);
+    REQUIRE(decoder.decode(comm.done()) == SampleDecoder::Kind::process);
+    CHECK(decoder.process().kind == format::ProcessEventKind::exec);
+    CHECK(decoder.process().comm == "worker");
+    CHECK(decoder.process().pid == 10);
+    CHECK(decoder.process().tid == 11);
+    CHECK(decoder.process().time_ns == 77);
+
+    RecordBuilder fork(PERF_RECORD_FORK);
+    fork.u32(20).u32(10).u32(21).u32(11).u64(88).trailer(20, 21, 88, 0, 200);
+    REQUIRE(decoder.decode(fork.done()) == SampleDecoder::Kind::process);
+    CHECK(decoder.process().kind == format::ProcessEventKind::fork);
+    CHECK(decoder.process().pid == 20);
+    CHECK(decoder.process().parent_pid == 10);
+    CHECK(decoder.process().tid == 21);
+    CHECK(decoder.process().parent_tid == 11);
+    CHECK(decoder.process().time_ns == 88);
+
+    RecordBuilder exit(PERF_RECORD_EXIT);
+    exit.u32(20).u32(10).u32(21).u32(11).u64(99).trailer(20, 21, 99, 0, 200);
+    REQUIRE(decoder.decode(exit.done()) == SampleDecoder::Kind::process);
+    CHECK(decoder.process().kind == format::ProcessEventKind::exit);
+    CHECK(decoder.process().parent_pid == 0);
+  }
+  SECTION("other record kinds are ignored") {
+    RecordBuilder r(PERF_RECORD_THROTTLE);
+    r.u64(1).u64(100).u64(0).trailer(0, 0, 1, 0, 100);
+    CHECK(decoder.decode(r.done()) == SampleDecoder::Kind::none);
+    CHECK(decoder.ignored() == 1);
+  }
+}
