@@ -90,6 +90,27 @@ class ByteCursor {
     if (!ok_) return 0;
     // Fast path: one-byte values dominate the event columns.
     if (p_ < end_ && *p_ < 0x80) return *p_++;
+    if (end_ - p_ >= 2 && p_[1] < 0x80) {  // two bytes: time deltas of microseconds
+      uint64_t v = (p_[0] & 0x7fu) | (uint64_t{p_[1]} << 7);
+      p_ += 2;
+      return v;
+    }
+    return varint_slow();
+  }
+  int64_t svarint() { return zigzag_decode(varint()); }
+
+  // A varint that must not exceed limit (a count or a length about to be used).
+  uint64_t varint_max(uint64_t limit) {
+    uint64_t v = varint();
+    if (v > limit) {
+      ok_ = false;
+      return 0;
+    }
+    return v;
+  }
+
+ private:
+  uint64_t varint_slow() {
     uint64_t v = 0;
     const uint8_t* p = p_;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -105,17 +126,8 @@ class ByteCursor {
     ok_ = false;
     return 0;
   }
-  int64_t svarint() { return zigzag_decode(varint()); }
 
-  // A varint that must not exceed limit (a count or a length about to be used).
-  uint64_t varint_max(uint64_t limit) {
-    uint64_t v = varint();
-    if (v > limit) {
-      ok_ = false;
-      return 0;
-    }
-    return v;
-  }
+ public:
 
   // A view of the next size bytes, or an empty view (and failure) when they
   // are not there.

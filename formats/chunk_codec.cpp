@@ -271,7 +271,7 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (!seen[2] && header_.process_events != 0) return fail("process section missing");
   if (!seen[3] && header_.lost_records != 0) return fail("lost section missing");
   ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
-  decode_event();
+  decode_batch();
   decode_process();
   decode_lost();
   pick_next();
@@ -314,65 +314,83 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   return true;
 }
 
-void ChunkDecoder::decode_event() {
-  if (events_left_ == 0) {
-    has_ev_ = false;
-    return;
-  }
-  --events_left_;
-  Event& e = ev_[cur_ev_ ^ 1];
-  uint64_t delta = time_col_.varint();
-  uint64_t ls = site_col_.varint();
-  uint64_t th = thread_col_.varint();
-  uint64_t cpu = cpu_col_.varint();
-  uint64_t shape = shape_col_.varint();
-  if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
-    fail("event columns end early");
-    return;
-  }
-  if (ls >= sites_.size() || th >= threads_.size() || cpu > 0xffffffffu) {
-    fail("event refers to a site, thread or CPU outside the chunk's tables");
-    return;
-  }
-  if (delta > header_.max_time_ns - ev_time_) {
-    fail("event time outside the chunk's time range");
-    return;
-  }
-  ev_time_ += delta;
-  uint32_t count = shape & 0xf;
-  uint64_t missing = shape >> 4;
-  if (count > site_args_[ls] || (missing >> count) != 0) {
-    fail("event has more arguments than its probe site");
-    return;
-  }
-  e.time_ns = ev_time_;
-  e.site_id = sites_[ls];
-  e.pid = threads_[th].first;
-  e.tid = threads_[th].second;
-  e.cpu = static_cast<uint32_t>(cpu);
-  // Clear the arguments the previous occupant of this buffer had beyond ours.
-  for (int i = count; i < e.arg_count; ++i) e.args[i] = 0;
-  e.arg_count = static_cast<uint8_t>(count);
-  e.missing_mask = static_cast<uint16_t>(missing);
-  uint64_t* prev = &prev_[ls * kMaxArgs];
-  for (uint32_t i = 0; i < count; ++i) {
-    if (missing & (1u << i)) {
-      e.args[i] = 0;
-      continue;
-    }
-    uint64_t v = arg_col_[i].varint();
-    if (arg_delta_mask_ & (1u << i)) {
-      v = prev[i] + static_cast<uint64_t>(zigzag_decode(v));
-      prev[i] = v;
-    }
-    e.args[i] = v;
-  }
-  for (uint32_t i = 0; i < count; ++i) {
-    if (!arg_col_[i].ok()) {
-      fail("argument column ends early");
+void ChunkDecoder::decode_batch() {
+  pos_ = 0;
+  len_ = 0;
+  has_ev_ = false;
+  uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
+  if (n == 0) return;
+  events_left_ -= n;
+  Event* b = batch_[buf_];
+
+  uint64_t t = ev_time_;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint64_t delta = time_col_.varint();
+    if (delta > header_.max_time_ns - t) {
+      fail("event time outside the chunk's time range");
       return;
     }
+    t += delta;
+    b[j].time_ns = t;
   }
+  ev_time_ = t;
+  size_t n_sites = sites_.size();
+  for (uint32_t j = 0; j < n; ++j) {
+    uint64_t ls = site_col_.varint();
+    if (ls >= n_sites) return (void)fail("event refers to a site outside the chunk's table");
+    batch_site_[j] = static_cast<uint32_t>(ls);
+    b[j].site_id = sites_[ls];
+  }
+  size_t n_threads = threads_.size();
+  for (uint32_t j = 0; j < n; ++j) {
+    uint64_t th = thread_col_.varint();
+    if (th >= n_threads) return (void)fail("event refers to a thread outside the chunk's table");
+    b[j].pid = threads_[th].first;
+    b[j].tid = threads_[th].second;
+  }
+  for (uint32_t j = 0; j < n; ++j) {
+    uint64_t cpu = cpu_col_.varint();
+    if (cpu > 0xffffffffu) return (void)fail("event CPU out of range");
+    b[j].cpu = static_cast<uint32_t>(cpu);
+  }
+  uint32_t max_count = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint64_t shape = shape_col_.varint();
+    uint32_t count = shape & 0xf;
+    uint64_t missing = shape >> 4;
+    if (count > site_args_[batch_site_[j]] || (missing >> count) != 0) {
+      return (void)fail("event has more arguments than its probe site");
+    }
+    // Clear what the previous occupant of this slot had beyond our count.
+    for (uint32_t i = count; i < b[j].arg_count; ++i) b[j].args[i] = 0;
+    b[j].arg_count = static_cast<uint8_t>(count);
+    b[j].missing_mask = static_cast<uint16_t>(missing);
+    max_count = std::max(max_count, count);
+  }
+  if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
+    return (void)fail("event columns end early");
+  }
+  for (uint32_t i = 0; i < max_count; ++i) {
+    ByteCursor& col = arg_col_[i];
+    bool delta = arg_delta_mask_ & (1u << i);
+    for (uint32_t j = 0; j < n; ++j) {
+      Event& e = b[j];
+      if (i >= e.arg_count) continue;
+      if (e.missing_mask & (1u << i)) {
+        e.args[i] = 0;
+        continue;
+      }
+      uint64_t v = col.varint();
+      if (delta) {
+        uint64_t& prev = prev_[size_t{batch_site_[j]} * kMaxArgs + i];
+        v = prev + static_cast<uint64_t>(zigzag_decode(v));
+        prev = v;
+      }
+      e.args[i] = v;
+    }
+    if (!col.ok()) return (void)fail("argument column ends early");
+  }
+  len_ = n;
   has_ev_ = true;
 }
 
@@ -466,7 +484,7 @@ void ChunkDecoder::pick_next() {
     }
   };
   consider(has_pe_, pe_next_.time_ns, RecordKind::process);
-  consider(has_ev_, ev_time_, RecordKind::event);
+  consider(has_ev_, has_ev_ ? batch_[buf_][pos_].time_ns : 0, RecordKind::event);
   consider(has_le_, le_next_.time_end_ns, RecordKind::lost);
   next_rank_ = record_rank(next_kind_);
 }
@@ -475,8 +493,11 @@ void ChunkDecoder::advance() {
   kind_ = next_kind_;
   switch (kind_) {
     case RecordKind::event:
-      cur_ev_ ^= 1;
-      decode_event();
+      cur_event_ = &batch_[buf_][pos_];
+      if (++pos_ == len_) {
+        buf_ ^= 1;
+        decode_batch();
+      }
       break;
     case RecordKind::process:
       std::swap(pe_cur_, pe_next_);
@@ -489,7 +510,7 @@ void ChunkDecoder::advance() {
   }
   if (!has_ev_ && !has_pe_ && !has_le_) return;
   if (!has_pe_ && !has_le_) {  // the common case: events only
-    next_time_ = ev_time_;
+    next_time_ = batch_[buf_][pos_].time_ns;
     next_kind_ = RecordKind::event;
     next_rank_ = 1;
     return;

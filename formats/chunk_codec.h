@@ -93,7 +93,7 @@ class ChunkDecoder {
   void advance();
 
   RecordKind kind() const { return kind_; }
-  const Event& event() const { return ev_[cur_ev_]; }
+  const Event& event() const { return *cur_event_; }
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
@@ -103,7 +103,7 @@ class ChunkDecoder {
 
  private:
   bool fail(std::string why);
-  void decode_event();
+  void decode_batch();
   void decode_process();
   void decode_lost();
   void pick_next();
@@ -124,8 +124,15 @@ class ChunkDecoder {
   std::vector<uint64_t> prev_;                        // local site * kMaxArgs + i
   ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
   uint32_t arg_delta_mask_ = 0;
-  Event ev_[2];
-  int cur_ev_ = 0;
+  // Events are decoded column by column in batches (tight loops per column),
+  // into two alternating buffers so that the current event stays valid
+  // while the next batch is decoded. The look-ahead is batch_[buf_][pos_].
+  static constexpr uint32_t kBatch = 64;
+  Event batch_[2][kBatch];
+  uint32_t batch_site_[kBatch];  // local site index of each event of the batch
+  int buf_ = 0;
+  uint32_t pos_ = 0, len_ = 0;
+  const Event* cur_event_ = &batch_[0][0];
   bool has_ev_ = false;
 
   // Process events.

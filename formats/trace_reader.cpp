@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
@@ -86,6 +87,7 @@ struct TraceReader::Impl {
   std::optional<TraceSummary> summary;
   ReadDiagnostics diag;
   ReadFilter filter;
+  bool filtering = false;
   std::vector<bool> site_wanted;  // by site id, when filter.site_ids is set
   uint64_t site_bloom_wanted = ~uint64_t{0};
 
@@ -96,6 +98,7 @@ struct TraceReader::Impl {
   };
   std::vector<Chunk> chunks;
   size_t pending = 0;
+  uint64_t pending_min = 0;  // min_time_ns of chunks[pending], the next to load
 
   struct Active {
     std::unique_ptr<ChunkDecoder> d;
@@ -353,6 +356,8 @@ struct TraceReader::Impl {
 
   void set_filter(ReadFilter f) {
     filter = std::move(f);
+    filtering = !filter.site_ids.empty() || filter.pid || filter.tid || filter.time_min_ns ||
+                filter.time_max_ns;
     site_wanted.clear();
     site_bloom_wanted = ~uint64_t{0};
     if (!filter.site_ids.empty()) {
@@ -487,7 +492,7 @@ struct TraceReader::Impl {
   void load_due() {
     while (pending < chunks.size()) {
       const Chunk& c = chunks[pending];
-      if (cur.d && c.entry.header.min_time_ns > cur.d->next_time()) return;
+      if (cur.d && c.entry.header.min_time_ns > cur.d->next_time()) break;
       ++pending;
       if (!chunk_may_match(c.entry.header)) continue;
       auto d = load(c.entry);
@@ -496,6 +501,8 @@ struct TraceReader::Impl {
       if (!d->has_next()) continue;
       push(Active{std::move(d), c.seq, c.entry.offset, 0});
     }
+    pending_min = pending < chunks.size() ? chunks[pending].entry.header.min_time_ns
+                                          : std::numeric_limits<uint64_t>::max();
   }
 
   void retire_current() {
@@ -511,10 +518,10 @@ struct TraceReader::Impl {
   }
 
   bool next() {
-    retired.reset();
+    if (retired) retired.reset();
     if (done) return false;
     for (;;) {
-      load_due();
+      if (!cur.d || pending_min <= cur.d->next_time()) load_due();
       if (!cur.d) {
         done = true;
         out = nullptr;
@@ -532,7 +539,7 @@ struct TraceReader::Impl {
         std::push_heap(heap.begin(), heap.end(), heap_after);
         cur = std::move(next);
       }
-      if (matches(*out)) return true;
+      if (!filtering || matches(*out)) return true;
     }
   }
 };
