@@ -26,6 +26,13 @@ void append_arg(OutputBuffer& out, uint64_t raw, ArgType type, bool json) {
   }
 }
 
+char* put_float_arg(char* p, uint64_t raw, ArgType type, bool json) {
+  double d = arg_as_double(raw, type);
+  if (json && !std::isfinite(d)) return put(p, std::string_view("null"));
+  if (type == ArgType::float32) return std::to_chars(p, p + kMaxArgChars, static_cast<float>(d)).ptr;
+  return std::to_chars(p, p + kMaxArgChars, d).ptr;
+}
+
 std::string arg_text(uint64_t raw, ArgType type, bool json) {
   char buf[40];
   std::to_chars_result r{};

@@ -12,6 +12,15 @@
 namespace usdt::report {
 
 void append_arg(OutputBuffer& out, uint64_t raw, ArgType type, bool json);
+
+// The same into begin() space (at most kMaxArgChars bytes).
+constexpr size_t kMaxArgChars = 40;
+char* put_float_arg(char* p, uint64_t raw, ArgType type, bool json);
+inline char* put_arg(char* p, uint64_t raw, ArgType type, bool json) {
+  if (type == ArgType::unsigned_int) return put_int(p, raw);
+  if (type == ArgType::signed_int) return put_int(p, static_cast<int64_t>(raw));
+  return put_float_arg(p, raw, type, json);
+}
 std::string arg_text(uint64_t raw, ArgType type, bool json);
 
 // The type of argument i of a site (unsigned when the site has no

@@ -6,6 +6,7 @@
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).
 #include <algorithm>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
+
+constexpr std::string_view kArgLabels[format::kMaxArgs] = {
+    " arg0=", " arg1=", " arg2=", " arg3=", " arg4=", " arg5=",
+    " arg6=", " arg7=", " arg8=", " arg9=", " arg10=", " arg11="};
 
 // What a line needs about a site, precomputed.
 struct SitePrefix {
@@ -99,7 +104,8 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
 
   ProcessNames names;
   // Names as printed, per interned name index (text: padded; csv: quoted).
-  std::vector<std::string> shown_names;
+  // A deque: the cache below keeps pointers to its strings across growth.
+  std::deque<std::string> shown_names;
   const std::string unknown_name = format == DumpFormat::text ? std::string(15, ' ') + "?" : "";
   auto shown = [&](uint32_t n) -> const std::string& {
     if (n == ProcessNames::kNoName) return unknown_name;
@@ -115,10 +121,17 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   };
 
   const uint64_t start = input.timeline_start();
+  struct CommSlot {
+    const std::string* comm = nullptr;
+    uint32_t tid = 0, pid = 0, file = 0;
+  };
+  constexpr size_t kCommCacheSize = 1024;
+  std::vector<CommSlot> comm_cache(kCommCacheSize);
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
       names.on_process(domains[r.file], *r.process);
+      for (CommSlot& slot : comm_cache) slot.comm = nullptr;  // names may have changed
       continue;
     }
     if (r.kind != format::RecordKind::event) continue;
@@ -126,76 +139,87 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     uint32_t site = catalog.global_site(r.file, e.site_id);
     if (!filter->accepts(site, e, r.time)) continue;
     const SitePrefix& prefix = prefixes[site];
-    const size_t nargs = e.arg_count;
-    out.reserve(256 + prefix.text.size() + 32 * nargs);
-    if (format == DumpFormat::text) {
-      if (hosts) out.append(host_labels[r.file]);
-      if (format == DumpFormat::text) out.append(shown(names.thread_name(domains[r.file], e.pid, e.tid)));
-      out.append(' ');
-      out.append_int(e.pid);
-      out.append('/');
-      out.append_int(e.tid);
-      out.append(" [");
-      out.append_padded(e.cpu, e.cpu < 1000 ? 3 : 10);
-      out.append("] ");
-      uint64_t rel = r.time >= start ? r.time - start : 0;
-      out.append_int(rel / 1000000000u);
-      out.append('.');
-      out.append_padded(rel % 1000000000u, 9);
-      out.append(": ");
-      out.append(prefix.text);
-      for (size_t i = 0; i < nargs; ++i) {
-        out.append(" arg");
-        out.append_int(i);
-        out.append('=');
-        if (e.has_arg(static_cast<int>(i))) {
-          append_arg(out, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
-        } else {
-          out.append("null");
-        }
-      }
-      out.append('\n');
-    } else if (format == DumpFormat::jsonl) {
-      out.append("{\"time_ns\":");
-      out.append_int(e.time_ns);
-      if (hosts) out.append(host_labels[r.file]);
-      out.append(",\"pid\":");
-      out.append_int(e.pid);
-      out.append(",\"tid\":");
-      out.append_int(e.tid);
-      out.append(",\"cpu\":");
-      out.append_int(e.cpu);
-      out.append(prefix.text);
-      for (size_t i = 0; i < nargs; ++i) {
-        if (i) out.append(',');
-        if (e.has_arg(static_cast<int>(i))) {
-          append_arg(out, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), true);
-        } else {
-          out.append("null");
-        }
-      }
-      out.append("]}\n");
-    } else {
-      if (hosts) out.append(host_labels[r.file]);
-      out.append_int(e.time_ns);
-      out.append(',');
-      out.append_int(e.pid);
-      out.append(',');
-      out.append_int(e.tid);
-      out.append(',');
-      out.append_int(e.cpu);
-      out.append(',');
-      out.append(shown(names.thread_name(domains[r.file], e.pid, e.tid)));
-      out.append(',');
-      out.append(prefix.text);
-      for (size_t i = 0; i < max_args; ++i) {
-        out.append(',');
-        if (i < nargs && e.has_arg(static_cast<int>(i))) {
-          append_arg(out, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
-        }
-      }
-      out.append('\n');
+    const size_t nargs = std::min<size_t>(e.arg_count, format::kMaxArgs);
+    // A direct-mapped cache of thread names: the name maps cost two hash
+    // lookups, most events come from a few threads.
+    CommSlot& slot = comm_cache[e.tid & (kCommCacheSize - 1)];
+    if (slot.comm == nullptr || e.tid != slot.tid || e.pid != slot.pid || r.file != slot.file) {
+      slot.comm = format == DumpFormat::jsonl ? &unknown_name
+                                              : &shown(names.thread_name(domains[r.file], e.pid, e.tid));
+      slot.tid = e.tid;
+      slot.pid = e.pid;
+      slot.file = r.file;
     }
+    const std::string& comm = *slot.comm;
+    char* p = out.begin(160 + host_labels[r.file].size() + comm.size() + prefix.text.size() +
+                        (kMaxArgChars + 8) * std::max(nargs, max_args));
+    if (format == DumpFormat::text) {
+      if (hosts) p = put(p, host_labels[r.file]);
+      p = put(p, comm);
+      p = put(p, ' ');
+      p = put_int(p, e.pid);
+      p = put(p, '/');
+      p = put_int(p, e.tid);
+      p = put(p, std::string_view(" ["));
+      p = put_padded(p, e.cpu, e.cpu < 1000 ? 3 : 10);
+      p = put(p, std::string_view("] "));
+      uint64_t rel = r.time >= start ? r.time - start : 0;
+      p = put_int(p, rel / 1000000000u);
+      p = put(p, '.');
+      p = put_padded(p, rel % 1000000000u, 9);
+      p = put(p, std::string_view(": "));
+      p = put(p, prefix.text);
+      for (size_t i = 0; i < nargs; ++i) {
+        p = put(p, kArgLabels[i]);
+        if (e.has_arg(static_cast<int>(i))) {
+          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
+        } else {
+          p = put(p, std::string_view("null"));
+        }
+      }
+      p = put(p, '\n');
+    } else if (format == DumpFormat::jsonl) {
+      p = put(p, std::string_view("{\"time_ns\":"));
+      p = put_int(p, e.time_ns);
+      if (hosts) p = put(p, host_labels[r.file]);
+      p = put(p, std::string_view(",\"pid\":"));
+      p = put_int(p, e.pid);
+      p = put(p, std::string_view(",\"tid\":"));
+      p = put_int(p, e.tid);
+      p = put(p, std::string_view(",\"cpu\":"));
+      p = put_int(p, e.cpu);
+      p = put(p, prefix.text);
+      for (size_t i = 0; i < nargs; ++i) {
+        if (i) p = put(p, ',');
+        if (e.has_arg(static_cast<int>(i))) {
+          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), true);
+        } else {
+          p = put(p, std::string_view("null"));
+        }
+      }
+      p = put(p, std::string_view("]}\n"));
+    } else {
+      if (hosts) p = put(p, host_labels[r.file]);
+      p = put_int(p, e.time_ns);
+      p = put(p, ',');
+      p = put_int(p, e.pid);
+      p = put(p, ',');
+      p = put_int(p, e.tid);
+      p = put(p, ',');
+      p = put_int(p, e.cpu);
+      p = put(p, ',');
+      p = put(p, comm);
+      p = put(p, ',');
+      p = put(p, prefix.text);
+      for (size_t i = 0; i < max_args; ++i) {
+        p = put(p, ',');
+        if (i < nargs && e.has_arg(static_cast<int>(i))) {
+          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
+        }
+      }
+      p = put(p, '\n');
+    }
+    out.commit(p);
     out.maybe_flush();
   }
   out.flush();

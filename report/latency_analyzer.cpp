@@ -78,6 +78,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     } else {
       index = static_cast<uint32_t>(nodes_.size());
       nodes_.emplace_back();
+      if (config_.keep_open_events) open_events_.emplace_back();
     }
     Node& n = nodes_[index];
     n.time = time;
@@ -87,7 +88,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.site = global_site;
     n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
-    if (config_.keep_open_events) n.event = e;
+    if (config_.keep_open_events) open_events_[index] = e;
     uint32_t& head = open_[key];
     n.prev = head == 0 ? kNil : head - 1;
     head = index + 1;

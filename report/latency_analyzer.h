@@ -84,8 +84,10 @@ class LatencyAnalyzer {
   // The starts still open (with keep_open_events), in no particular order.
   template <typename F>
   void for_each_open_start(F&& f) const {
-    for (const Node& n : nodes_) {
-      if (n.live && config_.keep_open_events) f(n.site, n.domain, n.event, n.time);
+    if (!config_.keep_open_events) return;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      if (n.live) f(n.site, n.domain, open_events_[i], n.time);
     }
   }
 
@@ -99,7 +101,6 @@ class LatencyAnalyzer {
     uint32_t site = 0;
     bool live = false;
     GroupKey group;
-    format::Event event;  // only with keep_open_events
   };
   static constexpr uint32_t kNil = 0xffffffffu;
 
@@ -110,6 +111,7 @@ class LatencyAnalyzer {
   LatencyConfig config_;
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
   std::vector<Node> nodes_;
+  std::vector<format::Event> open_events_;  // by node index, with keep_open_events
   std::vector<uint32_t> free_;
   uint64_t open_count_ = 0;
   uint64_t unmatched_ends_ = 0;

@@ -12,6 +12,37 @@
 
 namespace usdt::report {
 
+// Unchecked writers for OutputBuffer::begin() space: each returns the new end.
+inline char* put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+inline char* put(char* p, char c) {
+  *p = c;
+  return p + 1;
+}
+template <typename Int>
+inline char* put_int(char* p, Int value) {
+  return std::to_chars(p, p + 24, value).ptr;
+}
+// n zero-padded decimal digits of value, two digits per division.
+inline char* put_padded(char* p, uint64_t value, int n) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  int i = n;
+  while (i >= 2) {
+    uint64_t pair = value % 100;
+    value /= 100;
+    i -= 2;
+    p[i] = kPairs[pair * 2];
+    p[i + 1] = kPairs[pair * 2 + 1];
+  }
+  if (i == 1) p[0] = static_cast<char>('0' + value % 10);
+  return p + n;
+}
+
 class OutputBuffer {
  public:
   static constexpr size_t kFlushAt = 1 << 20;
@@ -64,6 +95,14 @@ class OutputBuffer {
     }
     used_ += static_cast<size_t>(n);
   }
+
+  // Direct access for a hot loop: begin(n) makes room for n bytes and
+  // returns where to write; commit(end) takes what was written up to end.
+  char* begin(size_t n) {
+    reserve(n);
+    return buf_.data() + used_;
+  }
+  void commit(char* end) { used_ = static_cast<size_t>(end - buf_.data()); }
 
   // Writes what is buffered once it passes kFlushAt.
   void maybe_flush() {

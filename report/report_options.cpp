@@ -109,7 +109,7 @@ const char* command_usage(Command c) {
 
 const char* kMainUsage =
     "usage: usdt-report [COMMAND] [OPTIONS] TRACE...\n\n"
-    "Analyses trace files written by usdt-record.\n\n"
+    "Analyses trace files written by usdt-record (TRACE defaults to usdt.trace).\n\n"
     "commands:\n"
     "  summary   events per probe and per process, lost events, time span (default)\n"
     "  dump      one line per event, in time order (text, jsonl, csv)\n"
@@ -179,43 +179,43 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   common.add_options()
       ("help,h", "explain this command")
       ("version", "print the version")
-      ("probe", po::value(&probes)->composing(),
+      ("probe", po::value(&probes)->composing()->value_name("PATTERN"),
        "only events of probes matching PATTERN (provider:name; * and ? wildcards; repeatable)")
-      ("pid", po::value(&pid), "only events of this process")
-      ("tid", po::value(&tid), "only events of this thread")
-      ("since", po::value(&since), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
-      ("until", po::value(&until), "only events up to this time after the start");
+      ("pid", po::value(&pid)->value_name("PID"), "only events of this process")
+      ("tid", po::value(&tid)->value_name("TID"), "only events of this thread")
+      ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
+      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:
-      specific.add_options()("format", po::value(&format), "text (default) or json");
+      specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default) or json");
       break;
     case Command::dump:
-      specific.add_options()("format", po::value(&format), "text (default), jsonl or csv");
+      specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default), jsonl or csv");
       break;
     case Command::latency:
     case Command::export_trace:
       specific.add_options()
-          ("format", po::value(&format), o.command == Command::latency ? "text (default) or json" : "chrome")
-          ("start", po::value(&o.start), "the probe that starts an interval")
-          ("end", po::value(&o.end), "the probe that ends it")
-          ("key", po::value(&key), "pair starts and ends on tid (default), pid or argN");
+          ("format", po::value(&format)->value_name("FORMAT"), o.command == Command::latency ? "text (default) or json" : "chrome")
+          ("start", po::value(&o.start)->value_name("PROBE"), "the probe that starts an interval")
+          ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
+          ("key", po::value(&key)->value_name("KEY"), "pair starts and ends on tid (default), pid or argN");
       if (o.command == Command::export_trace) {
-        specific.add_options()("output,o", po::value(&o.output), "the JSON file to write");
+        specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
       } else {
         specific.add_options()
-            ("by", po::value(&by), "one table per pid, tid or argN (of the start event)")
-            ("hist", po::value(&hist), "log2 (default) or linear (needs --linear)")
-            ("linear", po::value(&linear), "linear buckets MIN,MAX,STEP in ns")
-            ("top", po::value(&top), "list the N slowest pairs");
+            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid or argN (of the start event)")
+            ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
+            ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
+            ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");
       }
       break;
     case Command::hist:
       specific.add_options()
-          ("format", po::value(&format), "text (default) or json")
-          ("arg", po::value(&arg), "the argument, from 0")
-          ("linear", po::value(&linear), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&by), "one histogram per pid or tid");
+          ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
+          ("arg", po::value(&arg)->value_name("N"), "the argument, from 0")
+          ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
+          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid or tid");
       break;
   }
   po::options_description hidden;
@@ -341,7 +341,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (o.command == Command::export_trace && o.output.empty()) {
     return usage_error("export needs -o FILE", command_word);
   }
-  if (o.traces.empty()) return usage_error("no trace file given", command_word);
+  // Like perf report with perf.data: the recorder's default output file.
+  if (o.traces.empty()) o.traces.push_back("usdt.trace");
   return parsed;
 }
 

@@ -26,6 +26,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
   }
   set->compute_timeline();
   set->live_.assign(set->readers_.size(), 0);
+  set->heads_.assign(set->readers_.size(), Record{});
   set->head_time_.assign(set->readers_.size(), 0);
   return set;
 }
@@ -36,51 +37,54 @@ void TraceSet::set_read_filter(uint32_t file, const format::ReadFilter& filter) 
 
 namespace {
 
-uint64_t record_time(const format::TraceReader& r) {
-  switch (r.kind()) {
-    case format::RecordKind::event: return r.event().time_ns;
-    case format::RecordKind::process: return r.process().time_ns;
-    case format::RecordKind::lost: return r.lost().time_begin_ns;
+// Points record at the reader's current record (one kind() call, one
+// accessor call: they are out-of-line calls into the reader) and returns its
+// time on the file's own clock.
+uint64_t point_at(const format::TraceReader& r, Record& record) {
+  record.kind = r.kind();
+  switch (record.kind) {
+    case format::RecordKind::event:
+      record.event = &r.event();
+      return record.event->time_ns;
+    case format::RecordKind::process:
+      record.process = &r.process();
+      return record.process->time_ns;
+    case format::RecordKind::lost:
+      record.lost = &r.lost();
+      return record.lost->time_begin_ns;
   }
   return 0;
 }
 
 }  // namespace
 
-void TraceSet::advance(size_t i) {
-  format::TraceReader& r = readers_[i];
-  live_[i] = r.next() ? 1 : 0;
-  if (live_[i]) {
-    head_time_[i] = record_time(r) + static_cast<uint64_t>(files_[i].shift_ns);
-    return;
-  }
-  files_[i].summary = r.summary();
-  files_[i].diagnostics = r.diagnostics();
+void TraceSet::finish_file(size_t i) {
+  files_[i].summary = readers_[i].summary();
+  files_[i].diagnostics = readers_[i].diagnostics();
   files_[i].read_to_end = true;
 }
 
-void TraceSet::fill(Record& record, size_t i) const {
-  const format::TraceReader& r = readers_[i];
-  record.kind = r.kind();
-  record.file = static_cast<uint32_t>(i);
-  record.time = head_time_[i];
-  record.event = nullptr;
-  record.process = nullptr;
-  record.lost = nullptr;
-  switch (record.kind) {
-    case format::RecordKind::event: record.event = &r.event(); break;
-    case format::RecordKind::process: record.process = &r.process(); break;
-    case format::RecordKind::lost: record.lost = &r.lost(); break;
+void TraceSet::advance(size_t i) {
+  live_[i] = readers_[i].next() ? 1 : 0;
+  if (!live_[i]) {
+    finish_file(i);
+    return;
   }
+  head_time_[i] = point_at(readers_[i], heads_[i]) + static_cast<uint64_t>(files_[i].shift_ns);
+  heads_[i].time = head_time_[i];
+  heads_[i].file = static_cast<uint32_t>(i);
 }
 
 bool TraceSet::next(Record& record) {
   if (readers_.size() == 1) {
-    // One file: no merge, no head bookkeeping beyond the time.
+    // One file: no merge, no shift (a single host), no copies.
     primed_ = true;
-    advance(0);
-    if (!live_[0]) return false;
-    fill(record, 0);
+    if (!readers_[0].next()) {
+      if (!files_[0].read_to_end) finish_file(0);
+      return false;
+    }
+    record.file = 0;
+    record.time = point_at(readers_[0], record);
     return true;
   }
   if (!primed_) {
@@ -95,7 +99,7 @@ bool TraceSet::next(Record& record) {
   }
   last_ = best;
   if (best == SIZE_MAX) return false;
-  fill(record, best);
+  record = heads_[best];
   return true;
 }
 

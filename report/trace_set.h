@@ -27,11 +27,12 @@ class TraceSet : public TraceInput {
  private:
   TraceSet() = default;
   void advance(size_t i);
-  void fill(Record& record, size_t i) const;
+  void finish_file(size_t i);
 
   std::vector<format::TraceReader> readers_;
   std::vector<uint8_t> live_;
   std::vector<uint64_t> head_time_;
+  std::vector<Record> heads_;  // each live reader's current record
   size_t last_ = SIZE_MAX;
   bool primed_ = false;
   std::vector<std::string> warnings_;

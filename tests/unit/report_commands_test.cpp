@@ -271,7 +271,9 @@ TEST_CASE("command line parsing", "[report_options]") {
   CHECK(parse({"latency", "--start", "a", "x.trace"}).exit_code == 2);
   CHECK(parse({"dump", "--pid", "-1", "x.trace"}).exit_code == 2);
   CHECK(parse({"dump", "--since", "5q", "x.trace"}).exit_code == 2);
-  CHECK(parse({"dump"}).exit_code == 2);
+  p = parse({"dump"});  // no TRACE: the recorder's default output
+  REQUIRE(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.traces == std::vector<std::string>{"usdt.trace"});
   CHECK(parse({"hist", "--probe", "a", "x.trace"}).exit_code == 2);
   CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "argx", "x.trace"}).exit_code == 2);
   p = parse({"sumary", "x.trace"});
