@@ -1,0 +1,93 @@
+#include "formats/byte_cursor.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+using namespace usdt::format;
+
+TEST_CASE("varints round-trip at every length", "[byte_cursor]") {
+  std::string buf;
+  ByteWriter w(buf);
+  std::vector<uint64_t> values = {0, 1, 127, 128, 16383, 16384, 0xffffffffu,
+                                  std::numeric_limits<uint64_t>::max()};
+  for (int shift = 0; shift < 64; ++shift) values.push_back(uint64_t{1} << shift);
+  for (uint64_t v : values) w.varint(v);
+  ByteCursor c(buf);
+  for (uint64_t v : values) CHECK(c.varint() == v);
+  CHECK(c.ok());
+  CHECK(c.at_end());
+  CHECK(varint_size(0) == 1);
+  CHECK(varint_size(128) == 2);
+  CHECK(varint_size(std::numeric_limits<uint64_t>::max()) == 10);
+}
+
+TEST_CASE("zigzag maps small magnitudes to small numbers", "[byte_cursor]") {
+  CHECK(zigzag_encode(0) == 0);
+  CHECK(zigzag_encode(-1) == 1);
+  CHECK(zigzag_encode(1) == 2);
+  CHECK(zigzag_encode(-2) == 3);
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{123456789}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()}) {
+    CHECK(zigzag_decode(zigzag_encode(v)) == v);
+  }
+}
+
+TEST_CASE("malformed varints fail without reading past the end", "[byte_cursor]") {
+  SECTION("unterminated") {
+    std::string b("\x80\x80", 2);
+    ByteCursor c(b);
+    CHECK(c.varint() == 0);
+    CHECK_FALSE(c.ok());
+  }
+  SECTION("eleven bytes") {
+    std::string b(10, '\xff');
+    b.push_back('\x01');
+    ByteCursor c(b);
+    c.varint();
+    CHECK_FALSE(c.ok());
+  }
+  SECTION("overflowing the tenth byte") {
+    std::string b(9, '\xff');
+    b.push_back('\x02');
+    ByteCursor c(b);
+    c.varint();
+    CHECK_FALSE(c.ok());
+  }
+  SECTION("two-byte fast path at the very end") {
+    std::string b("\x85", 1);
+    ByteCursor c(b);
+    c.varint();
+    CHECK_FALSE(c.ok());
+  }
+}
+
+TEST_CASE("a failed cursor stays failed and returns zeros", "[byte_cursor]") {
+  std::string b("\x01\x02\x03", 3);
+  ByteCursor c(b);
+  CHECK(c.u16() == 0x0201);
+  CHECK(c.u32() == 0);  // only one byte left
+  CHECK_FALSE(c.ok());
+  CHECK(c.u8() == 0);  // even though a byte remains
+  CHECK(c.remaining() == 1);
+}
+
+TEST_CASE("strings and sub-cursors respect their limits", "[byte_cursor]") {
+  std::string b;
+  ByteWriter w(b);
+  w.str("hello");
+  w.u64(0x0102030405060708ull);
+  ByteCursor c(b);
+  CHECK(c.str(5) == "hello");
+  ByteCursor sub = c.sub(8);
+  CHECK(sub.u64() == 0x0102030405060708ull);
+  CHECK(c.at_end());
+
+  ByteCursor limited(b);
+  CHECK(limited.str(4).empty());  // longer than allowed
+  CHECK_FALSE(limited.ok());
+
+  ByteCursor past(b);
+  ByteCursor s2 = past.sub(1000);
+  CHECK_FALSE(past.ok());
+  CHECK_FALSE(s2.ok());
+}

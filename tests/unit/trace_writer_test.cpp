@@ -1,0 +1,93 @@
+#include "formats/trace_writer.h"
+
+#include <catch2/catch.hpp>
+
+#include "format_test_util.h"
+#include "formats/trace_reader.h"
+
+using namespace usdt::format;
+using namespace usdt::format::test;
+
+TEST_CASE("the writer refuses records the probe table cannot describe", "[trace_writer]") {
+  TempPath tmp;
+  auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(3));
+  REQUIRE(w.ok());
+  Event e;
+  e.site_id = 3;
+  auto s = w->append(e);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() ==
+        "cannot write an event of probe site 3: the probe table has 3 sites");
+  e.site_id = 1;
+  e.arg_count = 2;
+  s = w->append(e);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() == "cannot write an event with 2 arguments: probe site 1 has 1");
+  LostEvent l;
+  l.site_id = 9;
+  CHECK_FALSE(w->append(l).ok());
+  // Such refusals are not sticky.
+  e.arg_count = 1;
+  CHECK(w->append(e).ok());
+  CHECK(w->finish(TraceSummary{}).ok());
+  CHECK_FALSE(w->append(e).ok());  // after finish
+}
+
+TEST_CASE("the writer refuses a probe table with ids out of order", "[trace_writer]") {
+  TempPath tmp;
+  auto sites = sample_sites(3);
+  sites[1].id = 7;
+  auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+  REQUIRE_FALSE(w.ok());
+  CHECK(w.error().message().find("probe site 1 has id 7") != std::string::npos);
+}
+
+TEST_CASE("create fails with the path when the file cannot be created", "[trace_writer]") {
+  auto w = TraceWriter::create("/nonexistent/dir/x.trace", sample_metadata(), sample_sites(1));
+  REQUIRE_FALSE(w.ok());
+  CHECK(w.error().message() ==
+        "cannot open '/nonexistent/dir/x.trace': No such file or directory");
+}
+
+TEST_CASE("a writer dropped without finish leaves a readable, truncated trace",
+          "[trace_writer]") {
+  TempPath tmp;
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+    REQUIRE(w.ok());
+    Event e;
+    e.site_id = 1;
+    e.arg_count = 1;
+    for (int i = 0; i < 10; ++i) {
+      e.time_ns = 100 + static_cast<uint64_t>(i);
+      e.args[0] = static_cast<uint64_t>(i);
+      REQUIRE(w->append(e).ok());
+    }
+    CHECK(w->events_written() == 0);  // still buffered
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  CHECK(read_all(*r).size() == 10);
+  CHECK(r->diagnostics().truncated);
+  CHECK_FALSE(r->summary().has_value());
+  REQUIRE(r->diagnostics().problems.size() == 1);
+  CHECK(r->diagnostics().problems[0].message.find("without its footer") != std::string::npos);
+}
+
+TEST_CASE("bytes_written and events_written count what reached the file", "[trace_writer]") {
+  TempPath tmp;
+  auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+  REQUIRE(w.ok());
+  uint64_t start = w->bytes_written();
+  CHECK(start == read_file_bytes(tmp.str()).size());
+  Event e;
+  e.site_id = 0;
+  REQUIRE(w->append(e).ok());
+  REQUIRE(w->append(ProcessEvent{}).ok());
+  REQUIRE(w->flush().ok());
+  CHECK(w->events_written() == 1);
+  CHECK(w->bytes_written() > start);
+  CHECK(w->bytes_written() == read_file_bytes(tmp.str()).size());
+  REQUIRE(w->finish(TraceSummary{}).ok());
+  CHECK(w->bytes_written() == read_file_bytes(tmp.str()).size());
+}
