@@ -37,9 +37,15 @@ format::ReadFilter EventFilter::read_filter(const ProbeCatalog& catalog, uint32_
   rf.pid = pid_;
   rf.tid = tid_;
   if (windowed_) {
-    uint64_t shift = static_cast<uint64_t>(shift_ns);
-    if (time_min_ > 0) rf.time_min_ns = time_min_ - shift;
-    if (time_max_ != UINT64_MAX) rf.time_max_ns = time_max_ - shift;
+    // timeline - shift, clamped: a window outside the file's clock range
+    // becomes "no bound" rather than a wrapped-around one.
+    auto own_clock = [&](uint64_t t) -> std::optional<uint64_t> {
+      __int128 v = static_cast<__int128>(t) - shift_ns;
+      if (v < 0 || v > static_cast<__int128>(UINT64_MAX)) return std::nullopt;
+      return static_cast<uint64_t>(v);
+    };
+    if (time_min_ > 0) rf.time_min_ns = own_clock(time_min_);
+    if (time_max_ != UINT64_MAX) rf.time_max_ns = own_clock(time_max_);
   }
   if (every_site_) return rf;
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {

@@ -134,7 +134,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       }
       if (info.summary->lost != lost_records_per_file[f]) {
         disagreements.push_back("'" + info.path + "': its summary counts " +
-                                std::to_string(info.summary->lost) + " lost events, the lost records " +
+                                std::to_string(info.summary->lost) + " lost events, the lost records read count " +
                                 std::to_string(lost_records_per_file[f]));
       }
     }

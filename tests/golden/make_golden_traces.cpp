@@ -8,6 +8,8 @@
 //                    CPU (out of time order) into small chunks.
 //   truncated.trace  golden.trace cut inside the chunk after the CPU 0 batch:
 //                    only the CPU 0 events and process records are readable.
+//   corrupted.trace  golden.trace with a byte flipped in the chunk after the
+//                    CPU 0 batch: that chunk is skipped and reported.
 //   other_host.trace host golden-host-b, whose clock is 4000 s ahead: merged by
 //                    wall clock with golden.trace.
 // Times below are in microseconds after the recording start (kStart).
@@ -193,6 +195,12 @@ int write_golden(const std::string& dir) {
     return 1;
   }
   std::ofstream(dir + "/truncated.trace", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(cut));
+  // corrupted.trace: one byte flipped inside the first block after the CPU 0
+  // batch; the reader skips that chunk (its checksum fails) and goes on.
+  std::string corrupted = bytes;
+  corrupted[cut + 16] = static_cast<char>(corrupted[cut + 16] ^ 0x5a);
+  std::ofstream(dir + "/corrupted.trace", std::ios::binary).write(corrupted.data(),
+                                                                  static_cast<std::streamsize>(corrupted.size()));
   return 0;
 }
 
