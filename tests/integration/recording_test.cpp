@@ -98,8 +98,19 @@ TEST_CASE("fixture probes: exact counts and values in all four builds", "[.root]
              arg.spec.find("(%rbp)") != std::string::npos;
     };
     if (!optimized) {
-      CHECK(r.err.find("usdt-record: warning: fixture:args1 arg 0 (-8@-24(%rbp)) was outside the "
-                       "sampled stack") != std::string::npos);
+      // Every argument found missing was announced (a sanitizer build may
+      // keep these functions out of the red zone: then nothing is missing).
+      for (const Event& e : t.events) {
+        for (int j = 0; j < e.arg_count; ++j) {
+          if (e.has_arg(j)) continue;
+          const auto& site = t.sites[e.site_id];
+          std::string warning = "usdt-record: warning: " + site.provider + ":" + site.name + " arg " +
+                                std::to_string(j) + " (" + site.args[static_cast<size_t>(j)].spec +
+                                ") was outside the sampled stack";
+          INFO(warning);
+          CHECK(r.err.find(warning) != std::string::npos);
+        }
+      }
     } else {
       for (const Event& e : t.events) CHECK(e.missing_mask == 0);
     }
