@@ -126,15 +126,16 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     size_t i = static_cast<size_t>(config_.key.arg);
     if (site != nullptr && i < site->arg_types.size()) p.key_type = site->arg_types[i];
   }
-  record(n, p);
+  GroupKey group = n.group;
+  if (config_.by && !group.present) group = group_of(global_site, domain, e);
+  record(group, p);
   if (pair != nullptr) *pair = p;
   return Outcome::paired;
 }
 
-void LatencyAnalyzer::record(const Node& start, const LatencyPair& pair) {
+void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
   overall_.add(pair.duration);
   if (config_.by) {
-    const GroupKey& g = start.group;
     uint32_t* slot = nullptr;
     if (g.present) {
       uint64_t k = config_.by->kind == KeySpec::Kind::arg ? g.value : id_key(g.domain, static_cast<uint32_t>(g.value));

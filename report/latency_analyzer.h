@@ -33,7 +33,9 @@ struct LatencyConfig {
   bool keep_open_events = false;  // export: the unmatched starts' events
 };
 
-// A group of --by: the pid, tid or argument value of the start event.
+// A group of --by: the pid, tid or argument value of the start event; for
+// an argument the start event lacks, the end event's (e.g. a status code
+// that only the end probe has).
 struct GroupKey {
   bool present = false;  // false: the start event lacks the argument
   uint32_t domain = 0;
@@ -106,7 +108,7 @@ class LatencyAnalyzer {
 
   bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t* key) const;
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
-  void record(const Node& start, const LatencyPair& pair);
+  void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)

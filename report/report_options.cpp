@@ -204,7 +204,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
       } else {
         specific.add_options()
-            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid or argN (of the start event)")
+            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid or argN (of the start event, else of the end event)")
             ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
             ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
             ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");

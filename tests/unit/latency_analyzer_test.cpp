@@ -172,6 +172,26 @@ TEST_CASE("--by groups take the start event's value", "[latency]") {
   }
 }
 
+TEST_CASE("--by an argument only the end event has", "[latency]") {
+  LatencyAnalyzer a(config({}, arg_key(0)));
+  // The start site has arg0 (an id), the end site's arg0 is a status.
+  // Starts lacking the argument take the end's value.
+  a.on_event(kStart, 0, ev(1, 1, 0, {}), 0, nullptr);
+  a.on_event(kEnd, 0, ev(1, 1, 5, {200}), 5, nullptr);
+  a.on_event(kStart, 0, ev(1, 1, 10, {}), 10, nullptr);
+  a.on_event(kEnd, 0, ev(1, 1, 30, {500}), 30, nullptr);
+  a.on_event(kStart, 0, ev(1, 1, 40, {}), 40, nullptr);
+  a.on_event(kEnd, 0, ev(1, 1, 41, {}), 41, nullptr);
+  auto groups = a.groups();
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0]->key.value == 200);
+  CHECK(groups[0]->stats.min() == 5);
+  CHECK(groups[1]->key.value == 500);
+  CHECK(groups[1]->stats.min() == 20);
+  CHECK_FALSE(groups[2]->key.present);
+  CHECK(groups[2]->stats.min() == 1);
+}
+
 TEST_CASE("--top keeps the slowest pairs, slowest first", "[latency]") {
   LatencyAnalyzer a(config({}, std::nullopt, 3));
   uint64_t durations[] = {5, 50, 1, 70, 50, 3, 60};
