@@ -18,6 +18,8 @@ void print_end_report(const EndReport& r, std::ostream& out) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < r.sites.size(); ++i) {
     std::string label = r.sites[i].provider + ":" + r.sites[i].name;
+    if (r.sites[i].kind == format::ProbeKind::uprobe) label = "uprobe " + label;
+    if (r.sites[i].kind == format::ProbeKind::uretprobe) label = "uretprobe " + label;
     auto [it, inserted] = index.emplace(label, probes.size());
     if (inserted) probes.push_back({label});
     Probe& p = probes[it->second];

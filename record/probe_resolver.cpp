@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "common/glob_match.h"
 #include "common/library_finder.h"
@@ -98,7 +99,7 @@ class Resolver {
   }
 
   void add_site(ResolvedSite site) {
-    auto key = std::make_pair(site.open_path, site.file_offset);
+    auto key = std::make_tuple(site.open_path, site.file_offset, site.kind);
     if (!seen_.insert(key).second) return;
     sites_.push_back(std::move(site));
   }
@@ -188,7 +189,7 @@ class Resolver {
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;
   std::map<std::string, UsdtFile> cache_;
-  std::set<std::pair<std::string, uint64_t>> seen_;
+  std::set<std::tuple<std::string, uint64_t, format::ProbeKind>> seen_;
   std::vector<ResolvedSite> sites_;
 };
 

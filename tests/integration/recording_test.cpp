@@ -205,6 +205,34 @@ TEST_CASE("a probe in a shared library is found through the command's libraries"
   CHECK(t.of("uselib", "after").size() == 20);
 }
 
+TEST_CASE("uprobe and uretprobe give the argument registers and the return value", "[.root][uprobe]") {
+  std::string out = trace_for("uprobe");
+  std::string lib = FIXTURE_LIB;
+  RunResult r = run({recorder(), "-e", "uprobe:" + lib + ":fixture_lib_call", "-e",
+                     "uretprobe:" + lib + ":fixture_lib_call", "-o", out, "--", FIXTURE_USELIB, "5"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("uretprobe libfixture_lib.so:fixture_lib_call  5 hits") != std::string::npos);
+  Trace t = read_trace(out);
+  REQUIRE(t.sites.size() == 2);
+  std::vector<Event> entry, ret;
+  for (const Event& e : t.events) {
+    (t.sites[e.site_id].kind == usdt::format::ProbeKind::uprobe ? entry : ret).push_back(e);
+  }
+  REQUIRE(entry.size() == 5);
+  REQUIRE(ret.size() == 5);
+  for (int64_t i = 0; i < 5; ++i) {
+    const Event& in = entry[static_cast<size_t>(i)];
+    CHECK(in.arg_count == 6);
+    CHECK(in.missing_mask == 0);
+    CHECK(s(in.args[0]) == i);  // %rdi: long value
+    const Event& out_ev = ret[static_cast<size_t>(i)];
+    CHECK(out_ev.arg_count == 1);
+    CHECK(s(out_ev.args[0]) == 2 * i);  // %rax: value * 2
+    CHECK(out_ev.time_ns > in.time_ns);
+  }
+}
+
 TEST_CASE("every thread's events carry the right tid; the exit status passes through", "[.root][threads]") {
   std::string out = trace_for("threads");
   const int threads = 4, n = 2000;

@@ -31,14 +31,21 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
     s.name = i < 2 ? "multi" : "x";
     r.sites.push_back(s);
   }
-  r.events_per_site = {10, 10, 10};
+  format::ProbeSite ret = r.sites[0];
+  ret.id = 3;
+  ret.kind = format::ProbeKind::uretprobe;
+  ret.provider.assign("libx.so");
+  ret.name.assign(1, 'f');
+  r.sites.push_back(ret);
+  r.events_per_site = {10, 10, 10, 0};
   r.lost_per_site = {0, 2, 0};
   std::ostringstream out;
   print_end_report(r, out);
   CHECK(out.str() ==
         "usdt-record: 30 events recorded, 2 lost, 1234 bytes written to out.trace\n"
-        "usdt-record:   demo:multi  20 hits  10.0/s  (2 lost)\n"
-        "usdt-record:   demo:x      10 hits  5.0/s\n");
+        "usdt-record:   demo:multi           20 hits  10.0/s  (2 lost)\n"
+        "usdt-record:   demo:x               10 hits  5.0/s\n"
+        "usdt-record:   uretprobe libx.so:f  0 hits  0.0/s\n");
 }
 
 TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue]") {
