@@ -96,16 +96,20 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     return Outcome::started;
   }
   uint32_t* head = open_.find(key);
-  if (head == nullptr) {
+  if (head == nullptr || *head == 0) {
     ++unmatched_ends_;
     return Outcome::unmatched_end;
   }
   uint32_t index = *head - 1;
   Node& n = nodes_[index];
-  if (n.prev == kNil) {
+  if (n.prev != kNil) {
+    *head = n.prev + 1;
+  } else if (config_.key.kind == KeySpec::Kind::arg) {
+    // Argument keys (request ids) are unbounded: drop the empty stack.
     open_.erase(key);
   } else {
-    *head = n.prev + 1;
+    // Thread and process keys are few and come back: keep the empty slot.
+    *head = 0;
   }
   n.live = false;
   free_.push_back(index);
