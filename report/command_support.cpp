@@ -29,6 +29,23 @@ Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input)
   return filter;
 }
 
+void narrow_read_filter(const EventFilter& filter, const std::vector<uint8_t>& wanted_sites, TraceInput& input) {
+  const ProbeCatalog& catalog = input.catalog();
+  for (uint32_t f = 0; f < input.files().size(); ++f) {
+    format::ReadFilter rf = filter.read_filter(catalog, f, input.files()[f].shift_ns);
+    rf.site_ids.clear();
+    for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+      if (catalog.site(s).file == f && filter.site_selected(s) && s < wanted_sites.size() && wanted_sites[s]) {
+        rf.site_ids.push_back(catalog.site(s).site_id);
+      }
+    }
+    // Nothing wanted in this file: an impossible id, since an empty list
+    // means "every site" to the reader.
+    if (rf.site_ids.empty()) rf.site_ids.push_back(format::kNoSite);
+    input.set_read_filter(f, rf);
+  }
+}
+
 void report_read_problems(const TraceInput& input, std::FILE* err) {
   for (const TraceFileInfo& f : input.files()) {
     const format::ReadDiagnostics& d = f.diagnostics;

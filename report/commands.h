@@ -40,6 +40,11 @@ std::vector<uint32_t> file_domains(const TraceInput& input);
 // Compiles the common filters and hands each reader its site hint.
 Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input);
 
+// Narrows the readers' site hint to the sites a command looks at (e.g.
+// latency's start and end sites among those the filter selects), so that
+// chunks without them are not even decompressed.
+void narrow_read_filter(const EventFilter& filter, const std::vector<uint8_t>& wanted_sites, TraceInput& input);
+
 // After reading: one warning per problem a file had (truncation, corrupted
 // chunks, skipped records).
 void report_read_problems(const TraceInput& input, std::FILE* err);

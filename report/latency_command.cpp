@@ -97,6 +97,9 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, config.error().message());
     return 1;
   }
+  std::vector<uint8_t> wanted;
+  for (SiteRole role : config->roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
+  narrow_read_filter(*filter, wanted, input);
   LatencyAnalyzer analyzer(std::move(*config));
   const ProbeCatalog& catalog = input.catalog();
   std::vector<uint32_t> domains = file_domains(input);
