@@ -97,6 +97,7 @@ class ChunkDecoder {
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
+  size_t payload_size() const { return payload_.size(); }
   const std::string& error() const { return error_; }
   bool failed() const { return !error_.empty(); }
   uint64_t records_skipped() const { return skipped_; }

@@ -98,6 +98,7 @@ struct TraceReader::Impl {
   };
   std::vector<Chunk> chunks;
   size_t pending = 0;
+  uint64_t active_payload = 0;  // decompressed bytes held by cur and heap
   uint64_t pending_min = 0;  // min_time_ns of chunks[pending], the next to load
 
   struct Active {
@@ -448,6 +449,15 @@ struct TraceReader::Impl {
       bad_chunk(e.offset, "short block");
       return nullptr;
     }
+    uint64_t content = zstd_content_size(frame);
+    if (content <= options.max_chunk_payload &&
+        content > options.max_active_payload - std::min(active_payload, options.max_active_payload)) {
+      bad_chunk(e.offset, "it overlaps in time with chunks holding " +
+                              std::to_string(active_payload) + " bytes already, and " +
+                              std::to_string(content) + " more would exceed the reader's limit of " +
+                              std::to_string(options.max_active_payload));
+      return nullptr;
+    }
     s = zstd.decompress(frame, options.max_chunk_payload, payload_buf);
     if (!s) {
       bad_chunk(e.offset, s.error().message());
@@ -499,6 +509,7 @@ struct TraceReader::Impl {
       if (!d) continue;
       diag.records_skipped += d->records_skipped();
       if (!d->has_next()) continue;
+      active_payload += d->payload_size();
       push(Active{std::move(d), c.seq, c.entry.offset, 0});
     }
     pending_min = pending < chunks.size() ? chunks[pending].entry.header.min_time_ns
@@ -512,6 +523,7 @@ struct TraceReader::Impl {
                               std::to_string(cur.emitted) + " records (" + cur.d->error() +
                               "): the rest of it is skipped");
     }
+    active_payload -= cur.d->payload_size();
     retired = std::move(cur.d);
     cur = Active{};
     if (!heap.empty()) cur = pop_heap_min();

@@ -49,6 +49,10 @@ struct ReadDiagnostics {
 // Limits for hostile input; the defaults accept anything the writer makes.
 struct ReaderOptions {
   uint64_t max_chunk_payload = 64ull << 20;  // decompressed bytes of one chunk
+  // Decompressed bytes of all chunks held at once (those overlapping in time).
+  // A chunk that would exceed it is skipped and reported rather than letting
+  // a hostile file of many overlapping chunks exhaust memory.
+  uint64_t max_active_payload = 1ull << 30;
 };
 
 class TraceReader {

@@ -93,4 +93,10 @@ Status ZstdDecompressor::decompress(std::string_view frame, size_t max_size, std
   return Status::success();
 }
 
+uint64_t zstd_content_size(std::string_view frame) {
+  unsigned long long n = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN) return UINT64_MAX;
+  return n;
+}
+
 }  // namespace usdt::format

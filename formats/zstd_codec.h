@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -48,5 +49,9 @@ class ZstdDecompressor {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The content size a frame declares, or UINT64_MAX when it declares none or
+// is not a frame; for budgeting before decompress().
+uint64_t zstd_content_size(std::string_view frame);
 
 }  // namespace usdt::format

@@ -11,6 +11,7 @@
 #include "formats/file_layout.h"
 #include "formats/trace_reader.h"
 #include "formats/trace_writer.h"
+#include "formats/zstd_codec.h"
 
 using namespace usdt::format;
 using namespace usdt::format::test;
@@ -360,4 +361,26 @@ TEST_CASE("a full disk is a sticky error and what was flushed stays readable",
   CHECK(got.size() == flushed_events);
   CHECK(flushed_events > 0);
   CHECK(r->diagnostics().truncated);
+}
+
+TEST_CASE("overlapping chunks beyond the memory limit are skipped and reported",
+          "[trace_reader][damage]") {
+  const SmallTrace& t = small_trace();
+  // The four chunks overlap in time, so all are held at once; allow about two.
+  uint64_t body = t.chunk_begin[0] + kBlockHeaderSize + kChunkHeaderSize;
+  uint64_t payload = zstd_content_size(std::string_view(t.bytes).substr(body, t.chunk_end[0] - body));
+  REQUIRE(payload < 1000);
+  ReaderOptions opt;
+  opt.max_active_payload = payload * 5 / 2;
+  auto r = TraceReader::open_bytes(t.bytes, "x.trace", opt);
+  REQUIRE(r.ok());
+  auto got = read_all(*r);
+  const auto& d = r->diagnostics();
+  CHECK(d.chunks_read >= 1);
+  CHECK(d.chunks_bad >= 1);
+  CHECK(d.chunks_read + d.chunks_bad == 4);
+  REQUIRE_FALSE(d.problems.empty());
+  CHECK(d.problems[0].message.find("would exceed the reader's limit of " +
+                                   std::to_string(opt.max_active_payload)) != std::string::npos);
+  CHECK(got.size() < 28);
 }
