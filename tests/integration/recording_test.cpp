@@ -3,6 +3,7 @@
 // is hidden ([.root]) and has its own CTest entry run by run_integration.sh,
 // which skips (exit 77) without root or the uprobe PMU, except under CI=true.
 #include <signal.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -358,6 +359,33 @@ TEST_CASE("-p ends when the process exits", "[.root][attach_exit]") {
   CHECK(read_trace(out).of("itest", "tick").size() == 3);
 }
 
+TEST_CASE("-p finds probes in a library the process loaded with dlopen", "[.root][dlopen]") {
+  Process target = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  target.write_line(std::string("dlopen ") + FIXTURE_LIB);
+  REQUIRE(target.read_line() == std::optional<std::string>("loaded"));
+  target.write_line("call 2");  // before the attach: not recorded
+  REQUIRE(target.read_line() == std::optional<std::string>("called 2"));
+  std::string out = trace_for("dlopen");
+  Process rec = Process::start({recorder(), "-e", "fixturelib:call", "-o", out, "-p", std::to_string(target.pid())},
+                               false, false, true);
+  REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
+  target.write_line("call 7");
+  REQUIRE(target.read_line() == std::optional<std::string>("called 7"));
+  target.write_line("exit");
+  CHECK(target.wait() == 0);
+  std::string rest = rec.read_rest(true);
+  INFO(rec.stderr_seen << rest);
+  CHECK(rec.wait() == 0);
+  Trace t = read_trace(out);
+  std::vector<Event> calls = t.of("fixturelib", "call");
+  REQUIRE(calls.size() == 7);
+  for (int64_t i = 0; i < 7; ++i) {
+    CHECK(s(calls[static_cast<size_t>(i)].args[0]) == i);
+    CHECK(s(calls[static_cast<size_t>(i)].args[1]) == 2 * i);
+  }
+}
+
 TEST_CASE("-a records every process that runs the probed file", "[.root][system]") {
   Process a = Process::start({program("itest_control")}, true, true, false);
   Process b = Process::start({program("itest_control")}, true, true, false);
@@ -441,6 +469,30 @@ TEST_CASE("--duration ends a recording of a command that keeps running", "[.root
   Trace t = read_trace(out);
   CHECK(t.events.empty());
   REQUIRE(t.summary);
+}
+
+TEST_CASE("a full disk stops the recording with an error; what was written stays readable", "[.root][full_disk]") {
+  char dir_template[] = "/tmp/usdt_itest_full_XXXXXX";
+  std::string dir = mkdtemp(dir_template);
+  RunResult mount = run({"/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir});
+  REQUIRE(mount.status == 0);
+  std::string out = dir + "/full.trace";
+  RunResult r = run({recorder(), "-e", "itest:loop", "-o", out, "--", program("itest_loop"), "1", "1000000"});
+  Trace t = read_trace(out);  // before the file system goes away
+  run({"/bin/umount", dir});
+  rmdir(dir.c_str());
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("usdt-record: error: ") != std::string::npos);
+  CHECK(r.err.find("No space left on device") != std::string::npos);
+  CHECK(r.err.find("stays readable") != std::string::npos);
+  CHECK_FALSE(t.summary.has_value());
+  CHECK(t.events.size() > 0);
+  CHECK(t.events.size() < 1000000);
+  // What is there is exact: each iteration at most once, in order.
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    CHECK(t.events[i].args[0] == i);
+  }
 }
 
 TEST_CASE("bad input gives one clear error line", "[.root][errors]") {
