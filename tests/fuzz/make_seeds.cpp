@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "formats/chunk_codec.h"
 #include "formats/trace_writer.h"
 
 using namespace usdt::format;
@@ -66,6 +67,29 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
   return w->flush().ok();
 }
 
+// A decompressed chunk payload, prefixed with 'C' (the fuzzer's chunk mode).
+bool write_chunk_seed(const std::string& path, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ChunkBuilder b;
+  for (int i = 0; i < 30; ++i) {
+    Event e;
+    e.time_ns = 1000 + rng() % 5000;
+    e.site_id = static_cast<uint32_t>(rng() % 5);
+    e.arg_count = static_cast<uint8_t>(std::min<uint64_t>(rng() % 4, e.site_id == 4 ? 12 : e.site_id));
+    e.missing_mask = static_cast<uint16_t>(rng() % 2);
+    for (int a = 0; a < e.arg_count; ++a) e.args[a] = rng() % 50;
+    b.add(e);
+  }
+  b.add(ProcessEvent{2000, ProcessEventKind::comm, 1, 2, 0, 0, "name"});
+  b.add(LostEvent{1500, 2500, 0, kNoSite, 4});
+  std::string payload;
+  b.encode(payload);
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fputc('C', f) != EOF && std::fwrite(payload.data(), 1, payload.size(), f) == payload.size();
+  return std::fclose(f) == 0 && ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,7 +102,8 @@ int main(int argc, char** argv) {
             write_seed(dir + "/one_chunk", 2, 40, 1 << 20, true) &&
             write_seed(dir + "/many_chunks", 3, 120, 200, true) &&
             write_seed(dir + "/no_footer", 4, 60, 300, false) &&
-            write_seed(dir + "/tiny_chunks", 5, 20, 1, true);
+            write_seed(dir + "/tiny_chunks", 5, 20, 1, true) &&
+            write_chunk_seed(dir + "/chunk_a", 6) && write_chunk_seed(dir + "/chunk_b", 7);
   if (!ok) {
     std::fprintf(stderr, "make_seeds: error: cannot write the seed traces in '%s'\n", dir.c_str());
     return 1;
