@@ -86,13 +86,10 @@ class FlatMap {
 
  private:
   size_t slot_of(uint64_t key) const {
-    // splitmix64 finalizer: sequential pids and ids spread over the table.
-    key ^= key >> 30;
-    key *= 0xbf58476d1ce4e5b9ull;
-    key ^= key >> 27;
-    key *= 0x94d049bb133111ebull;
-    key ^= key >> 31;
-    return static_cast<size_t>(key) & mask_;
+    // Fibonacci hashing: one multiply, the top bits spread sequential pids
+    // and request ids over the table.
+    key ^= key >> 32;  // let the domain half (pid/tid keys) count too
+    return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
   }
 
   void rehash(size_t capacity) {
@@ -103,6 +100,7 @@ class FlatMap {
     values_.assign(capacity, V{});
     used_.assign(capacity, 0);
     mask_ = capacity - 1;
+    shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
     size_ = 0;
     for (size_t i = 0; i < old_keys.size(); ++i) {
       if (old_used[i]) (*this)[old_keys[i]] = std::move(old_values[i]);
@@ -113,6 +111,7 @@ class FlatMap {
   std::vector<V> values_;
   std::vector<uint8_t> used_;
   size_t mask_ = 0;
+  unsigned shift_ = 60;
   size_t size_ = 0;
 };
 

@@ -115,10 +115,14 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   free_.push_back(index);
   --open_count_;
 
+  const uint64_t duration = time >= n.time ? time - n.time : 0;
+  overall_.add(duration);
+  if (!config_.by && config_.top == 0 && pair == nullptr) return Outcome::paired;  // the common case
+
   LatencyPair p;
   p.start_time = n.time;
   p.end_time = time;
-  p.duration = time >= n.time ? time - n.time : 0;
+  p.duration = duration;
   p.domain = n.domain;
   p.pid = n.pid;
   p.tid = n.tid;
@@ -138,7 +142,6 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
 }
 
 void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
-  overall_.add(pair.duration);
   if (config_.by) {
     uint32_t* slot = nullptr;
     if (g.present) {
