@@ -465,7 +465,10 @@ int RecordSession::run() {
   }
   if (Status s = attach(); !s) {
     print_error(s.error());
-    finish(true);
+    // Nothing was recorded: leave no half-made trace behind.
+    writer_thread_.reset();
+    writer_.reset();
+    unlink(options_.output.c_str());
     return 1;
   }
   if (Status s = loop(); !s) {
