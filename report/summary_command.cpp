@@ -98,6 +98,10 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   report_read_problems(input, io.err);
 
   Span span = recording_span(input, last_record_time, any_record);
+  // With --since/--until the span (and so the rates) is the window's part
+  // of the recording.
+  if (options.filter.since_ns) span.start = std::min(span.end, span.start + *options.filter.since_ns);
+  if (options.filter.until_ns) span.end = std::max(span.start, std::min(span.end, input.timeline_start() + *options.filter.until_ns));
   uint64_t duration = span.end - span.start;
   bool truncated = false;
   uint64_t chunks_bad = 0;
@@ -205,12 +209,13 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
          f.metadata.kernel_release + ", " + f.metadata.arch + ")\n";
   }
   t += "start:     " + wall_clock_text(realtime_of(input, span.start)) + "\n";
-  t += "duration:  " + format_seconds(duration) + " s" +
+  bool windowed = options.filter.since_ns || options.filter.until_ns;
+  t += std::string(windowed ? "window:    " : "duration:  ") + format_seconds(duration) + " s" +
        (span.end_from_summary ? "" : " (to the last record read: the recording's end is unknown)") + "\n";
   t += "events:    " + std::to_string(stats.events());
   if (stats.events() > 0) {
-    t += " (first at +" + format_seconds(stats.first_time() - span.start) + " s, last at +" +
-         format_seconds(stats.last_time() - span.start) + " s)";
+    t += " (first at +" + format_seconds(stats.first_time() - input.timeline_start()) + " s, last at +" +
+         format_seconds(stats.last_time() - input.timeline_start()) + " s)";
   }
   t += "\n";
   if (truncated) t += "truncated: yes: events after the cut are missing\n";
