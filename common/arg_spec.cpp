@@ -160,7 +160,6 @@ ArgSpec parse_x86_operand(ArgSpec spec, std::string_view op) {
   if (op[0] == '%') {
     auto r = lookup_x86_register(op.substr(1));
     if (!r) return fail(std::move(spec), "unknown register '" + std::string(op) + "'");
-    if (r->reg == x86_reg::ip) return fail(std::move(spec), "%rip is not a value operand");
     spec.location = ArgLocation::reg;
     spec.reg = r->reg;
     spec.reg_shift = r->shift;

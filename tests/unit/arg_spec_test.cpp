@@ -58,6 +58,9 @@ TEST_CASE("every x86-64 general-purpose register and sub-register", "[arg_spec]"
     INFO(c.name);
     require_reg(s, c.reg, 8, false, c.shift);
   }
+  // The instruction pointer is a sampled register like the others.
+  require_reg(x86("8@%rip"), x86_reg::ip, 8, false);
+  CHECK(arg_source(x86("8@%rip"), Arch::x86_64) == ArgSource::sampled_register);
   for (int n = 8; n <= 15; ++n) {
     auto r = std::to_string(n);
     INFO("r" << r);
@@ -210,7 +213,7 @@ TEST_CASE("malformed specs are undecodable, never fatal", "[arg_spec]") {
   const char* bad[] = {"4@",          "@%rax",        "3@%rax",        "4@%foo",      "8@(%rax,%rbx,3)",
                        "",            "garbage",      "16@%rax",       "4@$",         "4@$12x",
                        "x@%rax",      "-@%rax",       "4@(%eax)",      "4@()",        "4@8(%rax",
-                       "4@%rip",      "4@(%rax,%rsp,2)", "4@(%rax,%rbx,2,1)", "4@sym+(%rip)", "4@12abc(%rax)",
+                       "4@%eip",      "4@(%rax,%rsp,2)", "4@(%rax,%rbx,2,1)", "4@sym+(%rip)", "4@12abc(%rax)",
                        "4@%",         "8@%r16",       "8@%r8x",        "0@%rax",      "4f@"};
   for (const char* text : bad) {
     INFO("'" << text << "'");
