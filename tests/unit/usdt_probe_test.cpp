@@ -632,3 +632,41 @@ TEST_CASE("sym(%rip) operands are resolved through the symbol table", "[usdt_pro
   CHECK(sites == 71);
   CHECK(nbuffers > 0);
 }
+
+TEST_CASE("fixture globals: a unique symbol resolves, a shared static name is ambiguous", "[usdt_probe]") {
+  RawElf raw(FIXTURE_SYMBOLS);
+  // The independent view: .symtab entries named "total" and "counter".
+  const Elf64_Shdr* symtab = raw.section(".symtab");
+  REQUIRE(symtab != nullptr);
+  const Elf64_Shdr& strtab = raw.sections.at(symtab->sh_link);
+  std::vector<uint64_t> total, counter;
+  for (size_t off = 0; off + sizeof(Elf64_Sym) <= symtab->sh_size; off += sizeof(Elf64_Sym)) {
+    Elf64_Sym sym;
+    std::memcpy(&sym, raw.bytes.data() + symtab->sh_offset + off, sizeof sym);
+    std::string name = raw.bytes.data() + strtab.sh_offset + sym.st_name;
+    if (name == "total") total.push_back(sym.st_value);
+    if (name == "counter") counter.push_back(sym.st_value);
+  }
+  REQUIRE(total.size() == 1);
+  REQUIRE(counter.size() == 2);
+
+  auto file = read_usdt_file(FIXTURE_SYMBOLS);
+  REQUIRE(file.ok());
+  const UsdtProbe* first = find_probe(*file, "symbols", "first");
+  REQUIRE(first != nullptr);
+  const auto& args = first->locations.at(0).args;
+  REQUIRE(args.size() == 2);
+  CHECK(args[0].text == "-4@counter(%rip)");
+  CHECK(args[0].symbol == "counter");
+  CHECK_FALSE(args[0].symbol_resolved);
+  CHECK(args[0].error == "ambiguous symbol");
+  CHECK(describe(args[0], Arch::x86_64) == "int32 at counter(%rip) (ambiguous symbol)");
+  CHECK(args[1].text == "-8@total(%rip)");
+  CHECK(args[1].symbol_resolved);
+  CHECK(args[1].symbol_address == total[0]);
+  CHECK(args[1].error.empty());
+  CHECK(arg_source(args[1], Arch::x86_64) == ArgSource::not_in_sample);
+  const UsdtProbe* second = find_probe(*file, "symbols", "second");
+  REQUIRE(second != nullptr);
+  CHECK(second->locations.at(0).args.at(0).error == "ambiguous symbol");
+}
