@@ -196,15 +196,15 @@ void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
 
 void ChunkBuilder::encode_lost(std::string& out, ChunkHeader& h) {
   std::stable_sort(lost_.begin(), lost_.end(), [](const LostEvent& a, const LostEvent& b) {
-    return a.time_end_ns < b.time_end_ns;
+    return a.time_begin_ns < b.time_begin_ns;
   });
   std::string body;
   ByteWriter w(body);
   w.varint(lost_.size());
   uint64_t last = h.min_time_ns;
   for (const auto& e : lost_) {
-    w.varint(e.time_end_ns - last);
-    last = e.time_end_ns;
+    w.varint(e.time_begin_ns - last);
+    last = e.time_begin_ns;
     w.svarint(static_cast<int64_t>(e.time_end_ns - e.time_begin_ns));
     w.varint(e.cpu);
     w.varint(e.site_id);
@@ -454,20 +454,20 @@ void ChunkDecoder::decode_lost() {
     return;
   }
   le_time_ += delta;
-  // time_begin_ns = time_end_ns - span, which must stay inside the range too.
+  // time_end_ns = time_begin_ns + span, which must stay inside the range too.
   uint64_t magnitude = span >= 0 ? static_cast<uint64_t>(span) : 0 - static_cast<uint64_t>(span);
-  bool inside = span >= 0 ? magnitude <= le_time_ - header_.min_time_ns
-                          : magnitude <= header_.max_time_ns - le_time_;
+  bool inside = span >= 0 ? magnitude <= header_.max_time_ns - le_time_
+                          : magnitude <= le_time_ - header_.min_time_ns;
   if (!inside) {
     fail("lost record time outside the chunk's time range");
     return;
   }
-  uint64_t begin = span >= 0 ? le_time_ - magnitude : le_time_ + magnitude;
+  uint64_t end = span >= 0 ? le_time_ + magnitude : le_time_ - magnitude;
   if (site != kNoSite && site >= site_arg_counts_->size()) {
     fail("lost record of site " + std::to_string(site) + ", which the probe table lacks");
     return;
   }
-  le_next_ = LostEvent{begin, le_time_, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site),
+  le_next_ = LostEvent{le_time_, end, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site),
                        count};
   has_le_ = true;
 }
@@ -485,7 +485,7 @@ void ChunkDecoder::pick_next() {
   };
   consider(has_pe_, pe_next_.time_ns, RecordKind::process);
   consider(has_ev_, has_ev_ ? batch_[buf_][pos_].time_ns : 0, RecordKind::event);
-  consider(has_le_, le_next_.time_end_ns, RecordKind::lost);
+  consider(has_le_, le_next_.time_begin_ns, RecordKind::lost);
   next_rank_ = record_rank(next_kind_);
 }
 

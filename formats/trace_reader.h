@@ -77,8 +77,10 @@ class TraceReader {
   // Set before the first next(); lets the reader skip chunks via the index.
   void set_filter(ReadFilter filter);
 
-  // Advances to the next record in time order; false at the end of what is
-  // readable. After it returns true, kind() says which accessor is valid;
+  // Advances to the next record in time order (formats/FORMAT.md section 4:
+  // by time_ns, for lost records time_begin_ns; at equal times process
+  // events, then events, then lost records; then file order); false at the
+  // end of what is readable. After it returns true, kind() says which accessor is valid;
   // the references stay valid until the next call.
   bool next();
   RecordKind kind() const;

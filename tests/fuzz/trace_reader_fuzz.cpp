@@ -23,7 +23,7 @@ uint64_t record_time(const TraceReader& r) {
   switch (r.kind()) {
     case RecordKind::event: return r.event().time_ns;
     case RecordKind::process: return r.process().time_ns;
-    case RecordKind::lost: return r.lost().time_end_ns;
+    case RecordKind::lost: return r.lost().time_begin_ns;
   }
   __builtin_trap();
 }

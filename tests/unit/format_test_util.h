@@ -61,7 +61,7 @@ using Record = std::variant<Event, ProcessEvent, LostEvent>;
 inline uint64_t record_time(const Record& r) {
   if (auto* e = std::get_if<Event>(&r)) return e->time_ns;
   if (auto* p = std::get_if<ProcessEvent>(&r)) return p->time_ns;
-  return std::get<LostEvent>(r).time_end_ns;
+  return std::get<LostEvent>(r).time_begin_ns;
 }
 inline int record_rank(const Record& r) {
   return r.index() == 0 ? 1 : r.index() == 1 ? 0 : 2;

@@ -99,8 +99,9 @@ Record random_record(std::mt19937_64& rng, const std::vector<ProbeSite>& sites, 
   }
   if (what == 1) {
     LostEvent l;
-    l.time_end_ns = time;
-    l.time_begin_ns = time - std::min<uint64_t>(time, pick(5000));
+    l.time_begin_ns = time;
+    // Usually a range forward in time; sometimes inverted, which must survive.
+    l.time_end_ns = pick(10) == 0 ? time - std::min<uint64_t>(time, pick(500)) : time + pick(5000);
     l.cpu = static_cast<uint32_t>(pick(4));
     l.site_id = pick(3) == 0 ? kNoSite : static_cast<uint32_t>(pick(sites.size()));
     l.count = pick(3) == 0 ? rng() : pick(1000);
