@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "common/file_io.h"
@@ -37,6 +38,7 @@ struct TraceWriter::Impl {
   uint64_t events_written = 0;
   std::optional<Error> failed;  // sticky: the first write error
   bool finished = false;
+  std::chrono::steady_clock::time_point chunk_started;  // first append of the pending chunk
 
   explicit Impl(ZstdCompressor z) : zstd(std::move(z)) {}
 
@@ -84,6 +86,15 @@ struct TraceWriter::Impl {
   Status after_append() {
     if (builder.estimated_size() >= options.chunk_bytes ||
         builder.records() >= kMaxWriterChunkRecords) {
+      return flush();
+    }
+    if (options.flush_interval_ms == 0) return Status::success();
+    // Reading the clock costs more than an append: look every 256 records.
+    if (builder.records() == 1) {
+      chunk_started = std::chrono::steady_clock::now();
+    } else if ((builder.records() & 255) == 0 &&
+               std::chrono::steady_clock::now() - chunk_started >=
+                   std::chrono::milliseconds(options.flush_interval_ms)) {
       return flush();
     }
     return Status::success();

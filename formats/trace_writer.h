@@ -18,6 +18,11 @@ namespace usdt::format {
 struct WriterOptions {
   size_t chunk_bytes = 1 << 20;  // uncompressed payload before a chunk is flushed
   int zstd_level = 3;
+  // A chunk is also flushed by the first append that finds its oldest
+  // buffered record older than this (0 = only by size and flush()), so that a
+  // slow stream still reaches the disk. Idle writers flush nothing by
+  // themselves: call flush() from a timer to bound the loss on a crash.
+  uint32_t flush_interval_ms = 1000;
 };
 
 class TraceWriter {

@@ -91,3 +91,27 @@ TEST_CASE("bytes_written and events_written count what reached the file", "[trac
   REQUIRE(w->finish(TraceSummary{}).ok());
   CHECK(w->bytes_written() == read_file_bytes(tmp.str()).size());
 }
+
+TEST_CASE("a chunk older than the flush interval is flushed by the next appends",
+          "[trace_writer]") {
+  TempPath tmp;
+  WriterOptions opt;
+  opt.flush_interval_ms = 1;
+  auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(1), opt);
+  REQUIRE(w.ok());
+  Event e;
+  REQUIRE(w->append(e).ok());
+  usleep(5000);
+  for (int i = 0; i < 255; ++i) REQUIRE(w->append(e).ok());
+  CHECK(w->events_written() == 256);
+
+  WriterOptions never;
+  never.flush_interval_ms = 0;
+  TempPath tmp2;
+  auto w2 = TraceWriter::create(tmp2.str(), sample_metadata(), sample_sites(1), never);
+  REQUIRE(w2.ok());
+  REQUIRE(w2->append(e).ok());
+  usleep(5000);
+  for (int i = 0; i < 255; ++i) REQUIRE(w2->append(e).ok());
+  CHECK(w2->events_written() == 0);
+}
