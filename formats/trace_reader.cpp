@@ -592,10 +592,23 @@ const TraceMetadata& TraceReader::metadata() const { return impl_->metadata; }
 const std::vector<ProbeSite>& TraceReader::sites() const { return impl_->sites; }
 void TraceReader::set_filter(ReadFilter filter) { impl_->set_filter(std::move(filter)); }
 bool TraceReader::next() { return impl_->next(); }
-RecordKind TraceReader::kind() const { return impl_->out->kind(); }
-const Event& TraceReader::event() const { return impl_->out->event(); }
-const ProcessEvent& TraceReader::process() const { return impl_->out->process(); }
-const LostEvent& TraceReader::lost() const { return impl_->out->lost(); }
+// Before the first next() or after the last, the accessors return empty
+// records rather than crash.
+RecordKind TraceReader::kind() const {
+  return impl_->out ? impl_->out->kind() : RecordKind::event;
+}
+const Event& TraceReader::event() const {
+  static const Event none;
+  return impl_->out ? impl_->out->event() : none;
+}
+const ProcessEvent& TraceReader::process() const {
+  static const ProcessEvent none;
+  return impl_->out ? impl_->out->process() : none;
+}
+const LostEvent& TraceReader::lost() const {
+  static const LostEvent none;
+  return impl_->out ? impl_->out->lost() : none;
+}
 const std::optional<TraceSummary>& TraceReader::summary() const { return impl_->summary; }
 const ReadDiagnostics& TraceReader::diagnostics() const { return impl_->diag; }
 

@@ -324,3 +324,23 @@ TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]")
   CHECK(std::is_sorted(seen.begin(), seen.end(),
                        [](auto& a, auto& b) { return a.first < b.first; }));
 }
+
+TEST_CASE("accessors before the first record and after the last return empty records",
+          "[trace_reader]") {
+  TempPath tmp;
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+    REQUIRE(w.ok());
+    REQUIRE(w->append(make_event(5, 1, 1, 1, 0, {9})).ok());
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  CHECK(r->event().time_ns == 0);
+  REQUIRE(r->next());
+  CHECK(r->event().args[0] == 9);
+  CHECK_FALSE(r->next());
+  CHECK(r->event().time_ns == 0);
+  CHECK(r->process().comm.empty());
+  CHECK_FALSE(r->next());
+}
