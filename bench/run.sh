@@ -5,12 +5,13 @@
 # every workload in interleaved rounds and prints a markdown table, also
 # written to bench/results/latest.md. Needs root (uprobes, perf, apt).
 #
-#   bench/run.sh [--quick] [--rounds N] [--workloads loop,threads,reg6,mem,sema,postgres,report]
-#                [--tools floor,bare,perf,perf-z,bpftrace,usdt-record] [--hits N]
-#                [--no-install] [--no-build] [--output FILE]
+#   bench/run.sh [--quick] [--rounds N] [--tools floor,bare,perf,perf-z,bpftrace,usdt-record]
+#                [--workloads loop,threads,reg6,mem,sema,postgres,loss,report,micro]
+#                [--hits N] [--loss-hits N] [--no-install] [--no-build] [--output FILE]
 #
-# --quick: 3 rounds, 200k hits, loop + threads + report only (about a minute).
-# The full run takes about 4 minutes on the 2-core VM.
+# --quick: 3 rounds, 100k hits, loop + threads + loss check at 200k + report
+# speed only (about a minute). The full run takes about 4 minutes on the
+# 2-core VM. Any option of bench/lib/bench.py passes through (--help there).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,8 +21,8 @@ build_it=1
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) args+=(--rounds 3 --hits 200000 --variant-hits 100000 --report-pairs 200000
-                    --pg-transactions 500 --workloads loop,threads,report) ;;
+    --quick) args+=(--rounds 3 --hits 100000 --loss-hits 200000 --report-pairs 100000
+                    --workloads loop,threads,loss,report) ;;
     --no-install) install=0 ;;
     --no-build) build_it=0 ;;
     -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

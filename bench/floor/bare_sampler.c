@@ -179,6 +179,12 @@ int main(int argc, char** argv) {
   if (binary == NULL || out_path == NULL || probes == 0 || optind >= argc) usage();
   char** command = argv + optind;
 
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
   int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out_fd < 0) die("cannot create the output file");
 
@@ -267,11 +273,8 @@ int main(int argc, char** argv) {
   if (write(go[1], "g", 1) != 1) die("cannot start the command");
   close(go[1]);
 
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  /* Ready: what a benchmark driver waits for before it starts the load. */
+  fprintf(stderr, "bare_sampler: ready, %d ring buffers\n", ring_count);
 
   struct pollfd pfds[MAX_CPUS];
   for (int i = 0; i < ring_count; i++) pfds[i] = (struct pollfd){.fd = rings[i].fd, .events = POLLIN};

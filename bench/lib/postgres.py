@@ -76,7 +76,8 @@ class Cluster:
                            capture_output=True, text=True)
         wall = time.monotonic_ns() - t0
         if r.returncode != 0:
-            return {"error": f"pgbench failed: {r.stderr.strip()[-200:]}"}
+            lines = [l for l in r.stderr.splitlines() if l.strip() and "could not create connection" not in l]
+            return {"error": "pgbench failed: " + (lines[-1] if lines else r.stderr.strip())[-200:].replace("|", "/")}
         m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", r.stdout)
         return {"loop_ns": wall, "tps": float(m.group(1)) if m else None}
 

@@ -34,8 +34,11 @@ def read_workload_result(path):
 
 
 def last_line(text):
-    lines = [l for l in (text or "").strip().splitlines() if l.strip()]
-    return lines[-1][:200] if lines else ""
+    """The last non-empty line, cut to fit a table cell (the first, for pgbench,
+    whose last line only says it gave up)."""
+    lines = [l.strip() for l in (text or "").strip().splitlines() if l.strip()]
+    lines = [l for l in lines if not l.startswith("pgbench: error: could not create connection")] or lines
+    return lines[-1][:200].replace("|", "/") if lines else ""
 
 
 # ---------------------------------------------------------------- tracefs
@@ -110,6 +113,8 @@ class Tool:
 
     name = "?"
     label = "?"
+    ready_marker = None  # text on stderr/stdout once attached (None: wait a fixed time)
+    blind_wait_s = 0.4   # that fixed time
 
     def available(self):
         return None  # or a reason string
@@ -130,6 +135,7 @@ class Tool:
 
 class Untraced(Tool):
     name, label = "untraced", "untraced"
+    blind_wait_s = 0.0
 
     def command_argv(self, workload, out, argv):
         return argv
@@ -224,6 +230,7 @@ class PerfRecord(Tool):
 
 class BareSampler(Tool):
     name, label = "bare", "bare sampler"
+    ready_marker = "bare_sampler: ready"
 
     def __init__(self, path):
         self.path = path
@@ -263,6 +270,7 @@ class BareSampler(Tool):
 
 class Bpftrace(Tool):
     name, label = "bpftrace", "bpftrace count"
+    ready_marker = "Attaching"
 
     def available(self):
         return None if ctx_which("bpftrace") else "bpftrace is not installed"
@@ -290,6 +298,7 @@ class Bpftrace(Tool):
 
 class UsdtRecord(Tool):
     name, label = "usdt-record", "usdt-record"
+    ready_marker = "Ctrl-C to end"
 
     def __init__(self, record, report):
         self.record, self.report = record, report
@@ -302,7 +311,7 @@ class UsdtRecord(Tool):
         return self.reason
 
     def _base(self, workload, out):
-        return [self.record, "-q", "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
+        return [self.record, "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
 
     def command_argv(self, workload, out, argv):
         return self._base(workload, out) + ["--"] + argv
@@ -419,7 +428,28 @@ def run_command_mode(tool, workload, out, result_file, timeout=120):
     return run
 
 
-def run_attach_mode(tool, workload, out, pid, drive, settle_s=1.5):
+def wait_ready(proc, tool, out, settle_s, timeout_s=15):
+    """Waits for the tool's ready marker (then settle_s more, as the marker may
+    come just before the attach), or a fixed time for tools without one."""
+    if tool.ready_marker is None:
+        time.sleep(settle_s + tool.blind_wait_s)
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        text = ""
+        for ext in (".stderr", ".stdout"):
+            try:
+                with open(out + ext) as f:
+                    text += f.read()
+            except OSError:
+                pass
+        if tool.ready_marker in text:
+            break
+        time.sleep(0.02)
+    time.sleep(settle_s)
+
+
+def run_attach_mode(tool, workload, out, pid, drive, settle_s=0.2):
     """Attaches the tool to the running process tree `pid`, runs drive()
     (which returns a dict with at least "loop_ns"), then stops the tool with
     SIGINT and returns a Run dict."""
@@ -430,14 +460,14 @@ def run_attach_mode(tool, workload, out, pid, drive, settle_s=1.5):
         return {"error": "cannot attach to a running process"}
     t0 = time.monotonic_ns()
     proc = spawn(argv, out, new_session=True)
-    time.sleep(settle_s)
+    wait_ready(proc, tool, out, settle_s)
     if proc.poll() is not None:
         rc, _, _, so, se = reap(proc, out)
         return {"error": f"exit {rc}: {last_line(se) or last_line(so)}"}
     try:
         drive_res = drive()
     finally:
-        time.sleep(0.3)
+        time.sleep(0.1)
         try:
             os.killpg(proc.pid, signal.SIGINT)
         except ProcessLookupError:
