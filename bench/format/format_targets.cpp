@@ -4,7 +4,7 @@
 // (>= 30 million events/s on one core). Speeds are judged on the thread's CPU
 // time, which is what "on one core" means and what stays meaningful on a
 // shared, noisy machine; wall-clock rates are printed alongside.
-//   usage: format_targets [EVENTS] [ZSTD_LEVEL]
+//   usage: format_targets [EVENTS] [ZSTD_LEVEL] [CHUNK_BYTES]
 #include <unistd.h>
 
 #include <time.h>
@@ -48,6 +48,7 @@ void line(const char* what, double value, const char* unit, const char* op, doub
 int main(int argc, char** argv) {
   uint64_t events = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
   int level = argc > 2 ? std::atoi(argv[2]) : 3;
+  size_t chunk_bytes = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : WriterOptions{}.chunk_bytes;
   char path[] = "/tmp/usdt-format-targets-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
 
   WriterOptions options;
   options.zstd_level = level;
+  options.chunk_bytes = chunk_bytes;
   Clock write_clock;
   {
     auto w = TraceWriter::create(path, bench::synthetic_metadata(), bench::synthetic_sites(),
@@ -116,8 +118,9 @@ int main(int argc, char** argv) {
   char wextra[64], rextra[64];
   std::snprintf(wextra, sizeof wextra, "(wall clock: %.2f M ev/s)", double(events) / write_wall / 1e6);
   std::snprintf(rextra, sizeof rextra, "(wall clock: %.2f M ev/s)", double(events) / read_wall / 1e6);
-  std::printf("synthetic loop stream: %llu events, zstd level %d, file %llu bytes (checksum %llx)\n",
-              (unsigned long long)events, level, (unsigned long long)file_size,
+  std::printf("synthetic loop stream: %llu events, zstd level %d, chunks of %zu bytes, "
+              "file %llu bytes (checksum %llx)\n",
+              (unsigned long long)events, level, chunk_bytes, (unsigned long long)file_size,
               (unsigned long long)checksum);
   line("size on disk", bpe, "bytes/event", "<=", 3, bpe <= 3);
   line("write (with compression)", wps, "M ev/s (CPU)", ">=", 2, wps >= 2, wextra);
