@@ -359,6 +359,35 @@ TEST_CASE("-p ends when the process exits", "[.root][attach_exit]") {
   CHECK(read_trace(out).of("itest", "tick").size() == 3);
 }
 
+TEST_CASE("-p with two processes goes on when one exits and ends with the last", "[.root][attach_two]") {
+  Process a = Process::start({program("itest_control")}, true, true, false);
+  Process b = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(a.read_line() == std::optional<std::string>("ready"));
+  REQUIRE(b.read_line() == std::optional<std::string>("ready"));
+  std::string out = trace_for("attach_two");
+  Process rec = Process::start({recorder(), "-e", "itest:tick", "-o", out, "-p",
+                                std::to_string(a.pid()) + "," + std::to_string(b.pid())},
+                               false, false, true);
+  REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
+  a.write_line("fire 2");
+  CHECK(a.read_line() == std::optional<std::string>("fired 2 gated 0"));
+  a.write_line("exit");
+  CHECK(a.wait() == 0);
+  b.write_line("fire 3");
+  CHECK(b.read_line() == std::optional<std::string>("fired 3 gated 0"));
+  b.write_line("exit");
+  CHECK(b.wait() == 0);
+  std::string rest = rec.read_rest(true);
+  INFO(rec.stderr_seen << rest);
+  CHECK(rec.wait() == 0);
+  Trace t = read_trace(out);
+  std::map<uint32_t, int> per_pid;
+  for (const Event& e : t.of("itest", "tick")) per_pid[e.pid]++;
+  CHECK(per_pid[static_cast<uint32_t>(a.pid())] == 2);
+  CHECK(per_pid[static_cast<uint32_t>(b.pid())] == 3);
+  CHECK(per_pid.size() == 2);
+}
+
 TEST_CASE("-p finds probes in a library the process loaded with dlopen", "[.root][dlopen]") {
   Process target = Process::start({program("itest_control")}, true, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
