@@ -98,6 +98,7 @@ class Bench:
         self.results = {}  # workload -> tool -> [run]
         self.report_results = None
         self.loss_results = {}  # loss workload -> tool -> [run]
+        self.size_floors = {}   # workload -> size_floor.py result
 
     def log(self, msg):
         print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -183,9 +184,10 @@ class Bench:
                     run["error"] if run.get("error") else
                     f"{run['loop_ns'] / 1e6:.1f} ms, events {run.get('events')}, lost {run.get('lost')}, "
                     f"dup {run.get('dup')}"))
-                for p in (out,):
-                    if os.path.exists(p):
-                        os.unlink(p)
+                if t.name == "usdt-record" and not run.get("error") and os.path.exists(out):
+                    os.replace(out, os.path.join(self.work, f"{w.name}.usdt-record.last"))
+                if os.path.exists(out):
+                    os.unlink(out)
 
     def run_postgres(self, w, tl):
         reason = postgres.missing_reason()
@@ -199,11 +201,23 @@ class Bench:
             self.cluster.start()
             self.cluster.pgbench(max(100, self.args.pg_transactions // 4))  # warm-up
             self.run_workload(w, tl)
+            self.size_floor(w, tl)
         except RuntimeError as e:
             self.notes.append(f"postgres workload failed: {e}")
         finally:
             self.cluster.stop()
             self.cluster = None
+
+    def size_floor(self, w, tl):
+        """The information content of the last usdt-record trace of w (size_floor.py)."""
+        trace = os.path.join(self.work, f"{w.name}.usdt-record.last")
+        urec = next((t for t in tl if t.name == "usdt-record"), None)
+        if urec is None or not os.path.exists(trace):
+            return
+        r = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "size_floor.py"),
+                            urec.report, trace], capture_output=True, text=True)
+        if r.returncode == 0:
+            self.size_floors[w.name] = json.loads(r.stdout)
 
     # ------------------------------------------------------------ report speed
 
@@ -309,6 +323,33 @@ def tps_ratio_rounds(res, tool):
             if not r.get("error") and r.get("tps") and base.get(r["round"])]
 
 
+def per_round_cpu(res, tool, with_tool_cpu):
+    """Per-round CPU ns/event added by tracing: the workload's own extra CPU
+    (the trap and sample writing happen in its context), plus the tool's CPU
+    when with_tool_cpu."""
+    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
+    out = {}
+    runs = res.get(tool)
+    if not isinstance(runs, list):
+        return out
+    for r in runs:
+        b = base.get(r["round"])
+        if r.get("error") or b is None or not r.get("events") or r.get("workload_cpu_ns") is None:
+            continue
+        extra = r["workload_cpu_ns"] - b["workload_cpu_ns"]
+        if with_tool_cpu:
+            if r.get("tool_cpu_s") is None:
+                continue
+            extra += r["tool_cpu_s"] * 1e9
+        out[r["round"]] = extra / r["events"]
+    return out
+
+
+def cpu_ratio(res, tool, ref, with_tool_cpu):
+    a, b = per_round_cpu(res, tool, with_tool_cpu), per_round_cpu(res, ref, with_tool_cpu)
+    return med([a[k] / b[k] for k in a if k in b and b[k] > 0])
+
+
 def ratio_rounds(res, tool, ref):
     a, b = per_round_overhead(res, tool), per_round_overhead(res, ref)
     return [a[k] / b[k] for k in a if k in b and b[k] > 0]
@@ -318,20 +359,21 @@ def recording_table(w, res, tl):
     lines = [f"### {w.title}", "",
              "| tool | " + ("pgbench tps, median (min–max) = median per-round × untraced" if w.kind == "attach"
                           else "ns/event overhead, median (min–max)") + " | × floor | × bare | × perf record | "
-             "events seen | lost | dup | bytes/event | tool CPU ns/event | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "events seen | lost | dup | bytes/event | tool CPU ns/event | workload CPU ns/event (× bare) | "
+             "workload + tool CPU ns/event (× bare) | tool wall s | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = {}
     for t in tl:
         runs = res.get(t.name)
         if runs is None:
             continue
         if isinstance(runs, dict):
-            lines.append(f"| {t.label} | not available: {runs['unavailable']} |" + " |" * 10)
+            lines.append(f"| {t.label} | not available: {runs['unavailable']} |" + " |" * 12)
             continue
         good = [r for r in runs if not r.get("error")]
         errors = [r["error"] for r in runs if r.get("error")]
         if not good:
-            lines.append(f"| {t.label} | not available: {errors[0] if errors else 'no run'} |" + " |" * 10)
+            lines.append(f"| {t.label} | not available: {errors[0] if errors else 'no run'} |" + " |" * 12)
             continue
         ov = list(per_round_overhead(res, t.name).values())
         tps_ratio = None
@@ -371,10 +413,23 @@ def recording_table(w, res, tl):
             return fmt(xs[0]) if min(xs) == max(xs) else f"{fmt(min(xs))}–{fmt(max(xs))}"
 
         err_note = f" ({len(errors)} failed runs: {errors[0]})" if errors else ""
+
+        def cpu_s(with_tool):
+            if t.name == "untraced" or w.kind == "attach":
+                return "n/a"
+            v = med(list(per_round_cpu(res, t.name, with_tool).values()))
+            r = cpu_ratio(res, t.name, "bare", with_tool) if t.name != "bare" else None
+            return f"{fmt(v)} ({fmt(r, 2)})" if r is not None else fmt(v)
+
         lines.append(f"| {t.label}{err_note} | {ov_s} | {fmt(med(rf), 2)} | {fmt(med(rb), 2)} | {fmt(med(rp), 2)} | "
                      f"{mm(events)} | {mm(lost)} | {mm(dup)} | {fmt(med(bpe), 1)} | {fmt(med(cpu))} | "
+                     f"{cpu_s(False)} | {cpu_s(True)} | "
                      f"{fmt(med(wall), 2)} | {fmt(med(rss), 1)} |")
         summary[t.name] = {"overhead": med(ov), "x_floor": med(rf), "x_bare": med(rb), "x_perf": med(rp),
+                           "cpu_x_bare": cpu_ratio(res, t.name, "bare", False),
+                           "total_cpu_x_bare": cpu_ratio(res, t.name, "bare", True),
+                           "cpu_x_perf": cpu_ratio(res, t.name, "perf", False),
+                           "total_cpu_x_perf": cpu_ratio(res, t.name, "perf", True),
                            "lost": lost, "dup": dup, "bytes_per_event": med(bpe),
                            "tps": med([r.get("tps") for r in good]), "tps_ratio": tps_ratio,
                            "runs": len(good)}
@@ -438,7 +493,7 @@ def report_table(rr):
     return lines
 
 
-def targets(summaries, rr, pg_note, loss_summary, loss_hits):
+def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
     """Each target: (text, status, measured)."""
     out = []
 
@@ -458,11 +513,14 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits):
             out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", "not available", "usdt-record did not run"))
         else:
             out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", status(u["x_bare"] <= 1.05),
-                        f"{u['x_bare']:.2f} × bare"))
+                        f"{u['x_bare']:.2f} × bare in workload wall time; in CPU: workload "
+                        f"{fmt(u['cpu_x_bare'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_bare'], 2)} ×"))
         if u is None or u["x_perf"] is None:
             out.append((f"{w}: recording cost ≤ perf record", "not available", "usdt-record or perf record did not run"))
         else:
-            out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0), f"{u['x_perf']:.2f} × perf record"))
+            out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0),
+                        f"{u['x_perf']:.2f} × perf record in workload wall time; in CPU: workload "
+                        f"{fmt(u['cpu_x_perf'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_perf'], 2)} ×"))
     # losses
     for w in ("loop", "threads"):
         u = ls(w, "usdt-record")
@@ -491,8 +549,14 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits):
             out.append((f"{w}: size ≤ 1/3 of perf record -z", "not available", "usdt-record or perf record -z did not run"))
             continue
         r = u["bytes_per_event"] / pz["bytes_per_event"]
-        out.append((f"{w}: size ≤ 1/3 of perf record -z", status(r <= 1 / 3),
-                    f"{u['bytes_per_event']:.2f} vs {pz['bytes_per_event']:.2f} B/event = {r:.3f}"))
+        meas = f"{u['bytes_per_event']:.2f} vs {pz['bytes_per_event']:.2f} B/event = {r:.3f}"
+        fl = size_floors.get(w)
+        if fl and fl.get("bytes_per_event"):
+            cols = ", ".join(f"{k} {v:.2f}" for k, v in fl["columns"].items() if v >= 0.01)
+            meas += (f"; information floor of the same trace (per-column deltas, zstd -19/xz -9e): "
+                     f"{fl['bytes_per_event']:.2f} B/event ({cols}), i.e. "
+                     f"{fl['bytes_per_event'] / pz['bytes_per_event']:.2f} of perf -z")
+        out.append((f"{w}: size ≤ 1/3 of perf record -z", status(r <= 1 / 3), meas))
     # report
     runs = (rr or {}).get("runs", {})
 
@@ -609,8 +673,10 @@ def main():
            "Overhead = (workload time traced − untraced in the same round) / events; the × columns are "
            "medians of per-round ratios of those overheads. Floor = counting-only uprobe (`perf stat` on "
            "the sdt event); bare = bench/floor/bare_sampler (uprobe PMU, raw ring buffer to file). "
-           "Tool CPU = CPU time of the tool process tree minus the workload's own. Peak RSS is the largest "
-           "process of the tool run.", ""]
+           "Tool CPU = CPU time of the tool process tree minus the workload's own; workload CPU = the extra "
+           "user + sys time of the traced program itself (the uprobe trap and the sample are written in its "
+           "context), which the load of other jobs inflates less than wall time. Peak RSS is the largest "
+           "process of the tool run. Targets use the wall-time overhead; the CPU columns explain it.", ""]
     for name in wanted:
         if name in b.results:
             w = make_workloads(args, loop_bin)[name]
@@ -624,7 +690,8 @@ def main():
     if b.report_results:
         doc += report_table(b.report_results) + [""]
     doc += ["### Targets", "", "| target | status | measured |", "|---|---|---|"]
-    for text, st, meas in targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits):
+    for text, st, meas in targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
+                                   b.size_floors):
         doc.append(f"| {text} | {st} | {meas} |")
     doc.append("")
     for n in b.notes:

@@ -264,8 +264,35 @@ class BareSampler(Tool):
         m = re.search(r"samples=(\d+) lost=(\d+) bytes=(\d+)", se or "")
         if not m:
             return {}
-        return {"events": int(m.group(1)), "lost": int(m.group(2)),
-                "bytes": os.path.getsize(out) if os.path.exists(out) else None}
+        res = {"events": int(m.group(1)), "lost": int(m.group(2)),
+               "bytes": os.path.getsize(out) if os.path.exists(out) else None}
+        if workload.unique_args and ctx.get("check_dups", True) and res["bytes"]:
+            res["dup"] = self.count_duplicates(out, len(workload.probes) > 1)
+        return res
+
+    @staticmethod
+    def count_duplicates(path, has_identifier):
+        """Samples whose content (all but TIME and CPU) appeared before: the
+        workload's (tid, arguments) are unique per hit. The file holds the raw
+        perf records: u32 type, u16 misc, u16 size, then the sample fields in
+        order IDENTIFIER?, TID, TIME, CPU, REGS_USER, STACK_USER."""
+        import struct
+        with open(path, "rb") as f:
+            data = f.read()
+        time_at = 8 + (8 if has_identifier else 0) + 8  # header, id?, tid
+        seen, dups, pos = set(), 0, 0
+        while pos + 8 <= len(data):
+            rtype, _, size = struct.unpack_from("<IHH", data, pos)
+            if size == 0:
+                break
+            if rtype == 9:  # PERF_RECORD_SAMPLE
+                key = hash(data[pos + 8:pos + time_at] + data[pos + time_at + 16:pos + size])
+                if key in seen:
+                    dups += 1
+                else:
+                    seen.add(key)
+            pos += size
+        return dups
 
 
 class Bpftrace(Tool):
@@ -423,6 +450,7 @@ def run_command_mode(tool, workload, out, result_file, timeout=120):
     if rc != 0 or wl is None:
         return {"error": f"exit {rc}: {last_line(se) or last_line(so)}"}
     run = {"loop_ns": wl["loop_ns"], "wall_s": wall, "rss_kib": rss,
+           "workload_cpu_ns": wl["utime_ns"] + wl["stime_ns"],
            "tool_cpu_s": cpu - (wl["utime_ns"] + wl["stime_ns"]) / 1e9}
     run.update(tool.collect(workload, out, so, se, tool.ctx))
     return run
