@@ -128,7 +128,6 @@ class ByteCursor {
   }
 
  public:
-
   // A view of the next size bytes, or an empty view (and failure) when they
   // are not there.
   std::string_view bytes(uint64_t size) {

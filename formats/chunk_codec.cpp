@@ -20,8 +20,8 @@ void append_varint(std::string& out, uint64_t v) { ByteWriter(out).varint(v); }
 void ChunkBuilder::add(const Event& e) {
   uint8_t count = std::min<uint8_t>(e.arg_count, kMaxArgs);
   uint16_t missing = static_cast<uint16_t>(e.missing_mask & ((1u << count) - 1));
-  PendingEvent p{e.time_ns, e.pid, e.tid, e.cpu, e.site_id,
-                 static_cast<uint32_t>(args_.size()), count, missing};
+  PendingEvent p{e.time_ns, e.pid,  e.tid, e.cpu, e.site_id, static_cast<uint32_t>(args_.size()),
+                 count,     missing};
   events_.push_back(p);
   size_t size = 6;
   for (int i = 0; i < count; ++i) {
@@ -170,8 +170,9 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
 }
 
 void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
-  std::stable_sort(process_.begin(), process_.end(),
-                   [](const ProcessEvent& a, const ProcessEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(
+      process_.begin(), process_.end(),
+      [](const ProcessEvent& a, const ProcessEvent& b) { return a.time_ns < b.time_ns; });
   std::string body, row;
   ByteWriter w(body);
   w.varint(process_.size());
@@ -467,8 +468,8 @@ void ChunkDecoder::decode_lost() {
     fail("lost record of site " + std::to_string(site) + ", which the probe table lacks");
     return;
   }
-  le_next_ = LostEvent{le_time_, end, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site),
-                       count};
+  le_next_ =
+      LostEvent{le_time_, end, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site), count};
   has_le_ = true;
 }
 

@@ -63,9 +63,12 @@ class ChunkBuilder {
 // Order of records with equal times, within and across chunks.
 inline uint8_t record_rank(RecordKind kind) {
   switch (kind) {
-    case RecordKind::process: return 0;
-    case RecordKind::event: return 1;
-    case RecordKind::lost: return 2;
+    case RecordKind::process:
+      return 0;
+    case RecordKind::event:
+      return 1;
+    case RecordKind::lost:
+      return 2;
   }
   return 3;
 }
@@ -119,10 +122,10 @@ class ChunkDecoder {
   // Events.
   uint64_t events_left_ = 0;
   uint64_t ev_time_ = 0;
-  std::vector<uint32_t> sites_;                       // local index -> site id
-  std::vector<uint8_t> site_args_;                    // local index -> argument count
+  std::vector<uint32_t> sites_;                         // local index -> site id
+  std::vector<uint8_t> site_args_;                      // local index -> argument count
   std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
-  std::vector<uint64_t> prev_;                        // local site * kMaxArgs + i
+  std::vector<uint64_t> prev_;                          // local site * kMaxArgs + i
   ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
   uint32_t arg_delta_mask_ = 0;
   // Events are decoded column by column in batches (tight loops per column),

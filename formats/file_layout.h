@@ -26,12 +26,12 @@ constexpr uint32_t kIndexEntrySize = 16 + kChunkHeaderSize;
 constexpr uint32_t kTrailerSize = 24;
 
 // Limits a reader enforces; the writer stays well inside them.
-constexpr uint64_t kMaxBlockBody = 256ull << 20;      // compressed bytes of any block
-constexpr uint64_t kMaxChunkPayload = 64ull << 20;     // decompressed bytes of a chunk
-constexpr uint64_t kMaxTablePayload = 64ull << 20;     // metadata, probe table, summary, index
-constexpr uint64_t kMaxString = 1ull << 20;            // any one string
+constexpr uint64_t kMaxBlockBody = 256ull << 20;    // compressed bytes of any block
+constexpr uint64_t kMaxChunkPayload = 64ull << 20;  // decompressed bytes of a chunk
+constexpr uint64_t kMaxTablePayload = 64ull << 20;  // metadata, probe table, summary, index
+constexpr uint64_t kMaxString = 1ull << 20;         // any one string
 constexpr uint32_t kMaxSites = 1u << 20;
-constexpr uint32_t kMaxChunkRecords = 1u << 24;        // records of one chunk
+constexpr uint32_t kMaxChunkRecords = 1u << 24;  // records of one chunk
 
 enum class BlockKind : uint16_t {
   metadata = 1,
@@ -66,9 +66,7 @@ struct ChunkHeader {
   uint64_t pid_bloom = 0;   // bit bloom_bit(pid) for every event and process event
   uint64_t tid_bloom = 0;   // bit bloom_bit(tid) likewise
 
-  uint64_t records() const {
-    return uint64_t{events} + process_events + lost_records;
-  }
+  uint64_t records() const { return uint64_t{events} + process_events + lost_records; }
   bool operator==(const ChunkHeader&) const = default;
 };
 
@@ -86,9 +84,7 @@ struct Trailer {
 
 // Bit for pid or tid in ChunkHeader blooms: a multiplicative hash, so that
 // consecutive ids spread.
-inline uint64_t bloom_bit(uint32_t id) {
-  return uint64_t{1} << ((id * 0x9E3779B1u) >> 26);
-}
+inline uint64_t bloom_bit(uint32_t id) { return uint64_t{1} << ((id * 0x9E3779B1u) >> 26); }
 inline uint64_t site_bit(uint32_t site_id) { return uint64_t{1} << (site_id % 64); }
 
 void encode_file_header(std::string& out);

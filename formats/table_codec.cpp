@@ -66,7 +66,8 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
   ByteCursor in(body);
   // Each entry takes at least its length byte.
   uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining()));
-  if (!in.ok()) return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
+  if (!in.ok())
+    return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
   std::vector<ProbeSite> sites;
   sites.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {

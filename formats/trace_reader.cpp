@@ -38,8 +38,8 @@ class FileSource : public Source {
     out.resize(size);
     uint64_t done = 0;
     while (done < size) {
-      ssize_t n = ::pread(fd_.get(), out.data() + done, size - done,
-                          static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pread(fd_.get(), out.data() + done, size - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return errno_error("read failed at offset " + std::to_string(offset + done));
       if (n == 0) return Error("file shrank while reading at offset " + std::to_string(offset));
@@ -99,7 +99,7 @@ struct TraceReader::Impl {
   std::vector<Chunk> chunks;
   size_t pending = 0;
   uint64_t active_payload = 0;  // decompressed bytes held by cur and heap
-  uint64_t pending_min = 0;  // min_time_ns of chunks[pending], the next to load
+  uint64_t pending_min = 0;     // min_time_ns of chunks[pending], the next to load
 
   struct Active {
     std::unique_ptr<ChunkDecoder> d;
@@ -132,8 +132,8 @@ struct TraceReader::Impl {
                                     std::string& body_out) {
     uint64_t size = src->size();
     if (size - offset < kBlockHeaderSize) {
-      return Error("'" + path + "' is truncated: the file ends at offset " +
-                   std::to_string(size) + ", inside the " + what + " block");
+      return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                   ", inside the " + what + " block");
     }
     Status s = src->read(offset, kBlockHeaderSize, block_buf);
     if (!s) return s.error().context("cannot read '" + path + "'");
@@ -148,9 +148,8 @@ struct TraceReader::Impl {
                    " block, found a block of kind " + std::to_string(h.kind));
     }
     if (h.total_size() > size - offset) {
-      return Error("'" + path + "' is truncated: the file ends at offset " +
-                   std::to_string(size) + ", inside the " + what + " block at offset " +
-                   std::to_string(offset));
+      return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                   ", inside the " + what + " block at offset " + std::to_string(offset));
     }
     s = src->read(offset + kBlockHeaderSize + h.header_size, h.body_size, block_buf);
     if (s) s = zstd.decompress(block_buf, kMaxTablePayload, body_out);
@@ -171,16 +170,15 @@ struct TraceReader::Impl {
     if (!s) return s.error().context("cannot read '" + path + "'");
     if (head.size() < sizeof kFileMagic ||
         head.compare(0, sizeof kFileMagic, kFileMagic, sizeof kFileMagic) != 0) {
-      if (head.size() < sizeof kFileMagic &&
-          std::string_view(kFileMagic, head.size()) == head) {
+      if (head.size() < sizeof kFileMagic && std::string_view(kFileMagic, head.size()) == head) {
         return Error("'" + path + "' is truncated: the file ends at offset " +
                      std::to_string(size) + ", inside its header");
       }
       return Error("'" + path + "' is not a usdt-trace file (bad magic at offset 0)");
     }
     if (head.size() < kFileHeaderSize) {
-      return Error("'" + path + "' is truncated: the file ends at offset " +
-                   std::to_string(size) + ", inside its header");
+      return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                   ", inside its header");
     }
     ByteCursor in(head);
     in.skip(sizeof kFileMagic);
@@ -204,8 +202,8 @@ struct TraceReader::Impl {
                    std::to_string(kMaxFileHeaderSize) + ")");
     }
     if (header_size > size) {
-      return Error("'" + path + "' is truncated: the file ends at offset " +
-                   std::to_string(size) + ", inside its header");
+      return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                   ", inside its header");
     }
     std::string body;
     uint64_t offset = header_size;
@@ -220,7 +218,8 @@ struct TraceReader::Impl {
     auto table = decode_probe_table(body);
     if (!table) return table.error().context("cannot read " + where(offset));
     sites = std::move(*table);
-    for (const auto& site : sites) site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
+    for (const auto& site : sites)
+      site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
     offset += *n;
 
     if (!read_footer(offset)) scan(offset);
@@ -339,9 +338,8 @@ struct TraceReader::Impl {
                                " is damaged: chunks were found by scanning");
             }
           } else {
-            problem(end, "'" + path + "' is truncated: it ends at offset " +
-                             std::to_string(size) + ", inside the trailer at offset " +
-                             std::to_string(end));
+            problem(end, "'" + path + "' is truncated: it ends at offset " + std::to_string(size) +
+                             ", inside the trailer at offset " + std::to_string(end));
           }
           return;
         }
@@ -451,10 +449,12 @@ struct TraceReader::Impl {
     }
     uint64_t content = zstd_content_size(frame);
     if (content <= options.max_chunk_payload &&
-        content > options.max_active_payload - std::min(active_payload, options.max_active_payload)) {
+        content >
+            options.max_active_payload - std::min(active_payload, options.max_active_payload)) {
       bad_chunk(e.offset, "it overlaps in time with chunks holding " +
                               std::to_string(active_payload) + " bytes already, and " +
-                              std::to_string(content) + " more would exceed the reader's limit of " +
+                              std::to_string(content) +
+                              " more would exceed the reader's limit of " +
                               std::to_string(options.max_active_payload));
       return nullptr;
     }
@@ -594,9 +594,7 @@ void TraceReader::set_filter(ReadFilter filter) { impl_->set_filter(std::move(fi
 bool TraceReader::next() { return impl_->next(); }
 // Before the first next() or after the last, the accessors return empty
 // records rather than crash.
-RecordKind TraceReader::kind() const {
-  return impl_->out ? impl_->out->kind() : RecordKind::event;
-}
+RecordKind TraceReader::kind() const { return impl_->out ? impl_->out->kind() : RecordKind::event; }
 const Event& TraceReader::event() const {
   static const Event none;
   return impl_->out ? impl_->out->event() : none;

@@ -39,7 +39,7 @@ struct ReadProblem {
 };
 
 struct ReadDiagnostics {
-  bool truncated = false;        // the file ends inside a chunk or without its footer
+  bool truncated = false;  // the file ends inside a chunk or without its footer
   uint64_t chunks_read = 0;
   uint64_t chunks_bad = 0;       // checksum or decode failure: skipped
   uint64_t records_skipped = 0;  // unknown kinds skipped by length

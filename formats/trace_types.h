@@ -46,7 +46,7 @@ struct TraceMetadata {
   std::string kernel_release;
   std::string arch;  // "x86_64", "aarch64"
   uint32_t page_size = 0;
-  std::string command_line;      // the recorder's own argv, joined
+  std::string command_line;  // the recorder's own argv, joined
   std::string recorder_version;
   uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC: the clock of every time_ns
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment

@@ -62,8 +62,8 @@ struct TraceWriter::Impl {
     block.append(frame);
     s = write_all(fd.get(), block.data(), block.size());
     if (!s) {
-      return fail(s.error().context("cannot write '" + path + "' at offset " +
-                                    std::to_string(offset)));
+      return fail(
+          s.error().context("cannot write '" + path + "' at offset " + std::to_string(offset)));
     }
     offset += block.size();
     return Status::success();
@@ -127,8 +127,8 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMeta
   std::vector<uint8_t> arg_counts;
   for (size_t i = 0; i < sites.size(); ++i) {
     if (sites[i].id != i) {
-      return Error("cannot create '" + path + "': probe site " + std::to_string(i) +
-                   " has id " + std::to_string(sites[i].id) + " (ids must be 0..N-1 in order)");
+      return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has id " +
+                   std::to_string(sites[i].id) + " (ids must be 0..N-1 in order)");
     }
     if (sites[i].args.size() > static_cast<size_t>(kMaxArgs)) {
       return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has " +

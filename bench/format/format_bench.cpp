@@ -77,8 +77,8 @@ void BM_WriteFile(benchmark::State& state) {
   const int events = 1'000'000;
   bench::SyntheticStream stream;
   for (auto _ : state) {
-    auto w = TraceWriter::create(path, bench::synthetic_metadata(), bench::synthetic_sites(),
-                                 options);
+    auto w =
+        TraceWriter::create(path, bench::synthetic_metadata(), bench::synthetic_sites(), options);
     for (int i = 0; i < events; ++i) (void)w->append(stream.next());
     (void)w->finish(TraceSummary{});
     state.counters["bytes_per_event"] = double(w->bytes_written()) / events;

@@ -5,9 +5,8 @@
 // time, which is what "on one core" means and what stays meaningful on a
 // shared, noisy machine; wall-clock rates are printed alongside.
 //   usage: format_targets [EVENTS] [ZSTD_LEVEL] [CHUNK_BYTES]
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,8 +36,8 @@ struct Clock {
   double cpu_s() const { return thread_cpu() - cpu; }
 };
 
-void line(const char* what, double value, const char* unit, const char* op, double target,
-          bool met, const char* extra = "") {
+void line(const char* what, double value, const char* unit, const char* op, double target, bool met,
+          const char* extra = "") {
   std::printf("%-26s %8.2f %-13s target %s %-3.0f %-8s%s\n", what, value, unit, op, target,
               met ? "met" : "NOT MET", extra);
 }
@@ -62,8 +61,8 @@ int main(int argc, char** argv) {
   options.chunk_bytes = chunk_bytes;
   Clock write_clock;
   {
-    auto w = TraceWriter::create(path, bench::synthetic_metadata(), bench::synthetic_sites(),
-                                 options);
+    auto w =
+        TraceWriter::create(path, bench::synthetic_metadata(), bench::synthetic_sites(), options);
     if (!w) {
       std::fprintf(stderr, "format_targets: error: %s\n", w.error().message().c_str());
       return 1;
@@ -116,12 +115,15 @@ int main(int argc, char** argv) {
   double wps = double(events) / write_cpu / 1e6;
   double rps = double(events) / read_cpu / 1e6;
   char wextra[64], rextra[64];
-  std::snprintf(wextra, sizeof wextra, "(wall clock: %.2f M ev/s)", double(events) / write_wall / 1e6);
-  std::snprintf(rextra, sizeof rextra, "(wall clock: %.2f M ev/s)", double(events) / read_wall / 1e6);
-  std::printf("synthetic loop stream: %llu events, zstd level %d, chunks of %zu bytes, "
-              "file %llu bytes (checksum %llx)\n",
-              (unsigned long long)events, level, chunk_bytes, (unsigned long long)file_size,
-              (unsigned long long)checksum);
+  std::snprintf(wextra, sizeof wextra, "(wall clock: %.2f M ev/s)",
+                double(events) / write_wall / 1e6);
+  std::snprintf(rextra, sizeof rextra, "(wall clock: %.2f M ev/s)",
+                double(events) / read_wall / 1e6);
+  std::printf(
+      "synthetic loop stream: %llu events, zstd level %d, chunks of %zu bytes, "
+      "file %llu bytes (checksum %llx)\n",
+      (unsigned long long)events, level, chunk_bytes, (unsigned long long)file_size,
+      (unsigned long long)checksum);
   line("size on disk", bpe, "bytes/event", "<=", 3, bpe <= 3);
   line("write (with compression)", wps, "M ev/s (CPU)", ">=", 2, wps >= 2, wextra);
   line("read (TraceReader::next)", rps, "M ev/s (CPU)", ">=", 30, rps >= 30, rextra);

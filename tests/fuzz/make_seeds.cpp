@@ -21,13 +21,15 @@ std::vector<ProbeSite> sites(int n) {
     s.path = "/bin/p";
     s.provider = "prov";
     s.name = "n" + std::to_string(i);
-    for (int a = 0; a < i % 4; ++a) s.args.push_back(ArgDescriptor{"8@%rdi", 8, false, false, {}, {}});
+    for (int a = 0; a < i % 4; ++a)
+      s.args.push_back(ArgDescriptor{"8@%rdi", 8, false, false, {}, {}});
     out.push_back(s);
   }
   return out;
 }
 
-bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes, bool finish) {
+bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes,
+                bool finish) {
   std::mt19937_64 rng(seed);
   TraceMetadata m;
   m.hostname = "h";
@@ -75,7 +77,8 @@ bool write_chunk_seed(const std::string& path, uint64_t seed) {
     Event e;
     e.time_ns = 1000 + rng() % 5000;
     e.site_id = static_cast<uint32_t>(rng() % 5);
-    e.arg_count = static_cast<uint8_t>(std::min<uint64_t>(rng() % 4, e.site_id == 4 ? 12 : e.site_id));
+    e.arg_count =
+        static_cast<uint8_t>(std::min<uint64_t>(rng() % 4, e.site_id == 4 ? 12 : e.site_id));
     e.missing_mask = static_cast<uint16_t>(rng() % 2);
     for (int a = 0; a < e.arg_count; ++a) e.args[a] = rng() % 50;
     b.add(e);
@@ -86,7 +89,8 @@ bool write_chunk_seed(const std::string& path, uint64_t seed) {
   b.encode(payload);
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
-  bool ok = std::fputc('C', f) != EOF && std::fwrite(payload.data(), 1, payload.size(), f) == payload.size();
+  bool ok = std::fputc('C', f) != EOF &&
+            std::fwrite(payload.data(), 1, payload.size(), f) == payload.size();
   return std::fclose(f) == 0 && ok;
 }
 

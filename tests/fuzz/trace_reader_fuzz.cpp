@@ -21,9 +21,12 @@ namespace {
 // Sort key of a record, for the order check.
 uint64_t record_time(const TraceReader& r) {
   switch (r.kind()) {
-    case RecordKind::event: return r.event().time_ns;
-    case RecordKind::process: return r.process().time_ns;
-    case RecordKind::lost: return r.lost().time_begin_ns;
+    case RecordKind::event:
+      return r.event().time_ns;
+    case RecordKind::process:
+      return r.process().time_ns;
+    case RecordKind::lost:
+      return r.lost().time_begin_ns;
   }
   __builtin_trap();
 }

@@ -8,8 +8,8 @@ using namespace usdt::format;
 TEST_CASE("varints round-trip at every length", "[byte_cursor]") {
   std::string buf;
   ByteWriter w(buf);
-  std::vector<uint64_t> values = {0, 1, 127, 128, 16383, 16384, 0xffffffffu,
-                                  std::numeric_limits<uint64_t>::max()};
+  std::vector<uint64_t> values = {0,     1,     127,         128,
+                                  16383, 16384, 0xffffffffu, std::numeric_limits<uint64_t>::max()};
   for (int shift = 0; shift < 64; ++shift) values.push_back(uint64_t{1} << shift);
   for (uint64_t v : values) w.varint(v);
   ByteCursor c(buf);
@@ -26,8 +26,8 @@ TEST_CASE("zigzag maps small magnitudes to small numbers", "[byte_cursor]") {
   CHECK(zigzag_encode(-1) == 1);
   CHECK(zigzag_encode(1) == 2);
   CHECK(zigzag_encode(-2) == 3);
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{123456789}, std::numeric_limits<int64_t>::min(),
-                    std::numeric_limits<int64_t>::max()}) {
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{123456789},
+                    std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
     CHECK(zigzag_decode(zigzag_encode(v)) == v);
   }
 }

@@ -81,8 +81,7 @@ TEST_CASE("the decoder refuses a header that differs from its copy", "[chunk_cod
   CHECK(d.error() == "chunk header does not match its checksummed copy");
 }
 
-TEST_CASE("the decoder checks sites and argument counts against the probe table",
-          "[chunk_codec]") {
+TEST_CASE("the decoder checks sites and argument counts against the probe table", "[chunk_codec]") {
   ChunkBuilder b;
   b.add(ev(100, 2, 12, 1, 2));
   std::string payload;
@@ -122,8 +121,7 @@ TEST_CASE("unknown sections and process kinds are skipped by length", "[chunk_co
   CHECK(d3.records_skipped() == 1);
 }
 
-TEST_CASE("argument columns pick deltas for counters and values for the rest",
-          "[chunk_codec]") {
+TEST_CASE("argument columns pick deltas for counters and values for the rest", "[chunk_codec]") {
   ChunkBuilder b;
   for (uint64_t i = 0; i < 1000; ++i) b.add(ev(1000 + i, 0, 2, 1000000000 + i, (i * 7919) % 100));
   std::string payload;

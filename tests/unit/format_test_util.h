@@ -63,9 +63,7 @@ inline uint64_t record_time(const Record& r) {
   if (auto* p = std::get_if<ProcessEvent>(&r)) return p->time_ns;
   return std::get<LostEvent>(r).time_begin_ns;
 }
-inline int record_rank(const Record& r) {
-  return r.index() == 0 ? 1 : r.index() == 1 ? 0 : 2;
-}
+inline int record_rank(const Record& r) { return r.index() == 0 ? 1 : r.index() == 1 ? 0 : 2; }
 
 inline bool same(const Event& a, const Event& b) {
   if (a.time_ns != b.time_ns || a.pid != b.pid || a.tid != b.tid || a.cpu != b.cpu ||
@@ -87,8 +85,8 @@ inline bool same(const LostEvent& a, const LostEvent& b) {
 }
 inline bool same(const Record& a, const Record& b) {
   if (a.index() != b.index()) return false;
-  return std::visit(
-      [&](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
+  return std::visit([&](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); },
+                    a);
 }
 
 inline std::string describe(const Record& r) {
@@ -114,9 +112,15 @@ inline std::vector<Record> read_all(TraceReader& reader) {
   std::vector<Record> out;
   while (reader.next()) {
     switch (reader.kind()) {
-      case RecordKind::event: out.emplace_back(reader.event()); break;
-      case RecordKind::process: out.emplace_back(reader.process()); break;
-      case RecordKind::lost: out.emplace_back(reader.lost()); break;
+      case RecordKind::event:
+        out.emplace_back(reader.event());
+        break;
+      case RecordKind::process:
+        out.emplace_back(reader.process());
+        break;
+      case RecordKind::lost:
+        out.emplace_back(reader.lost());
+        break;
     }
   }
   return out;

@@ -22,7 +22,7 @@ namespace {
 // A small file of four chunks that overlap in time, with every record kind.
 struct SmallTrace {
   std::string bytes;
-  uint64_t data_start = 0;                   // end of the probe table
+  uint64_t data_start = 0;                       // end of the probe table
   std::vector<uint64_t> chunk_begin, chunk_end;  // offsets of each chunk block
   std::vector<std::vector<Record>> chunk_records;
   uint64_t chunks_end = 0;  // where the summary begins
@@ -65,7 +65,8 @@ const SmallTrace& small_trace() {
       std::vector<Record> recs;
       // Chunk c covers times 1000*(4-c) .. +2500: later chunks are older.
       uint64_t base = 1000 * static_cast<uint64_t>(4 - c);
-      recs.push_back(ProcessEvent{base, ProcessEventKind::exec, 7, 7, 1, 1, "p" + std::to_string(c)});
+      recs.push_back(
+          ProcessEvent{base, ProcessEventKind::exec, 7, 7, 1, 1, "p" + std::to_string(c)});
       for (int i = 0; i < 5; ++i) {
         Event e;
         e.time_ns = base + 500 * static_cast<uint64_t>(i);
@@ -90,11 +91,6 @@ const SmallTrace& small_trace() {
     TraceSummary s{9000, 20, 12, {0, 8, 8, 4}, {0, 12, 0, 0}};
     REQUIRE(w->finish(s).ok());
     t.bytes = read_file_bytes(tmp.str());
-    if (getenv("DUMP_SMALL_TRACE")) {
-      write_file_bytes("/tmp/small.trace", t.bytes);
-      for (size_t c = 0; c < 4; ++c) printf("chunk %zu: %llu..%llu\n", c, (unsigned long long)t.chunk_begin[c], (unsigned long long)t.chunk_end[c]);
-      printf("chunks_end %llu size %zu\n", (unsigned long long)t.chunks_end, t.bytes.size());
-    }
     return t;
   }();
   return t;
@@ -158,8 +154,7 @@ TEST_CASE("a trace cut at every byte reads its complete chunks", "[trace_reader]
     CHECK(d.problems[0].offset <= len);
     // The summary block sits between the last chunk and the index.
     bool summary_complete = len >= t.chunks_end && t.bytes.size() - len < 200 &&
-                            len > t.chunks_end + 16 &&
-                            r->summary().has_value();
+                            len > t.chunks_end + 16 && r->summary().has_value();
     if (summary_complete) CHECK(r->summary()->events == 20);
     if (len <= t.chunks_end) CHECK_FALSE(r->summary().has_value());
   }
@@ -246,8 +241,7 @@ TEST_CASE("open rejects files that are not traces, with one clear message",
   SECTION("missing file") {
     auto r = TraceReader::open("/nonexistent/x.trace");
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().message() ==
-          "cannot open '/nonexistent/x.trace': No such file or directory");
+    CHECK(r.error().message() == "cannot open '/nonexistent/x.trace': No such file or directory");
   }
   SECTION("empty file") {
     TempPath tmp;
@@ -368,7 +362,8 @@ TEST_CASE("overlapping chunks beyond the memory limit are skipped and reported",
   const SmallTrace& t = small_trace();
   // The four chunks overlap in time, so all are held at once; allow about two.
   uint64_t body = t.chunk_begin[0] + kBlockHeaderSize + kChunkHeaderSize;
-  uint64_t payload = zstd_content_size(std::string_view(t.bytes).substr(body, t.chunk_end[0] - body));
+  uint64_t payload =
+      zstd_content_size(std::string_view(t.bytes).substr(body, t.chunk_end[0] - body));
   REQUIRE(payload < 1000);
   ReaderOptions opt;
   opt.max_active_payload = payload * 5 / 2;

@@ -117,10 +117,18 @@ Record random_record(std::mt19937_64& rng, const std::vector<ProbeSite>& sites, 
   e.missing_mask = static_cast<uint16_t>(pick(3) == 0 ? rng() & ((1u << e.arg_count) - 1) : 0);
   for (int i = 0; i < e.arg_count; ++i) {
     switch (pick(4)) {
-      case 0: e.args[i] = rng(); break;
-      case 1: e.args[i] = pick(100); break;
-      case 2: e.args[i] = static_cast<uint64_t>(-static_cast<int64_t>(pick(100))); break;
-      default: e.args[i] = time / 3 + static_cast<uint64_t>(i); break;
+      case 0:
+        e.args[i] = rng();
+        break;
+      case 1:
+        e.args[i] = pick(100);
+        break;
+      case 2:
+        e.args[i] = static_cast<uint64_t>(-static_cast<int64_t>(pick(100)));
+        break;
+      default:
+        e.args[i] = time / 3 + static_cast<uint64_t>(i);
+        break;
     }
   }
   return e;
@@ -245,7 +253,8 @@ TEST_CASE("filters return exactly the matching records", "[trace_reader]") {
     REQUIRE(!t.expected.empty());
     uint64_t t0 = record_time(t.expected.front()), t1 = record_time(t.expected.back());
     ReadFilter f;
-    if (rng() % 2) f.site_ids = {static_cast<uint32_t>(rng() % 5), static_cast<uint32_t>(rng() % 5)};
+    if (rng() % 2)
+      f.site_ids = {static_cast<uint32_t>(rng() % 5), static_cast<uint32_t>(rng() % 5)};
     if (rng() % 3 == 0) f.pid = static_cast<uint32_t>(1 + rng() % 5);
     if (rng() % 3 == 0) f.tid = static_cast<uint32_t>(1 + rng() % 7);
     if (rng() % 2) f.time_min_ns = t0 + rng() % (t1 - t0 + 1);
@@ -303,9 +312,11 @@ TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]")
     auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
     REQUIRE(w.ok());
     // CPU 1 drains late: its chunk holds times older than the end of CPU 0's.
-    for (uint64_t i = 0; i < 10; ++i) REQUIRE(w->append(make_event(100 + 10 * i, 1, 1, 1, 0, {i})).ok());
+    for (uint64_t i = 0; i < 10; ++i)
+      REQUIRE(w->append(make_event(100 + 10 * i, 1, 1, 1, 0, {i})).ok());
     REQUIRE(w->flush().ok());
-    for (uint64_t i = 0; i < 10; ++i) REQUIRE(w->append(make_event(95 + 10 * i, 1, 2, 2, 1, {i})).ok());
+    for (uint64_t i = 0; i < 10; ++i)
+      REQUIRE(w->append(make_event(95 + 10 * i, 1, 2, 2, 1, {i})).ok());
     REQUIRE(w->flush().ok());
     REQUIRE(w->append(make_event(50, 1, 3, 3, 2, {7})).ok());
     REQUIRE(w->append(make_event(100, 1, 3, 3, 2, {8})).ok());  // ties chunk 0's first event
@@ -321,8 +332,8 @@ TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]")
   CHECK(seen[1] == std::make_pair(uint64_t{95}, 2u));
   CHECK(seen[2] == std::make_pair(uint64_t{100}, 1u));  // equal times: chunk order
   CHECK(seen[3] == std::make_pair(uint64_t{100}, 3u));
-  CHECK(std::is_sorted(seen.begin(), seen.end(),
-                       [](auto& a, auto& b) { return a.first < b.first; }));
+  CHECK(
+      std::is_sorted(seen.begin(), seen.end(), [](auto& a, auto& b) { return a.first < b.first; }));
 }
 
 TEST_CASE("accessors before the first record and after the last return empty records",

@@ -45,12 +45,10 @@ TEST_CASE("the writer refuses a probe table with ids out of order", "[trace_writ
 TEST_CASE("create fails with the path when the file cannot be created", "[trace_writer]") {
   auto w = TraceWriter::create("/nonexistent/dir/x.trace", sample_metadata(), sample_sites(1));
   REQUIRE_FALSE(w.ok());
-  CHECK(w.error().message() ==
-        "cannot open '/nonexistent/dir/x.trace': No such file or directory");
+  CHECK(w.error().message() == "cannot open '/nonexistent/dir/x.trace': No such file or directory");
 }
 
-TEST_CASE("a writer dropped without finish leaves a readable, truncated trace",
-          "[trace_writer]") {
+TEST_CASE("a writer dropped without finish leaves a readable, truncated trace", "[trace_writer]") {
   TempPath tmp;
   {
     auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
