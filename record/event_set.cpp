@@ -10,7 +10,8 @@
 
 namespace usdt::record {
 
-Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_pages) {
+Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_pages,
+                                  bool identifier) {
   if (buffer_pages == 0 || (buffer_pages & (buffer_pages - 1)) != 0) {
     return Error("the buffer size must be a power of two pages, got " + std::to_string(buffer_pages));
   }
@@ -18,9 +19,10 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Wake the reader when a quarter of the buffer is full: few wakeups, and
   // three quarters of headroom while it drains.
-  set.wakeup_bytes_ = static_cast<uint32_t>(buffer_pages * page / 4);
+  set.options_.wakeup_bytes = static_cast<uint32_t>(buffer_pages * page / 4);
+  set.options_.identifier = identifier;
   for (int cpu : features.cpus) {
-    Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, set.wakeup_bytes_);
+    Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, set.options_);
     if (!anchor) return anchor.error();
     Result<RingBuffer> buffer = RingBuffer::map(anchor->fd(), buffer_pages);
     if (!buffer) return buffer.error().context("CPU " + std::to_string(cpu));
@@ -39,14 +41,14 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
     EventTarget target{pid, features_.cpus[i], inherit};
     const int buffer_fd = buffers_[i].fd();
     if (tracking) {
-      Result<PerfEvent> event = PerfEvent::open_tracking(target, wakeup_bytes_);
+      Result<PerfEvent> event = PerfEvent::open_tracking(target, options_);
       if (!event) return event.error();
       if (Status s = event->set_output_fd(buffer_fd); !s) return s;
       ids.emplace_back(event->id(), format::kNoSite);
       opened.push_back(std::move(*event));
     }
     for (const SiteAttach& site : sites) {
-      Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, wakeup_bytes_);
+      Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, options_);
       if (!event) return event.error();
       if (Status s = event->set_output_fd(buffer_fd); !s) return s;
       ids.emplace_back(event->id(), site.site_id);

@@ -49,7 +49,9 @@ using EventIdSite = std::pair<uint64_t, uint32_t>;
 class EventSet {
  public:
   // Maps one ring buffer of buffer_pages data pages (a power of two) per CPU.
-  static Result<EventSet> create(const KernelFeatures& features, size_t buffer_pages);
+  // identifier: whether records carry the event id (EventOptions).
+  static Result<EventSet> create(const KernelFeatures& features, size_t buffer_pages,
+                                 bool identifier);
 
   // Opens, on every CPU and disabled, a tracking event (when tracking) and
   // every site's event for the task (or, with pid -1, system-wide). On
@@ -79,7 +81,7 @@ class EventSet {
 
   KernelFeatures features_;
   size_t buffer_pages_ = 0;
-  uint32_t wakeup_bytes_ = 0;
+  EventOptions options_;
   std::vector<PerfEvent> anchors_;  // index = cpu index
   std::vector<PerfEvent> events_;
   std::vector<RingBuffer> buffers_;  // index = cpu index

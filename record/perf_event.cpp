@@ -17,10 +17,10 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-void set_common(perf_event_attr& attr, const EventTarget& target, uint32_t wakeup_bytes) {
+void set_common(perf_event_attr& attr, const EventTarget& target, const EventOptions& options) {
   attr.size = sizeof attr;
   attr.sample_period = 1;
-  attr.sample_type = kSampleIdType;
+  attr.sample_type = sample_id_type(options.identifier);
   attr.disabled = 1;
   attr.inherit = target.inherit ? 1 : 0;
   attr.sample_id_all = 1;
@@ -29,7 +29,7 @@ void set_common(perf_event_attr& attr, const EventTarget& target, uint32_t wakeu
   // A watermark wakeup, never one per event: waking the reader on every
   // sample made a prototype 15x slower (FIELD-NOTES.md).
   attr.watermark = 1;
-  attr.wakeup_watermark = wakeup_bytes;
+  attr.wakeup_watermark = options.wakeup_bytes;
   attr.exclude_kernel = 0;
 }
 
@@ -78,7 +78,7 @@ Result<PerfEvent> PerfEvent::open(perf_event_attr& attr, const EventTarget& targ
 }
 
 Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const UprobeConfig& config,
-                                         const EventTarget& target, uint32_t wakeup_bytes) {
+                                         const EventTarget& target, const EventOptions& options) {
   std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " +
                      config.path + ":" + hex(config.file_offset);
   if (config.semaphore_offset != 0 && !features.semaphores_supported()) {
@@ -87,7 +87,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
   }
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
-  set_common(attr, target, wakeup_bytes);
+  set_common(attr, target, options);
   attr.type = features.uprobe_type;
   attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());
   attr.config2 = config.file_offset;
@@ -110,10 +110,10 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
   return event;
 }
 
-Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, uint32_t wakeup_bytes) {
+Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const EventOptions& options) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
-  set_common(attr, target, wakeup_bytes);
+  set_common(attr, target, options);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_DUMMY;
   attr.comm = 1;
@@ -132,10 +132,10 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, uint32_t w
   return event;
 }
 
-Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, uint32_t wakeup_bytes) {
+Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventOptions& options) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
-  set_common(attr, target, wakeup_bytes);
+  set_common(attr, target, options);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_DUMMY;
   attr.disabled = 0;

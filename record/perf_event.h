@@ -10,7 +10,9 @@
 // ref_ctr_offset the kernel itself increments the probe's semaphore in every
 // process that maps the file while the event exists.
 //
-// Every event samples PERF_SAMPLE_IDENTIFIER | TID | TIME | CPU (kSampleIdType),
+// Every event samples TID | TIME | CPU, plus PERF_SAMPLE_IDENTIFIER when a
+// recording has more than one probe site (with one, every sample is that
+// site's, and 8 bytes less per sample is less work in the traced program),
 // with sample_id_all so that non-sample records (LOST, COMM, FORK, EXIT) carry
 // the same trailer; uprobes add REGS_USER and STACK_USER only when the site's
 // arguments need them. Events are opened disabled and enabled all at once.
@@ -28,10 +30,19 @@
 
 namespace usdt::record {
 
-// The fields every record carries: the sample's first u64 and, through
-// sample_id_all, the last u64 of any other record is the event identifier.
-constexpr uint64_t kSampleIdType =
-    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+// What all events of one recording share: the ring buffer watermark and
+// whether records carry the event identifier (then the sample's first u64
+// and, through sample_id_all, the last u64 of any other record).
+struct EventOptions {
+  uint32_t wakeup_bytes = 0;
+  bool identifier = true;
+};
+
+// The sample_type bits every event has.
+constexpr uint64_t sample_id_type(bool identifier) {
+  return PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+         (identifier ? uint64_t{PERF_SAMPLE_IDENTIFIER} : 0);
+}
 
 // What to probe and what to sample when it fires.
 struct UprobeConfig {
@@ -52,18 +63,18 @@ struct EventTarget {
 
 class PerfEvent {
  public:
-  // Opens a disabled uprobe event. wakeup_bytes is the ring buffer watermark
-  // (it matters only on the event that owns the buffer). Fails with one line
+  // Opens a disabled uprobe event. Fails with one line
   // naming the probe location and, for permission errors, a "hint:" line.
   static Result<PerfEvent> open_uprobe(const KernelFeatures& features, const UprobeConfig& config,
-                                       const EventTarget& target, uint32_t wakeup_bytes);
+                                       const EventTarget& target, const EventOptions& options);
 
   // Opens a disabled dummy software event that only reports COMM (also on
   // exec), FORK and EXIT records of the target.
-  static Result<PerfEvent> open_tracking(const EventTarget& target, uint32_t wakeup_bytes);
+  static Result<PerfEvent> open_tracking(const EventTarget& target, const EventOptions& options);
 
   // Opens an enabled dummy event that reports nothing, to hold a ring buffer.
-  static Result<PerfEvent> open_anchor(const EventTarget& target, uint32_t wakeup_bytes);
+  // (The buffer's watermark is the one of the event it is mapped on.)
+  static Result<PerfEvent> open_anchor(const EventTarget& target, const EventOptions& options);
 
   // An owner of nothing, to close an event by assignment.
   static PerfEvent closed() { return PerfEvent(UniqueFd(), 0); }

@@ -153,6 +153,8 @@ class RecordSession {
   Status attach_process(pid_t pid);
   Status loop();
   bool targets_alive();
+  // Records need the event id only to tell several sites apart.
+  bool identifier() const { return sites_.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
 
@@ -230,7 +232,7 @@ Status RecordSession::prepare() {
     d.arch = p.resolved.arch;
     decodings.push_back(std::move(d));
   }
-  decoder_ = std::make_unique<SampleDecoder>(std::move(decodings));
+  decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
   // The file comes before any attach: an unwritable path costs nothing.
   Result<format::TraceWriter> writer = format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
@@ -275,7 +277,7 @@ Status RecordSession::attach() {
   if (!signals) return signals.error();
   signals_ = std::move(*signals);
 
-  Result<EventSet> events = EventSet::create(features_, options_.buffer_pages);
+  Result<EventSet> events = EventSet::create(features_, options_.buffer_pages, identifier());
   if (!events) return events.error();
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, sites_.size());

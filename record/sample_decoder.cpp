@@ -5,7 +5,6 @@
 namespace usdt::record {
 namespace {
 
-constexpr size_t kTrailerBytes = 32;  // pid, tid, time, cpu, res, identifier
 
 // Reads little pieces of a record, refusing to run past its end.
 class Cursor {
@@ -37,11 +36,13 @@ struct Trailer {
   uint64_t time = 0, id = 0;
 };
 
-bool read_trailer(const uint8_t* p, size_t size, Trailer& t) {
-  if (size < kTrailerBytes) return false;
-  Cursor c(p + size - kTrailerBytes, kTrailerBytes);
+// The sample_id_all trailer: pid, tid, time, cpu, res[, identifier].
+bool read_trailer(const uint8_t* p, size_t size, size_t trailer_bytes, Trailer& t) {
+  if (size < trailer_bytes) return false;
+  Cursor c(p + size - trailer_bytes, trailer_bytes);
   uint32_t res;
-  return c.u32(t.pid) && c.u32(t.tid) && c.u64(t.time) && c.u32(t.cpu) && c.u32(res) && c.u64(t.id);
+  if (!(c.u32(t.pid) && c.u32(t.tid) && c.u64(t.time) && c.u32(t.cpu) && c.u32(res))) return false;
+  return trailer_bytes == 24 || c.u64(t.id);
 }
 
 uint64_t extend(uint64_t raw, unsigned size, bool sign) {
@@ -107,7 +108,8 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
   return std::nullopt;
 }
 
-SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites) {
+SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
+    : identifier_(identifier), trailer_bytes_(identifier ? 32 : 24) {
   sites_.reserve(sites.size());
   for (SiteDecoding& d : sites) {
     Site site;
@@ -163,9 +165,15 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
 
 SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
   Cursor c(p, size);
-  uint64_t id;
-  if (!c.u64(id)) return ++malformed_, Kind::none;
-  Site* site = site_of(id);
+  Site* site = nullptr;
+  if (identifier_) {
+    uint64_t id;
+    if (!c.u64(id)) return ++malformed_, Kind::none;
+    site = site_of(id);
+  } else if (sites_.size() == 1) {
+    site = &sites_[0];
+    last_site_ = 0;
+  }
   if (site == nullptr) return ++unknown_ids_, Kind::none;
   const SiteDecoding& d = site->decoding;
   format::Event& e = event_;
@@ -225,7 +233,7 @@ SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bo
   if (!samples_only && !c.u64(id)) return ++malformed_, Kind::none;
   if (!c.u64(count)) return ++malformed_, Kind::none;
   Trailer t;
-  if (!read_trailer(p, size, t)) return ++malformed_, Kind::none;
+  if (!read_trailer(p, size, trailer_bytes_, t)) return ++malformed_, Kind::none;
   if (samples_only) id = t.id;
   lost_ = format::LostEvent();
   lost_.cpu = t.cpu;
@@ -235,6 +243,8 @@ SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bo
   if (lost_.time_begin_ns == 0 || lost_.time_begin_ns > t.time) lost_.time_begin_ns = t.time;
   auto it = site_by_id_.find(id);
   lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
+  // Without identifiers, lost samples can only be the one site's.
+  if (samples_only && !identifier_ && sites_.size() == 1) lost_.site_id = 0;
   note_time(t.cpu, t.time);
   return Kind::lost;
 }
@@ -242,11 +252,11 @@ SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bo
 SampleDecoder::Kind SampleDecoder::decode_comm(const uint8_t* p, size_t size, uint16_t misc) {
   Cursor c(p, size);
   uint32_t pid, tid;
-  if (!c.u32(pid) || !c.u32(tid) || size < 8 + kTrailerBytes) return ++malformed_, Kind::none;
+  if (!c.u32(pid) || !c.u32(tid) || size < 8 + trailer_bytes_) return ++malformed_, Kind::none;
   Trailer t;
-  read_trailer(p, size, t);
+  read_trailer(p, size, trailer_bytes_, t);
   const char* name = reinterpret_cast<const char*>(c.here());
-  size_t max = size - 8 - kTrailerBytes;
+  size_t max = size - 8 - trailer_bytes_;
   process_ = format::ProcessEvent();
   process_.kind = (misc & PERF_RECORD_MISC_COMM_EXEC) ? format::ProcessEventKind::exec
                                                       : format::ProcessEventKind::comm;

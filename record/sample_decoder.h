@@ -3,11 +3,12 @@
 // COMM/FORK/EXIT into ProcessEvents. Source of truth for the layouts:
 // include/uapi/linux/perf_event.h (enum perf_event_type).
 //
-// Every event the recorder opens uses sample_type IDENTIFIER | TID | TIME |
+// Every event the recorder opens uses sample_type [IDENTIFIER |] TID | TIME |
 // CPU (+ REGS_USER, STACK_USER per site) and sample_id_all, so a sample starts
-// with its event identifier and every other record ends with the 32-byte
-// trailer { pid, tid, time, cpu, res, identifier }. The identifier maps to a
-// probe site through the ids registered with add_event().
+// with its event identifier and every other record ends with the trailer
+// { pid, tid, time, cpu, res[, identifier] }. The identifier maps to a probe
+// site through the ids registered with add_event(); without identifiers
+// there is exactly one site and every sample is its.
 //
 // An argument is present only when its value is in the sample: a constant, a
 // sampled register (shifted, truncated to its size, then sign- or
@@ -69,8 +70,9 @@ class SampleDecoder {
  public:
   enum class Kind { none, event, process, lost };
 
-  // sites are indexed by site_id (dense).
-  explicit SampleDecoder(std::vector<SiteDecoding> sites);
+  // sites are indexed by site_id (dense). identifier: whether the events
+  // carry PERF_SAMPLE_IDENTIFIER (required with more than one site).
+  SampleDecoder(std::vector<SiteDecoding> sites, bool identifier);
 
   // Registers a kernel event id (PERF_EVENT_IOC_ID) of a site, or of a
   // tracking event (site_id == format::kNoSite).
@@ -106,6 +108,8 @@ class SampleDecoder {
   void note_time(uint32_t cpu, uint64_t time);
 
   std::vector<Site> sites_;
+  bool identifier_ = true;
+  size_t trailer_bytes_ = 32;
   std::unordered_map<uint64_t, uint32_t> site_by_id_;
   uint64_t last_id_ = ~uint64_t{0};
   uint32_t last_site_ = 0;

@@ -115,11 +115,37 @@ TEST_CASE("decode_arg: stack operands read only inside the dump", "[sample_decod
   CHECK_FALSE(dec("1@0(%rsp)", StackDump{}).has_value());
 }
 
+TEST_CASE("with one site, records need no identifier", "[sample_decoder]") {
+  std::vector<SiteDecoding> sites;
+  sites.push_back(site(0, "8@%rdi", bit(x86_reg::di), 0));
+  SampleDecoder decoder(std::move(sites), false);
+  decoder.add_event(100, 0);
+  RecordBuilder r(PERF_RECORD_SAMPLE);
+  r.u32(42).u32(43).u64(1000).u32(1).u32(0).u64(PERF_SAMPLE_REGS_ABI_64).u64(5);
+  REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+  CHECK(decoder.event().site_id == 0);
+  CHECK(decoder.event().pid == 42);
+  CHECK(decoder.event().args[0] == 5);
+  // The trailer is 24 bytes: pid, tid, time, cpu, res.
+  RecordBuilder comm(PERF_RECORD_COMM);
+  comm.u32(42).u32(43).raw("prog\0\0\0\0", 8).u32(42).u32(43).u64(2000).u32(1).u32(0);
+  REQUIRE(decoder.decode(comm.done()) == SampleDecoder::Kind::process);
+  CHECK(decoder.process().time_ns == 2000);
+  CHECK(decoder.process().comm == "prog");
+  RecordBuilder lost(PERF_RECORD_LOST);
+  lost.u64(100).u64(9).u32(0).u32(0).u64(3000).u32(1).u32(0);
+  REQUIRE(decoder.decode(lost.done()) == SampleDecoder::Kind::lost);
+  CHECK(decoder.lost().site_id == 0);
+  CHECK(decoder.lost().count == 9);
+  CHECK(decoder.lost().time_end_ns == 3000);
+  CHECK(decoder.lost().cpu == 1);
+}
+
 TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
   std::vector<SiteDecoding> sites;
   sites.push_back(site(0, "-4@%eax 8@%rdi 4@$7", bit(x86_reg::ax) | bit(x86_reg::di), 0));
   sites.push_back(site(1, "-4@8(%rsp) 8@-8(%rsp)", bit(x86_reg::sp), 16));
-  SampleDecoder decoder(std::move(sites));
+  SampleDecoder decoder(std::move(sites), true);
   decoder.add_event(100, 0);
   decoder.add_event(101, 1);
   decoder.add_event(200, format::kNoSite);
