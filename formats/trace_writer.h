@@ -37,7 +37,10 @@ class TraceWriter {
 
   // Events may come in any order across CPUs; the file and the reader put them
   // in time order. A failure (ENOSPC, EIO) is sticky: later calls fail too,
-  // and what was flushed before stays readable.
+  // and what was flushed before stays readable. An event whose site_id is not
+  // in the probe table, or with more arguments than its site, is refused
+  // (not sticky); so is a lost record naming an unknown site (use kNoSite).
+  // Missing-mask bits at or above arg_count are dropped; comm is cut at 4096 bytes.
   Status append(const Event& event);
   Status append(const ProcessEvent& event);
   Status append(const LostEvent& event);
@@ -48,6 +51,8 @@ class TraceWriter {
   // Flushes, writes the summary and the chunk index footer, closes the file.
   Status finish(const TraceSummary& summary);
 
+  // Bytes in the file so far; events in the chunks flushed so far (events
+  // still buffered for the next chunk are not counted).
   uint64_t bytes_written() const;
   uint64_t events_written() const;
 
