@@ -448,14 +448,17 @@ int RecordSession::finish(bool failed) {
     print_end_report(report, std::cerr);
   }
   if (child_) {
-    if (!child_status_) {
-      // Stopped by --duration or a signal while the command still runs: end it.
-      kill(child_->pid(), SIGTERM);
-      int status;
-      while (!child_->try_wait(status)) usleep(10000);
-      return 0;
+    int status;
+    if (!child_status_ && child_->try_wait(status)) child_status_ = status;
+    if (child_status_) return *child_status_;
+    // Stopped by --duration or a signal while the command still runs: end
+    // it, firmly if it does not listen within two seconds.
+    kill(child_->pid(), SIGTERM);
+    for (int waited = 0; !child_->try_wait(status); ++waited) {
+      if (waited == 200) kill(child_->pid(), SIGKILL);
+      usleep(10000);
     }
-    return *child_status_;
+    return 0;
   }
   return 0;
 }
