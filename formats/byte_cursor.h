@@ -86,7 +86,9 @@ class ByteCursor {
   uint64_t u64() { return fixed(8); }
 
   // LEB128, at most 10 bytes; an overlong or unterminated varint fails.
-  uint64_t varint() {
+  // Inlined with its one- and two-byte fast paths: it is the decoder's
+  // innermost operation.
+  [[gnu::always_inline]] uint64_t varint() {
     if (!ok_) return 0;
     // Fast path: one-byte values dominate the event columns.
     if (p_ < end_ && *p_ < 0x80) return *p_++;
@@ -110,7 +112,7 @@ class ByteCursor {
   }
 
  private:
-  uint64_t varint_slow() {
+  [[gnu::noinline]] uint64_t varint_slow() {
     uint64_t v = 0;
     const uint8_t* p = p_;
     for (int shift = 0; shift < 64; shift += 7) {

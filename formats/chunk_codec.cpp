@@ -490,7 +490,7 @@ void ChunkDecoder::pick_next() {
   next_rank_ = record_rank(next_kind_);
 }
 
-void ChunkDecoder::advance() {
+void ChunkDecoder::advance_slow() {
   kind_ = next_kind_;
   switch (kind_) {
     case RecordKind::event:

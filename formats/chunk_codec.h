@@ -93,7 +93,16 @@ class ChunkDecoder {
   uint64_t next_time() const { return next_time_; }
   uint8_t next_rank() const { return next_rank_; }
   // Makes the next record current.
-  void advance();
+  void advance() {
+    // The common case inline: events only, within the current batch.
+    if (next_kind_ == RecordKind::event && pos_ + 1 < len_ && !has_pe_ && !has_le_) {
+      kind_ = RecordKind::event;
+      cur_event_ = &batch_[buf_][pos_++];
+      next_time_ = batch_[buf_][pos_].time_ns;
+      return;
+    }
+    advance_slow();
+  }
 
   RecordKind kind() const { return kind_; }
   const Event& event() const { return *cur_event_; }
@@ -107,6 +116,7 @@ class ChunkDecoder {
 
  private:
   bool fail(std::string why);
+  void advance_slow();
   void decode_batch();
   void decode_process();
   void decode_lost();
