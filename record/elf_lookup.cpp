@@ -139,4 +139,23 @@ Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& 
   return Error("symbol '" + symbol + "' is outside every loadable segment of '" + path + "'");
 }
 
+bool semaphore_page_mapped_twice(const std::string& path, uint64_t semaphore_offset) {
+  Result<ElfFile> elf = ElfFile::open(path);
+  if (!elf) return false;
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf->get(), &phnum) != 0) return false;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  int writable = 0;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) == nullptr) continue;
+    if (phdr.p_type != PT_LOAD || (phdr.p_flags & PF_W) == 0 || phdr.p_filesz == 0) continue;
+    // The file range the loader maps for this segment, whole pages.
+    uint64_t begin = phdr.p_offset & ~(page - 1);
+    uint64_t end = (phdr.p_offset + phdr.p_filesz + page - 1) & ~(page - 1);
+    if (semaphore_offset >= begin && semaphore_offset < end) ++writable;
+  }
+  return writable > 1;
+}
+
 }  // namespace usdt::record

@@ -33,6 +33,7 @@
 #include "record/batch_queue.h"
 #include "record/child_process.h"
 #include "record/drainer.h"
+#include "record/elf_lookup.h"
 #include "record/end_report.h"
 #include "record/event_set.h"
 #include "record/kernel_features.h"
@@ -115,6 +116,23 @@ void warn_missing_args(const std::vector<PlannedSite>& sites) {
                          ": recorded as missing";
       if (said.insert(line).second) std::cerr << "usdt-record: warning: " << line << '\n';
     }
+  }
+}
+
+// lld's layout maps a semaphore's page twice; the kernel raises the wrong
+// copy (FIELD-NOTES.md). Said once per file.
+void warn_relro_semaphores(const std::vector<PlannedSite>& sites) {
+  std::set<std::string> said;
+  for (const PlannedSite& site : sites) {
+    const ResolvedSite& r = site.resolved;
+    if (r.semaphore_offset == 0 || said.count(r.path) != 0) continue;
+    if (!semaphore_page_mapped_twice(r.open_path, r.semaphore_offset)) continue;
+    said.insert(r.path);
+    std::cerr << "usdt-record: warning: the semaphores of '" << r.path
+              << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
+                 "the wrong copy and semaphore-gated probes such as "
+              << r.provider << ":" << r.name << " will not fire\n"
+              << "hint: link the program with -z norelro or with GNU ld\n";
   }
 }
 
@@ -208,7 +226,10 @@ Status RecordSession::prepare() {
     sites_.push_back(std::move(p));
   }
   file_count_ = files.size();
-  if (!options_.quiet) warn_missing_args(sites_);
+  if (!options_.quiet) {
+    warn_missing_args(sites_);
+    warn_relro_semaphores(sites_);
+  }
 
   std::vector<SiteDecoding> decodings;
   for (uint32_t id = 0; id < sites_.size(); ++id) {

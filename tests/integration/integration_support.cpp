@@ -26,7 +26,13 @@ Process Process::start(const std::vector<std::string>& argv, bool pipe_stdin, bo
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (pipe_stdin) dup2(in[0], 0);
+    if (pipe_stdin) {
+      dup2(in[0], 0);
+    } else {
+      // Never the test's own stdin (a terminal would block the programs).
+      int null_fd = open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) dup2(null_fd, 0);
+    }
     if (pipe_stdout) dup2(out[1], 1);
     if (pipe_stderr) dup2(err[1], 2);
     execv(args[0], args.data());

@@ -14,7 +14,7 @@
 namespace usdt::itest {
 
 // A started process with its stdin, stdout and stderr on pipes (each -1
-// when not requested).
+// when not requested; stdin is then /dev/null).
 class Process {
  public:
   static Process start(const std::vector<std::string>& argv, bool pipe_stdin, bool pipe_stdout,

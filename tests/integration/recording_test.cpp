@@ -524,6 +524,24 @@ TEST_CASE("a full disk stops the recording with an error; what was written stays
   }
 }
 
+TEST_CASE("semaphores in a page lld maps twice are reported", "[.root][relro]") {
+  std::string lld = program("itest_control_lld");
+  if (access(lld.c_str(), X_OK) != 0) {
+    WARN("no lld here: " << lld << " was not built");
+    return;
+  }
+  std::string out = trace_for("relro");
+  RunResult r = run({recorder(), "-e", "usdt:" + lld + ":itest:gated", "-o", out, "--", lld});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("usdt-record: warning: the semaphores of '" + lld + "' share a file page with its RELRO segment") !=
+        std::string::npos);
+  CHECK(r.err.find("hint: link the program with -z norelro") != std::string::npos);
+  // The GNU ld build of the same program gets no such warning.
+  RunResult gnu = run({recorder(), "-e", "itest:gated", "-o", out, "--", program("itest_control")});
+  CHECK(gnu.err.find("RELRO") == std::string::npos);
+}
+
 TEST_CASE("bad input gives one clear error line", "[.root][errors]") {
   std::string out = trace_for("errors");
   RunResult missing = run({recorder(), "-e", "itest:tick", "-o", out, "--", "/nonexistent/cmd"});
