@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/library_finder.h"
+#include "common/usdt_probe.h"
 #include "fixture_paths.h"
 #include "record/batch_queue.h"
 #include "record/child_process.h"
@@ -120,4 +121,18 @@ TEST_CASE("function symbols map to file offsets", "[elf_lookup]") {
   Result<uint64_t> none = symbol_file_offset(FIXTURE_LIB, "no_such_function", 0);
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().message().find("no function 'no_such_function'") != std::string::npos);
+}
+
+TEST_CASE("GNU ld layouts map a semaphore's page once", "[elf_lookup]") {
+  Result<UsdtFile> file = read_usdt_file(FIXTURE_PROBES_PIE_O2);
+  REQUIRE(file.ok());
+  uint64_t semaphore = 0;
+  for (const UsdtProbe& p : file->probes) {
+    for (const UsdtLocation& l : p.locations) {
+      if (l.semaphore_offset != 0) semaphore = l.semaphore_offset;
+    }
+  }
+  REQUIRE(semaphore != 0);
+  CHECK_FALSE(semaphore_page_mapped_twice(FIXTURE_PROBES_PIE_O2, semaphore));
+  CHECK_FALSE(semaphore_page_mapped_twice("/nonexistent", semaphore));
 }
