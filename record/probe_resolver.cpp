@@ -22,6 +22,7 @@ namespace {
 struct SearchFile {
   std::string path;       // display
   std::string open_path;  // for reading and for the kernel
+  bool named = false;     // the user named it (a read error is then fatal)
 };
 
 bool is_regular_file(const std::string& path) {
@@ -63,7 +64,13 @@ class Resolver {
     size_t matched = 0;
     for (const SearchFile& file : *files) {
       Result<const UsdtFile*> usdt = read(file);
-      if (!usdt) return usdt.error();
+      if (!usdt) {
+        // A searched file that is not ELF (a wrapper script found in PATH,
+        // say) has no probes; one the user named is an error.
+        if (file.named) return usdt.error();
+        skipped_.insert(usdt.error().message());
+        continue;
+      }
       for (const UsdtProbe& probe : (*usdt)->probes) {
         // files_for() already chose the files; match the probe's names only.
         if (!glob_match(spec->provider, probe.provider) || !glob_match(spec->name, probe.name)) continue;
@@ -136,11 +143,11 @@ class Resolver {
       char* real = realpath(spec.path.c_str(), nullptr);
       std::string path = real != nullptr ? real : spec.path;
       free(real);
-      return std::vector<SearchFile>{{path, path}};
+      return std::vector<SearchFile>{{path, path, true}};
     }
     Result<std::string> lib = finder_.find(spec.path);
     if (!lib) return lib.error().context("probe '" + spec.text + "'");
-    return std::vector<SearchFile>{{*lib, *lib}};
+    return std::vector<SearchFile>{{*lib, *lib, true}};
   }
 
   Status resolve_function(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
@@ -172,7 +179,12 @@ class Resolver {
     }
     std::string msg = "probe '" + text + "' matches nothing in " + std::to_string(files.size()) +
                       (files.size() == 1 ? " file (" + files[0].path + ")" : " files");
-    if (existing.empty()) return Error(msg + ", which have no USDT probes");
+    std::string skipped;
+    for (const std::string& s : skipped_) skipped += "; skipped " + s;
+    if (!skipped_.empty()) {
+      skipped += "\nhint: name the probed file: usdt:PATH:PROVIDER:NAME";
+    }
+    if (existing.empty()) return Error(msg + ", which have no USDT probes" + skipped);
     msg += "; probes there:";
     size_t shown = 0;
     for (const std::string& p : existing) {
@@ -182,12 +194,13 @@ class Resolver {
       }
       msg += " " + p;
     }
-    return Error(msg);
+    return Error(msg + skipped);
   }
 
   LibraryFinder finder_;
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;
+  std::set<std::string> skipped_;  // why searched files could not be read
   std::map<std::string, UsdtFile> cache_;
   std::set<std::tuple<std::string, uint64_t, format::ProbeKind>> seen_;
   std::vector<ResolvedSite> sites_;
