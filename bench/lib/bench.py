@@ -350,6 +350,22 @@ def cpu_ratio(res, tool, ref, with_tool_cpu):
     return med([a[k] / b[k] for k in a if k in b and b[k] > 0])
 
 
+def cpu_vs_untraced(res, tool, with_tool_cpu):
+    """Median per-round (CPU of the traced run) / (CPU of the untraced run)."""
+    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
+    runs = res.get(tool)
+    if not isinstance(runs, list):
+        return None
+    out = []
+    for r in runs:
+        b = base.get(r["round"])
+        if r.get("error") or b is None or not r.get("workload_cpu_ns") or not b.get("workload_cpu_ns"):
+            continue
+        c = r["workload_cpu_ns"] + (r.get("tool_cpu_s") or 0) * 1e9 * with_tool_cpu
+        out.append(c / b["workload_cpu_ns"])
+    return med(out)
+
+
 def ratio_rounds(res, tool, ref):
     a, b = per_round_overhead(res, tool), per_round_overhead(res, ref)
     return [a[k] / b[k] for k in a if k in b and b[k] > 0]
@@ -357,7 +373,7 @@ def ratio_rounds(res, tool, ref):
 
 def recording_table(w, res, tl):
     lines = [f"### {w.title}", "",
-             "| tool | " + ("pgbench tps, median (min–max) = median per-round × untraced" if w.kind == "attach"
+             "| tool | " + ("pgbench tps, median (min–max) = median per-round × untraced; CPU per run × untraced" if w.kind == "attach"
                           else "ns/event overhead, median (min–max)") + " | × floor | × bare | × perf record | "
              "events seen | lost | dup | bytes/event | tool CPU ns/event | workload CPU ns/event (× bare) | "
              "workload + tool CPU ns/event (× bare) | tool wall s | peak RSS MiB |",
@@ -396,7 +412,9 @@ def recording_table(w, res, tl):
             rf = rb = rp = []
             if t.name != "untraced":
                 ov_s = (f"{fmt_range([r.get('tps') for r in good])} tps = "
-                        f"{fmt(tps_ratio, 2)} × untraced")
+                        f"{fmt(tps_ratio, 2)} × untraced; CPU of pgbench + backends "
+                        f"{fmt(cpu_vs_untraced(res, t.name, False), 2)} × untraced, "
+                        f"{fmt(cpu_vs_untraced(res, t.name, True), 2)} × with the tool's")
         events = [r.get("events") for r in good]
         lost = [r.get("lost") for r in good]
         dup = [r.get("dup") for r in good]
@@ -432,6 +450,8 @@ def recording_table(w, res, tl):
                            "total_cpu_x_perf": cpu_ratio(res, t.name, "perf", True),
                            "lost": lost, "dup": dup, "bytes_per_event": med(bpe),
                            "tps": med([r.get("tps") for r in good]), "tps_ratio": tps_ratio,
+                           "cpu_vs_untraced": cpu_vs_untraced(res, t.name, False),
+                           "total_cpu_vs_untraced": cpu_vs_untraced(res, t.name, True),
                            "runs": len(good)}
     return lines, summary
 
@@ -584,13 +604,19 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
         else:
             r = u["tps_ratio"]
             out.append(("pgbench under usdt-record ≥ 0.9 × untraced", status(r >= 0.9),
-                        f"median tps {u['tps']:.0f} vs {un['tps']:.0f}; median per-round ratio {r:.3f}"))
+                        f"median tps {u['tps']:.0f} vs {un['tps']:.0f}; median per-round ratio {r:.3f}; "
+                        f"CPU of pgbench + backends {fmt(u['cpu_vs_untraced'], 2)} × untraced, "
+                        f"with the recorder's {fmt(u['total_cpu_vs_untraced'], 2)} ×; the kernel alone: "
+                        f"counting uprobe {fmt((pg.get('floor') or {}).get('tps_ratio'), 2)} ×, "
+                        f"bare sampler {fmt((pg.get('bare') or {}).get('tps_ratio'), 2)} × untraced tps"))
         if not u or not pr or u.get("tps_ratio") is None or pr.get("tps_ratio") is None:
             out.append(("pgbench under usdt-record ≥ under perf record", "not available", "usdt-record or perf record did not run"))
         else:
             ok = u["tps_ratio"] >= pr["tps_ratio"]
             out.append(("pgbench under usdt-record ≥ under perf record", status(ok),
-                        f"{u['tps_ratio']:.3f} vs {pr['tps_ratio']:.3f} × untraced (median tps {u['tps']:.0f} vs {pr['tps']:.0f})"))
+                        f"{u['tps_ratio']:.3f} vs {pr['tps_ratio']:.3f} × untraced (median tps {u['tps']:.0f} vs "
+                        f"{pr['tps']:.0f}); CPU with the tool's own: {fmt(u['total_cpu_vs_untraced'], 2)} vs "
+                        f"{fmt(pr['total_cpu_vs_untraced'], 2)} × untraced"))
     return out
 
 
@@ -655,7 +681,7 @@ def main():
             else:
                 b.run_workload(w, wtl)
         if "loss" in wanted and args.loss_rounds > 0:
-            loss_tools = [t for t in tl if t.name in ("perf", "perf-z", "usdt-record")]
+            loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
             for name in ("loop-loss", "threads-loss"):
                 b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
         if "report" in wanted:

@@ -456,10 +456,41 @@ def run_command_mode(tool, workload, out, result_file, timeout=120):
     return run
 
 
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def holds_perf_event(pid):
+    for p in descendants(pid):
+        try:
+            for fd in os.listdir(f"/proc/{p}/fd"):
+                if os.readlink(f"/proc/{p}/fd/{fd}") == "anon_inode:[perf_event]":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
 def wait_ready(proc, tool, out, settle_s, timeout_s=15):
     """Waits for the tool's ready marker (then settle_s more, as the marker may
     come just before the attach), or a fixed time for tools without one."""
     if tool.ready_marker is None:
+        if tool.blind_wait_s > 0:
+            # perf prints nothing when attached: wait until it holds a perf
+            # event (then the blind wait, for the mmap and enable that follow).
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and proc.poll() is None and not holds_perf_event(proc.pid):
+                time.sleep(0.02)
         time.sleep(settle_s + tool.blind_wait_s)
         return
     deadline = time.monotonic() + timeout_s
