@@ -3,7 +3,7 @@
 report speed, side by side with perf and bpftrace. Run through bench/run.sh,
 which installs and builds what this needs.
 
-Every workload is run by every tool in turn, A B C ... A B C ..., for
+Every workload is run by every tool in turn, A B C ... B C A ... (rotated), for
 --rounds rounds; figures are medians with min and max. The machine is
 shared and noisy, so the figures that matter are ratios between runs of the
 same round.
@@ -167,7 +167,10 @@ class Bench:
         for t in usable:
             res[t.name] = []
         for rnd in range(rounds):
-            for t in usable:
+            # Rotated each round, so that no tool always follows the same one
+            # (perf record leaves up to 90 MB of dirty page cache behind it).
+            order = usable[rnd % len(usable):] + usable[:rnd % len(usable)] if usable else []
+            for t in order:
                 out = os.path.join(self.work, f"{w.name}.{t.name}.out")
                 try:
                     if w.kind == "command":
@@ -459,19 +462,20 @@ def recording_table(w, res, tl):
 def loss_table(loss, args, tl):
     lines = [f"### Losses and duplicates at {args.loss_hits:,} hits, default buffers "
              f"({args.loss_rounds} run(s) per tool)", "",
-             "| workload | tool | events seen | lost | duplicated | bytes/event | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| workload | tool | events seen | lost | duplicated | bytes/event | tool CPU ns/event | "
+             "workload CPU ns/event | tool wall s | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     labels = {t.name: t.label for t in tl}
     summary = {}
     for wname, res in loss.items():
         for tname, runs in res.items():
             label = labels.get(tname, tname)
             if isinstance(runs, dict):
-                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} | | | | | | | |")
                 continue
             good = [r for r in runs if not r.get("error")]
             if not good:
-                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} | | | | | | | |")
                 continue
 
             def mm(xs):
@@ -483,6 +487,8 @@ def loss_table(loss, args, tl):
             lines.append(f"| {wname} | {label} | {mm([r.get('events') for r in good])} | "
                          f"{mm([r.get('lost') for r in good])} | {mm([r.get('dup') for r in good])} | "
                          f"{fmt(med([r['bytes'] / r['events'] for r in good if r.get('bytes') and r.get('events')]), 1)} | "
+                         f"{fmt(med([r['tool_cpu_s'] * 1e9 / r['events'] for r in good if r.get('tool_cpu_s') is not None and r.get('events')]))} | "
+                         f"{fmt(med([r['workload_cpu_ns'] / r['events'] for r in good if r.get('workload_cpu_ns') and r.get('events')]))} | "
                          f"{fmt(med([r.get('wall_s') for r in good]), 2)} | "
                          f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
             summary.setdefault(wname, {})[tname] = {"lost": [r.get("lost") for r in good],
