@@ -14,30 +14,27 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 
-#include "common/file_io.h"
 #include "formats/trace_writer.h"
 #include "record/batch_queue.h"
 #include "record/child_process.h"
 #include "record/drainer.h"
-#include "record/elf_lookup.h"
 #include "record/end_report.h"
 #include "record/event_set.h"
 #include "record/kernel_features.h"
+#include "record/planned_site.h"
 #include "record/probe_resolver.h"
+#include "record/recording_metadata.h"
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
 #include "record/stop_signals.h"
@@ -56,40 +53,6 @@ void print_error(const Error& error) {
   std::cerr << "usdt-record: error: " << error.message() << '\n';
 }
 
-uint64_t clock_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-std::string own_command_line() {
-  Result<std::string> raw = read_text_file("/proc/self/cmdline");
-  if (!raw) return "usdt-record";
-  std::string s = *raw;
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  for (char& c : s) {
-    if (c == '\0') c = ' ';
-  }
-  return s;
-}
-
-format::TraceMetadata make_metadata() {
-  format::TraceMetadata m;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
-  utsname u;
-  if (uname(&u) == 0) {
-    m.kernel_release = u.release;
-    m.arch = u.machine;
-  }
-  m.page_size = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
-  m.command_line = own_command_line();
-  m.recorder_version = USDT_TRACE_VERSION;
-  m.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-  m.start_realtime_ns = clock_ns(CLOCK_REALTIME);
-  return m;
-}
-
 // Many probes x threads x CPUs need many fds: use the whole hard limit.
 void raise_fd_limit() {
   rlimit limit;
@@ -97,67 +60,6 @@ void raise_fd_limit() {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
-}
-
-struct PlannedSite {
-  ResolvedSite resolved;
-  SiteSampling sampling;
-};
-
-// Says once per probe and argument what can never be recorded.
-void warn_missing_args(const std::vector<PlannedSite>& sites) {
-  std::set<std::string> said;
-  for (const PlannedSite& site : sites) {
-    for (size_t i = 0; i < site.sampling.missing_reasons.size(); ++i) {
-      const std::string& reason = site.sampling.missing_reasons[i];
-      if (reason.empty()) continue;
-      std::string line = site.resolved.provider + ":" + site.resolved.name + " arg " +
-                         std::to_string(i) + " (" + site.resolved.args[i].text + ") " + reason +
-                         ": recorded as missing";
-      if (said.insert(line).second) std::cerr << "usdt-record: warning: " << line << '\n';
-    }
-  }
-}
-
-// lld's layout maps a semaphore's page twice; the kernel raises the wrong
-// copy (FIELD-NOTES.md). Said once per file.
-void warn_relro_semaphores(const std::vector<PlannedSite>& sites) {
-  std::set<std::string> said;
-  for (const PlannedSite& site : sites) {
-    const ResolvedSite& r = site.resolved;
-    if (r.semaphore_offset == 0 || said.count(r.path) != 0) continue;
-    if (!semaphore_page_mapped_twice(r.open_path, r.semaphore_offset)) continue;
-    said.insert(r.path);
-    std::cerr << "usdt-record: warning: the semaphores of '" << r.path
-              << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
-                 "the wrong copy and semaphore-gated probes such as "
-              << r.provider << ":" << r.name << " will not fire\n"
-              << "hint: link the program with -z norelro or with GNU ld\n";
-  }
-}
-
-format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
-  format::ProbeSite s;
-  s.id = id;
-  s.kind = p.resolved.kind;
-  s.path = p.resolved.path;
-  s.build_id = p.resolved.build_id;
-  s.provider = p.resolved.provider;
-  s.name = p.resolved.name;
-  s.file_offset = p.resolved.file_offset;
-  s.semaphore_offset = p.resolved.semaphore_offset;
-  for (size_t i = 0; i < p.resolved.args.size() && i < static_cast<size_t>(format::kMaxArgs); ++i) {
-    const ArgSpec& a = p.resolved.args[i];
-    format::ArgDescriptor d;
-    d.spec = a.text;
-    d.size = a.size;
-    d.is_signed = a.is_signed;
-    d.is_float = a.is_float;
-    d.location = a.location;
-    d.source = p.sampling.sources[i];
-    s.args.push_back(std::move(d));
-  }
-  return s;
 }
 
 class RecordSession {
@@ -227,36 +129,21 @@ Status RecordSession::prepare() {
   }
   file_count_ = files.size();
   if (!options_.quiet) {
-    warn_missing_args(sites_);
-    warn_relro_semaphores(sites_);
+    warn_missing_args(sites_, std::cerr);
+    warn_relro_semaphores(sites_, std::cerr);
   }
 
   std::vector<SiteDecoding> decodings;
   for (uint32_t id = 0; id < sites_.size(); ++id) {
-    const PlannedSite& p = sites_[id];
-    probe_sites_.push_back(to_probe_site(p, id));
-    SiteAttach a;
-    a.site_id = id;
-    a.config.path = p.resolved.open_path;
-    a.config.file_offset = p.resolved.file_offset;
-    a.config.semaphore_offset = p.resolved.semaphore_offset;
-    a.config.retprobe = p.resolved.kind == format::ProbeKind::uretprobe;
-    a.config.regs_mask = p.sampling.regs_mask;
-    a.config.stack_bytes = p.sampling.stack_bytes;
-    attach_.push_back(std::move(a));
-    SiteDecoding d;
-    d.site_id = id;
-    d.regs_mask = p.sampling.regs_mask;
-    d.stack_bytes = p.sampling.stack_bytes;
-    d.args = p.resolved.args;
-    d.sources = p.sampling.sources;
-    d.arch = p.resolved.arch;
-    decodings.push_back(std::move(d));
+    probe_sites_.push_back(to_probe_site(sites_[id], id));
+    attach_.push_back(to_site_attach(sites_[id], id));
+    decodings.push_back(to_site_decoding(sites_[id], id));
   }
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
   // The file comes before any attach: an unwritable path costs nothing.
-  Result<format::TraceWriter> writer = format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
+  Result<format::TraceWriter> writer =
+      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   return Status::success();

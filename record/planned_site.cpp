@@ -1,0 +1,87 @@
+#include "record/planned_site.h"
+
+#include <set>
+#include <string>
+
+#include "record/elf_lookup.h"
+
+namespace usdt::record {
+
+void warn_missing_args(const std::vector<PlannedSite>& sites, std::ostream& err) {
+  std::set<std::string> said;
+  for (const PlannedSite& site : sites) {
+    for (size_t i = 0; i < site.sampling.missing_reasons.size(); ++i) {
+      const std::string& reason = site.sampling.missing_reasons[i];
+      if (reason.empty()) continue;
+      std::string line = site.resolved.provider + ":" + site.resolved.name + " arg " +
+                         std::to_string(i) + " (" + site.resolved.args[i].text + ") " + reason +
+                         ": recorded as missing";
+      if (said.insert(line).second) err << "usdt-record: warning: " << line << '\n';
+    }
+  }
+}
+
+void warn_relro_semaphores(const std::vector<PlannedSite>& sites, std::ostream& err) {
+  std::set<std::string> said;
+  for (const PlannedSite& site : sites) {
+    const ResolvedSite& r = site.resolved;
+    if (r.semaphore_offset == 0 || said.count(r.path) != 0) continue;
+    if (!semaphore_page_mapped_twice(r.open_path, r.semaphore_offset)) continue;
+    said.insert(r.path);
+    err << "usdt-record: warning: the semaphores of '" << r.path
+              << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
+                 "the wrong copy and semaphore-gated probes such as "
+              << r.provider << ":" << r.name << " will not fire\n"
+              << "hint: link the program with -z norelro or with GNU ld\n";
+  }
+}
+
+format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
+  format::ProbeSite s;
+  s.id = id;
+  s.kind = p.resolved.kind;
+  s.path = p.resolved.path;
+  s.build_id = p.resolved.build_id;
+  s.provider = p.resolved.provider;
+  s.name = p.resolved.name;
+  s.file_offset = p.resolved.file_offset;
+  s.semaphore_offset = p.resolved.semaphore_offset;
+  for (size_t i = 0; i < p.resolved.args.size() && i < static_cast<size_t>(format::kMaxArgs); ++i) {
+    const ArgSpec& a = p.resolved.args[i];
+    format::ArgDescriptor d;
+    d.spec = a.text;
+    d.size = a.size;
+    d.is_signed = a.is_signed;
+    d.is_float = a.is_float;
+    d.location = a.location;
+    d.source = p.sampling.sources[i];
+    s.args.push_back(std::move(d));
+  }
+  return s;
+}
+
+
+SiteAttach to_site_attach(const PlannedSite& p, uint32_t id) {
+  SiteAttach a;
+  a.site_id = id;
+  a.config.path = p.resolved.open_path;
+  a.config.file_offset = p.resolved.file_offset;
+  a.config.semaphore_offset = p.resolved.semaphore_offset;
+  a.config.retprobe = p.resolved.kind == format::ProbeKind::uretprobe;
+  a.config.regs_mask = p.sampling.regs_mask;
+  a.config.stack_bytes = p.sampling.stack_bytes;
+  return a;
+}
+
+SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
+  SiteDecoding d;
+  d.site_id = id;
+  d.regs_mask = p.sampling.regs_mask;
+  d.stack_bytes = p.sampling.stack_bytes;
+  d.args = p.resolved.args;
+  d.sources = p.sampling.sources;
+  d.arch = p.resolved.arch;
+  return d;
+}
+
+}  // namespace usdt::record

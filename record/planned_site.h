@@ -1,0 +1,36 @@
+// A resolved probe site together with its sample plan, and what the
+// session derives from it: the trace's ProbeSite, the perf event to open,
+// the decoder's view; plus the warnings said once at start about what can
+// never be recorded (arguments a sample cannot hold, semaphores the kernel
+// cannot raise).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "formats/trace_types.h"
+#include "record/event_set.h"
+#include "record/probe_resolver.h"
+#include "record/sample_decoder.h"
+#include "record/site_sampling.h"
+
+namespace usdt::record {
+
+struct PlannedSite {
+  ResolvedSite resolved;
+  SiteSampling sampling;
+};
+
+format::ProbeSite to_probe_site(const PlannedSite& site, uint32_t id);
+SiteAttach to_site_attach(const PlannedSite& site, uint32_t id);
+SiteDecoding to_site_decoding(const PlannedSite& site, uint32_t id);
+
+// "usdt-record: warning: P:N arg I (SPEC) REASON: recorded as missing", once
+// per probe and argument.
+void warn_missing_args(const std::vector<PlannedSite>& sites, std::ostream& err);
+
+// Warns (with a hint) once per file whose semaphore page is mapped twice.
+void warn_relro_semaphores(const std::vector<PlannedSite>& sites, std::ostream& err);
+
+}  // namespace usdt::record

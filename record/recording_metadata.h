@@ -1,0 +1,20 @@
+// The facts written once at the start of a trace (formats/trace_types.h
+// TraceMetadata): host, kernel, architecture, page size, the recorder's own
+// command line and version, and both clocks at one moment.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+#include "formats/trace_types.h"
+
+namespace usdt::record {
+
+// The clock in nanoseconds.
+uint64_t clock_ns(clockid_t clock);
+
+// Fills the metadata of a recording starting now.
+format::TraceMetadata make_metadata();
+
+}  // namespace usdt::record
