@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <limits>
 
 #include "common/file_io.h"
@@ -279,12 +280,52 @@ struct TraceReader::Impl {
     return true;
   }
 
+  // Whether a complete, plausible block frame starts at offset.
+  bool plausible_block(uint64_t offset) {
+    uint64_t size = src->size();
+    std::string buf;
+    if (size - offset < kBlockHeaderSize || !src->read(offset, kBlockHeaderSize, buf)) {
+      return false;
+    }
+    ByteCursor in(buf);
+    BlockHeader h = decode_block_header(in);
+    return check_block_header(h).empty() && h.kind >= 1 &&
+           h.kind <= static_cast<uint16_t>(BlockKind::index) && h.total_size() <= size - offset;
+  }
+
+  // The offset of the next plausible block at or after from, searching for
+  // the sync value in windows of the file; nullopt when there is none.
+  std::optional<uint64_t> find_block(uint64_t from) {
+    constexpr uint64_t kWindow = 1 << 16;
+    constexpr char kSync[4] = {'U', 'B', 'L', 'K'};
+    uint64_t size = src->size();
+    std::string window;
+    for (uint64_t at = from; at < size && size - at >= kBlockHeaderSize;) {
+      uint64_t n = std::min(size - at, kWindow);
+      if (!src->read(at, n, window)) return std::nullopt;
+      for (size_t i = 0; i + sizeof kSync <= window.size(); ++i) {
+        if (std::memcmp(window.data() + i, kSync, sizeof kSync) == 0 && plausible_block(at + i)) {
+          return at + i;
+        }
+      }
+      if (n < kWindow) break;
+      at += n - (sizeof kSync - 1);  // a sync value may straddle two windows
+    }
+    return std::nullopt;
+  }
+
   // Walks the blocks from data_start, collecting chunk headers, up to the
-  // first block that is incomplete or not a block.
+  // end of the file or the first block that is incomplete. A block frame
+  // that is damaged is skipped up to the next plausible frame (the chunk it
+  // held is lost; the checksum still guards what the next frame holds).
   void scan(uint64_t offset) {
     uint64_t size = src->size();
     diag.truncated = true;
     std::string buf;
+    // Where to look for the next frame when the one at offset is bad: just
+    // after the previous frame, since a damaged size field in the previous
+    // frame may have sent us past the real next one.
+    uint64_t resync_from = offset + 1;
     for (;;) {
       if (offset == size) {
         problem(offset, "'" + path + "' ends at offset " + std::to_string(offset) +
@@ -300,14 +341,34 @@ struct TraceReader::Impl {
       ByteCursor in(buf);
       BlockHeader h = decode_block_header(in);
       if (std::string bad = check_block_header(h); !bad.empty()) {
+        std::optional<uint64_t> next = find_block(resync_from);
+        if (!next) {
+          problem(offset, "no valid block at " + where(offset) + " (" + bad +
+                              "): the rest of the file is not read");
+          return;
+        }
         problem(offset, "no valid block at " + where(offset) + " (" + bad +
-                            "): the rest of the file is not read");
-        return;
+                            "): resuming at the block at offset " + std::to_string(*next));
+        offset = *next;
+        resync_from = offset + 1;
+        continue;
       }
       if (h.total_size() > size - offset) {
-        problem(offset, "'" + path + "' is truncated: it ends at offset " + std::to_string(size) +
-                            ", inside the block at offset " + std::to_string(offset));
-        return;
+        // The file ends inside this block, or its size field is damaged: a
+        // complete block further on tells the two apart.
+        std::optional<uint64_t> next = find_block(resync_from);
+        if (!next) {
+          problem(offset, "'" + path + "' is truncated: it ends at offset " + std::to_string(size) +
+                              ", inside the block at offset " + std::to_string(offset));
+          return;
+        }
+        problem(offset, "the block at " + where(offset) +
+                            " claims more bytes than the file holds: resuming at the block at "
+                            "offset " +
+                            std::to_string(*next));
+        offset = *next;
+        resync_from = offset + 1;
+        continue;
       }
       switch (static_cast<BlockKind>(h.kind)) {
         case BlockKind::chunk: {
@@ -343,10 +404,16 @@ struct TraceReader::Impl {
           }
           return;
         }
+        case BlockKind::metadata:
+        case BlockKind::probe_table:
+          problem(offset, "unexpected block of kind " + std::to_string(h.kind) + " at " +
+                              where(offset) + " (a damaged chunk?): skipped");
+          break;
         default:
           ++diag.records_skipped;  // a block kind of a newer writer
           break;
       }
+      resync_from = offset + kBlockHeaderSize;
       offset += h.total_size();
     }
   }
