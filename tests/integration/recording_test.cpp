@@ -433,7 +433,7 @@ TEST_CASE("-a records every process that runs the probed file", "[.root][system]
   REQUIRE(c.read_line() == std::optional<std::string>("ready"));
   c.write_line("fire 2");
   CHECK(c.read_line() == std::optional<std::string>("fired 2 gated 2"));
-  rec.signal(SIGINT);
+  rec.signal(SIGTERM);  // ends a recording as cleanly as SIGINT
   std::string rest = rec.read_rest(true);
   INFO(rec.stderr_seen << rest);
   REQUIRE(rec.wait() == 0);
@@ -445,6 +445,8 @@ TEST_CASE("-a records every process that runs the probed file", "[.root][system]
   CHECK(per_pid[static_cast<uint32_t>(c.pid())] == 2);
   CHECK(per_pid.size() == 3);
   CHECK(t.of("itest", "gated").size() == 9);
+  REQUIRE(t.summary);
+  CHECK(t.summary->events == t.events.size());
 }
 
 namespace {
