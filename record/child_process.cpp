@@ -14,13 +14,15 @@ namespace usdt::record {
 
 std::string find_in_path(const std::string& command) {
   if (command.empty()) return "";
-  if (command.find('/') != std::string::npos) return access(command.c_str(), X_OK) == 0 ? command : "";
+  if (command.find('/') != std::string::npos)
+    return access(command.c_str(), X_OK) == 0 ? command : "";
   const char* path = std::getenv("PATH");
   std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t colon = dirs.find(':', start);
-    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string dir =
+        dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + command;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     if (colon == std::string::npos) break;

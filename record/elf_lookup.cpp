@@ -22,7 +22,8 @@ std::vector<std::string> split_path_list(const std::string& list, const std::str
   size_t start = 0;
   while (start <= list.size()) {
     size_t colon = list.find(':', start);
-    std::string dir = list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string dir =
+        list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
       size_t pos = dir.find(token);
       if (pos != std::string::npos) dir.replace(pos, std::string(token).size(), origin);
@@ -106,7 +107,8 @@ Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& 
     for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
          scn = elf_nextscn(elf->get(), scn)) {
       GElf_Shdr shdr;
-      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != type || shdr.sh_entsize == 0) continue;
+      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != type || shdr.sh_entsize == 0)
+        continue;
       Elf_Data* data = elf_getdata(scn, nullptr);
       if (data == nullptr) continue;
       size_t count = shdr.sh_size / shdr.sh_entsize;
@@ -114,7 +116,8 @@ Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& 
         GElf_Sym sym;
         if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
         if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) continue;
+        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+          continue;
         const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
         if (name == nullptr || symbol != name) continue;
         if (address && *address != sym.st_value) {
@@ -128,10 +131,12 @@ Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& 
   if (!address) return Error("no function '" + symbol + "' in '" + path + "'");
   uint64_t target = *address + offset;
   size_t phnum = 0;
-  if (elf_getphdrnum(elf->get(), &phnum) != 0) return Error("cannot read program headers of '" + path + "'");
+  if (elf_getphdrnum(elf->get(), &phnum) != 0)
+    return Error("cannot read program headers of '" + path + "'");
   for (size_t i = 0; i < phnum; ++i) {
     GElf_Phdr phdr;
-    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD) continue;
+    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD)
+      continue;
     if (target >= phdr.p_vaddr && target < phdr.p_vaddr + phdr.p_filesz) {
       return target - phdr.p_vaddr + phdr.p_offset;
     }

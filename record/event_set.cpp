@@ -2,9 +2,8 @@
 
 #include <unistd.h>
 
-#include <thread>
-
 #include <algorithm>
+#include <thread>
 
 #include "formats/trace_types.h"
 
@@ -13,7 +12,8 @@ namespace usdt::record {
 Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_pages,
                                   bool identifier) {
   if (buffer_pages == 0 || (buffer_pages & (buffer_pages - 1)) != 0) {
-    return Error("the buffer size must be a power of two pages, got " + std::to_string(buffer_pages));
+    return Error("the buffer size must be a power of two pages, got " +
+                 std::to_string(buffer_pages));
   }
   EventSet set(features, buffer_pages);
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));

@@ -9,7 +9,8 @@ namespace usdt::record {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
@@ -54,7 +55,8 @@ Result<std::vector<int>> parse_cpu_list(const std::string& text) {
     int first = 0, last = 0;
     if (!parse_int(part.substr(0, dash), first)) return Error("bad CPU list '" + text + "'");
     last = first;
-    if (dash != std::string_view::npos && (!parse_int(part.substr(dash + 1), last) || last < first)) {
+    if (dash != std::string_view::npos &&
+        (!parse_int(part.substr(dash + 1), last) || last < first)) {
       return Error("bad CPU list '" + text + "'");
     }
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
@@ -68,7 +70,8 @@ Result<KernelFeatures> probe_kernel_features(const std::string& sysfs_root) {
   const std::string pmu = sysfs_root + "/bus/event_source/devices/uprobe";
   Result<std::string> type = read_text_file(pmu + "/type");
   if (!type) {
-    return Error("the kernel has no uprobe PMU (" + pmu + "/type is missing); "
+    return Error("the kernel has no uprobe PMU (" + pmu +
+                 "/type is missing); "
                  "hint: a kernel 4.17+ built with CONFIG_UPROBE_EVENTS is needed");
   }
   int type_value = 0;

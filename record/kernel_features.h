@@ -15,10 +15,10 @@
 namespace usdt::record {
 
 struct KernelFeatures {
-  uint32_t uprobe_type = 0;        // perf_event_attr::type of the uprobe PMU
-  int retprobe_bit = -1;           // bit of attr.config that makes a uretprobe
-  int ref_ctr_shift = -1;          // first bit of ref_ctr_offset in attr.config; -1 = unsupported
-  std::vector<int> cpus;           // online CPUs, ascending
+  uint32_t uprobe_type = 0;  // perf_event_attr::type of the uprobe PMU
+  int retprobe_bit = -1;     // bit of attr.config that makes a uretprobe
+  int ref_ctr_shift = -1;    // first bit of ref_ctr_offset in attr.config; -1 = unsupported
+  std::vector<int> cpus;     // online CPUs, ascending
   bool semaphores_supported() const { return ref_ctr_shift >= 0; }
 };
 

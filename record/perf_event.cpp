@@ -44,8 +44,9 @@ Error perf_open_error(int err, const std::string& what, bool uses_semaphore) {
       break;
     case EINVAL:
       if (uses_semaphore) {
-        msg += "\nhint: the kernel may not support semaphores (ref_ctr_offset), "
-               "or another probe uses a different semaphore offset at the same address";
+        msg +=
+            "\nhint: the kernel may not support semaphores (ref_ctr_offset), "
+            "or another probe uses a different semaphore offset at the same address";
       }
       break;
     case EMFILE:
@@ -79,8 +80,8 @@ Result<PerfEvent> PerfEvent::open(perf_event_attr& attr, const EventTarget& targ
 
 Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const UprobeConfig& config,
                                          const EventTarget& target, const EventOptions& options) {
-  std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " +
-                     config.path + ":" + hex(config.file_offset);
+  std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " + config.path +
+                     ":" + hex(config.file_offset);
   if (config.semaphore_offset != 0 && !features.semaphores_supported()) {
     return Error("cannot attach " + what + " with semaphore at " + hex(config.semaphore_offset) +
                  ": the kernel's uprobe PMU has no ref_ctr_offset (needs Linux 4.20+)");
@@ -92,7 +93,8 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
   attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());
   attr.config2 = config.file_offset;
   if (config.retprobe) attr.config |= uint64_t{1} << features.retprobe_bit;
-  if (config.semaphore_offset != 0) attr.config |= config.semaphore_offset << features.ref_ctr_shift;
+  if (config.semaphore_offset != 0)
+    attr.config |= config.semaphore_offset << features.ref_ctr_shift;
   if (config.regs_mask != 0) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER;
     attr.sample_regs_user = config.regs_mask;
@@ -151,12 +153,14 @@ Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventO
 }
 
 Status PerfEvent::enable() const {
-  if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) return errno_error("cannot enable perf event");
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0)
+    return errno_error("cannot enable perf event");
   return Status::success();
 }
 
 Status PerfEvent::disable() const {
-  if (ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0) != 0) return errno_error("cannot disable perf event");
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0) != 0)
+    return errno_error("cannot disable perf event");
   return Status::success();
 }
 

@@ -50,8 +50,8 @@ struct UprobeConfig {
   uint64_t file_offset = 0;       // of the probed instruction
   uint64_t semaphore_offset = 0;  // file offset of the semaphore, 0 = none
   bool retprobe = false;
-  uint64_t regs_mask = 0;         // sample_regs_user; 0 = no REGS_USER
-  uint32_t stack_bytes = 0;       // sample_stack_user (multiple of 8); 0 = no STACK_USER
+  uint64_t regs_mask = 0;    // sample_regs_user; 0 = no REGS_USER
+  uint32_t stack_bytes = 0;  // sample_stack_user (multiple of 8); 0 = no STACK_USER
 };
 
 // Whom to watch: pid -1 = every process (then cpu must be >= 0).

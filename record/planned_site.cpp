@@ -29,10 +29,10 @@ void warn_relro_semaphores(const std::vector<PlannedSite>& sites, std::ostream& 
     if (!semaphore_page_mapped_twice(r.open_path, r.semaphore_offset)) continue;
     said.insert(r.path);
     err << "usdt-record: warning: the semaphores of '" << r.path
-              << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
-                 "the wrong copy and semaphore-gated probes such as "
-              << r.provider << ":" << r.name << " will not fire\n"
-              << "hint: link the program with -z norelro or with GNU ld\n";
+        << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
+           "the wrong copy and semaphore-gated probes such as "
+        << r.provider << ":" << r.name << " will not fire\n"
+        << "hint: link the program with -z norelro or with GNU ld\n";
   }
 }
 
@@ -59,7 +59,6 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
   }
   return s;
 }
-
 
 SiteAttach to_site_attach(const PlannedSite& p, uint32_t id) {
   SiteAttach a;

@@ -73,7 +73,8 @@ class Resolver {
       }
       for (const UsdtProbe& probe : (*usdt)->probes) {
         // files_for() already chose the files; match the probe's names only.
-        if (!glob_match(spec->provider, probe.provider) || !glob_match(spec->name, probe.name)) continue;
+        if (!glob_match(spec->provider, probe.provider) || !glob_match(spec->name, probe.name))
+          continue;
         for (const UsdtLocation& loc : probe.locations) {
           ++matched;
           ResolvedSite site;
@@ -126,7 +127,8 @@ class Resolver {
     if (spec.path.empty()) {
       if (search_.empty()) {
         if (scope_error_) return *scope_error_;
-        return Error("probe '" + spec.text + "' names no file: with -a, write usdt:PATH:PROVIDER:NAME");
+        return Error("probe '" + spec.text +
+                     "' names no file: with -a, write usdt:PATH:PROVIDER:NAME");
       }
       return search_;
     }
@@ -135,11 +137,13 @@ class Resolver {
       if (spec.matches_path(f.path)) files.push_back(f);
     }
     if (!files.empty() || has_wildcard(spec.path)) {
-      if (files.empty()) return Error("probe '" + spec.text + "': no searched file matches '" + spec.path + "'");
+      if (files.empty())
+        return Error("probe '" + spec.text + "': no searched file matches '" + spec.path + "'");
       return files;
     }
     if (spec.path.find('/') != std::string::npos || is_regular_file(spec.path)) {
-      if (!is_regular_file(spec.path)) return Error("probe '" + spec.text + "': no file '" + spec.path + "'");
+      if (!is_regular_file(spec.path))
+        return Error("probe '" + spec.text + "': no file '" + spec.path + "'");
       char* real = realpath(spec.path.c_str(), nullptr);
       std::string path = real != nullptr ? real : spec.path;
       free(real);
@@ -151,7 +155,8 @@ class Resolver {
   }
 
   Status resolve_function(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
-    if (has_wildcard(spec.name)) return Error("probe '" + spec.text + "': wildcards are not supported in symbols");
+    if (has_wildcard(spec.name))
+      return Error("probe '" + spec.text + "': wildcards are not supported in symbols");
     for (const SearchFile& file : files) {
       Result<uint64_t> offset = symbol_file_offset(file.open_path, spec.name, spec.offset);
       if (!offset) return offset.error().context("probe '" + spec.text + "'");

@@ -26,8 +26,8 @@ struct ResolvedSite {
   std::string path;       // the file as the user or /proc/PID/maps names it
   std::string open_path;  // the path given to the kernel
   std::string build_id;
-  std::string provider;   // uprobes: the file's base name
-  std::string name;       // uprobes: SYMBOL[+OFFSET]
+  std::string provider;  // uprobes: the file's base name
+  std::string name;      // uprobes: SYMBOL[+OFFSET]
   uint64_t file_offset = 0;
   uint64_t semaphore_offset = 0;
   Arch arch = Arch::x86_64;

@@ -161,7 +161,8 @@ Status RecordSession::attach_process(pid_t pid) {
       Status s = events_->add_target(tid, true, true, {});
       if (!s) {
         if (tid != pid && (s.error().errno_value() == ESRCH || !process_alive(pid))) continue;
-        return s.error().context("cannot attach to PID " + std::to_string(pid) + " thread " + std::to_string(tid));
+        return s.error().context("cannot attach to PID " + std::to_string(pid) + " thread " +
+                                 std::to_string(tid));
       }
       attached.insert(tid);
       added = true;
@@ -206,7 +207,8 @@ Status RecordSession::attach() {
   // with `--` and -p the drainer keeps only the traced processes' samples.
   if (Status s = events_->add_target(-1, false, options_.all, attach_); !s) return s;
   for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
-    decoder_->add_event(events_->ids()[ids_registered_].first, events_->ids()[ids_registered_].second);
+    decoder_->add_event(events_->ids()[ids_registered_].first,
+                        events_->ids()[ids_registered_].second);
   }
   writer_thread_ = std::make_unique<WriterThread>(std::move(*writer_), queue_);
   writer_.reset();
@@ -257,7 +259,8 @@ Status RecordSession::loop() {
     spec.it_value.tv_sec = static_cast<time_t>(secs);
     spec.it_value.tv_nsec = static_cast<long>((secs - std::floor(secs)) * 1e9);
     if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
-    if (timerfd_settime(timer.get(), 0, &spec, nullptr) != 0) return errno_error("cannot set the timer");
+    if (timerfd_settime(timer.get(), 0, &spec, nullptr) != 0)
+      return errno_error("cannot set the timer");
     if (Status s = watch(timer.get()); !s) return s;
   }
 
@@ -312,9 +315,10 @@ void RecordSession::warn_stack_misses() const {
       if (misses[site][arg] == 0) continue;
       const ResolvedSite& r = sites_[site].resolved;
       std::string line = r.provider + ":" + r.name + " arg " + std::to_string(arg) + " (" +
-                         r.args[arg].text + ") was outside the sampled stack (below %rsp, or "
-                         "beyond --stack-bytes) in " + std::to_string(misses[site][arg]) +
-                         " samples: recorded as missing";
+                         r.args[arg].text +
+                         ") was outside the sampled stack (below %rsp, or "
+                         "beyond --stack-bytes) in " +
+                         std::to_string(misses[site][arg]) + " samples: recorded as missing";
       if (said.insert(line).second) std::cerr << "usdt-record: warning: " << line << '\n';
     }
   }

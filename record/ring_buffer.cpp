@@ -21,7 +21,8 @@ Result<RingBuffer> RingBuffer::map(int fd, size_t data_pages) {
   size_t mapped = (data_pages + 1) * page;
   void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
-    Error err = errno_error("cannot map a " + std::to_string(data_pages) + "-page perf ring buffer");
+    Error err =
+        errno_error("cannot map a " + std::to_string(data_pages) + "-page perf ring buffer");
     if (err.errno_value() == EPERM || err.errno_value() == ENOMEM) {
       return Error(err.message() +
                    "\nhint: use fewer --buffer-pages or raise kernel.perf_event_mlock_kb / "
@@ -105,8 +106,6 @@ const perf_event_header* RingBuffer::next() {
   return record;
 }
 
-void RingBuffer::end_read() {
-  __atomic_store_n(&meta(base_)->data_tail, tail_, __ATOMIC_RELEASE);
-}
+void RingBuffer::end_read() { __atomic_store_n(&meta(base_)->data_tail, tail_, __ATOMIC_RELEASE); }
 
 }  // namespace usdt::record

@@ -5,7 +5,6 @@
 namespace usdt::record {
 namespace {
 
-
 // Reads little pieces of a record, refusing to run past its end.
 class Cursor {
  public:
@@ -97,7 +96,8 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
       // written to avoid overflow on hostile values.
       if (address < *sp) return std::nullopt;
       uint64_t offset = address - *sp;
-      if (spec.size > 8 || offset > stack.size || stack.size - offset < spec.size) return std::nullopt;
+      if (spec.size > 8 || offset > stack.size || stack.size - offset < spec.size)
+        return std::nullopt;
       uint64_t raw = 0;
       std::memcpy(&raw, stack.data + offset, spec.size);  // little-endian host
       return extend(raw, spec.size, sign);
@@ -121,7 +121,9 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
   }
 }
 
-void SampleDecoder::add_event(uint64_t kernel_id, uint32_t site_id) { site_by_id_[kernel_id] = site_id; }
+void SampleDecoder::add_event(uint64_t kernel_id, uint32_t site_id) {
+  site_by_id_[kernel_id] = site_id;
+}
 
 SampleDecoder::Site* SampleDecoder::site_of(uint64_t kernel_id) {
   // Consecutive samples mostly come from one site: skip the hash lookup.

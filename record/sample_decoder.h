@@ -37,7 +37,10 @@ class SampledRegs {
   SampledRegs() { slot_.fill(-1); }
   // Registers in a sample come in ascending bit order of the mask.
   void set_layout(uint64_t mask);
-  void set_values(const uint8_t* values, bool present) { values_ = values; present_ = present; }
+  void set_values(const uint8_t* values, bool present) {
+    values_ = values;
+    present_ = present;
+  }
   std::optional<uint64_t> get(int16_t reg) const;
 
  private:

@@ -44,7 +44,8 @@ SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch,
   SiteSampling plan;
   const int16_t sp = stack_pointer(arch);
   uint64_t stack_needed = 0;
-  uint64_t frame_dump = std::min<uint64_t>(round8(std::max<uint32_t>(stack_option, 8)), kMaxStackBytes);
+  uint64_t frame_dump =
+      std::min<uint64_t>(round8(std::max<uint32_t>(stack_option, 8)), kMaxStackBytes);
   for (const ArgSpec& spec : args) {
     ArgSource source = arg_source(spec, arch);
     std::string reason;
@@ -76,8 +77,8 @@ SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch,
 }
 
 std::vector<ArgSpec> function_entry_args() {
-  const int16_t regs[] = {x86_reg::di, x86_reg::si, x86_reg::dx, x86_reg::cx, x86_reg::r8,
-                          static_cast<int16_t>(x86_reg::r8 + 1)};
+  const int16_t regs[] = {x86_reg::di, x86_reg::si, x86_reg::dx,
+                          x86_reg::cx, x86_reg::r8, static_cast<int16_t>(x86_reg::r8 + 1)};
   std::vector<ArgSpec> args;
   for (int i = 0; i < 6; ++i) args.push_back(abi_register(regs[i], i));
   return args;

@@ -23,16 +23,15 @@ namespace usdt::record {
 constexpr uint32_t kMaxStackBytes = 32768;
 
 struct SiteSampling {
-  uint64_t regs_mask = 0;    // sample_regs_user
-  uint32_t stack_bytes = 0;  // sample_stack_user, multiple of 8; 0 = none
-  std::vector<ArgSource> sources;  // per argument: how it is obtained
+  uint64_t regs_mask = 0;                    // sample_regs_user
+  uint32_t stack_bytes = 0;                  // sample_stack_user, multiple of 8; 0 = none
+  std::vector<ArgSource> sources;            // per argument: how it is obtained
   std::vector<std::string> missing_reasons;  // per argument: "" or why it is never recorded
 };
 
 // Plans the sample for one site. stack_option is the dump size for
 // frame-pointer-relative operands (rounded up to 8, capped at kMaxStackBytes).
-SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch,
-                                uint32_t stack_option);
+SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch, uint32_t stack_option);
 
 // The argument specs of a plain uprobe (function entry: the first six integer
 // argument registers of the x86-64 SysV ABI, 8 bytes each) or a uretprobe

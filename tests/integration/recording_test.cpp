@@ -41,14 +41,14 @@ TEST_CASE("register and stack operands decode exactly; others are missing", "[.r
     REQUIRE(e.arg_count == 8);
     REQUIRE(e.missing_mask == 0);
     uint64_t rax = static_cast<uint64_t>(-10 - i);
-    CHECK(s(e.args[0]) == -10 - i);                      // -4@%eax
-    CHECK(e.args[1] == (rax & 0xff));                    // 1@%al
-    CHECK(e.args[2] == (rax & 0xffff));                  // 2@%ax
-    CHECK(s(e.args[3]) == static_cast<int8_t>(rax));     // -1@%al
-    CHECK(s(e.args[4]) == static_cast<int16_t>(rax));    // -2@%ax
+    CHECK(s(e.args[0]) == -10 - i);                                        // -4@%eax
+    CHECK(e.args[1] == (rax & 0xff));                                      // 1@%al
+    CHECK(e.args[2] == (rax & 0xffff));                                    // 2@%ax
+    CHECK(s(e.args[3]) == static_cast<int8_t>(rax));                       // -1@%al
+    CHECK(s(e.args[4]) == static_cast<int16_t>(rax));                      // -2@%ax
     CHECK(e.args[5] == 0x1122334455667788ull + static_cast<uint64_t>(i));  // 8@%rdx
-    CHECK(e.args[6] == static_cast<uint64_t>(5 + i));    // 4@%ecx drops the upper half
-    CHECK(e.args[7] == ((rax >> 8) & 0xff));             // 1@%ah
+    CHECK(e.args[6] == static_cast<uint64_t>(5 + i));  // 4@%ecx drops the upper half
+    CHECK(e.args[7] == ((rax >> 8) & 0xff));           // 1@%ah
   }
 
   std::vector<Event> stack = t.of("itest", "stack");
@@ -105,8 +105,9 @@ TEST_CASE("fixture probes: exact counts and values in all four builds", "[.root]
         for (int j = 0; j < e.arg_count; ++j) {
           if (e.has_arg(j)) continue;
           const auto& site = t.sites[e.site_id];
-          std::string warning = "usdt-record: warning: " + site.provider + ":" + site.name + " arg " +
-                                std::to_string(j) + " (" + site.args[static_cast<size_t>(j)].spec +
+          std::string warning = "usdt-record: warning: " + site.provider + ":" + site.name +
+                                " arg " + std::to_string(j) + " (" +
+                                site.args[static_cast<size_t>(j)].spec +
                                 ") was outside the sampled stack";
           INFO(warning);
           CHECK(r.err.find(warning) != std::string::npos);
@@ -136,10 +137,15 @@ TEST_CASE("fixture probes: exact counts and values in all four builds", "[.root]
     for (long i = 0; i < n; ++i) {
       const Event& e = types[static_cast<size_t>(i)];
       REQUIRE(e.arg_count == 8);
-      const int64_t want[8] = {-1 - (i % 100), 200 + (i % 50), -300 - i, 60000 + (i % 1000),
-                               -70000 - i, static_cast<int64_t>(4000000000ull + static_cast<uint64_t>(i)),
-                               -5000000000LL - i,
-                               static_cast<int64_t>(0x8000000000000000ull + static_cast<uint64_t>(i))};
+      const int64_t want[8] = {
+          -1 - (i % 100),
+          200 + (i % 50),
+          -300 - i,
+          60000 + (i % 1000),
+          -70000 - i,
+          static_cast<int64_t>(4000000000ull + static_cast<uint64_t>(i)),
+          -5000000000LL - i,
+          static_cast<int64_t>(0x8000000000000000ull + static_cast<uint64_t>(i))};
       for (int j = 0; j < 8; ++j) {
         INFO("types i=" << i << " j=" << j);
         REQUIRE(present_or_red_zone(e, j));
@@ -189,7 +195,8 @@ TEST_CASE("fixture probes: exact counts and values in all four builds", "[.root]
   }
 }
 
-TEST_CASE("a probe in a shared library is found through the command's libraries", "[.root][library]") {
+TEST_CASE("a probe in a shared library is found through the command's libraries",
+          "[.root][library]") {
   std::string out = trace_for("library");
   RunResult r = run({recorder(), "-e", "fixturelib:call", "-e", "uselib:after", "-o", out, "--",
                      FIXTURE_USELIB, "20"});
@@ -206,11 +213,13 @@ TEST_CASE("a probe in a shared library is found through the command's libraries"
   CHECK(t.of("uselib", "after").size() == 20);
 }
 
-TEST_CASE("uprobe and uretprobe give the argument registers and the return value", "[.root][uprobe]") {
+TEST_CASE("uprobe and uretprobe give the argument registers and the return value",
+          "[.root][uprobe]") {
   std::string out = trace_for("uprobe");
   std::string lib = FIXTURE_LIB;
-  RunResult r = run({recorder(), "-e", "uprobe:" + lib + ":fixture_lib_call", "-e",
-                     "uretprobe:" + lib + ":fixture_lib_call", "-o", out, "--", FIXTURE_USELIB, "5"});
+  RunResult r =
+      run({recorder(), "-e", "uprobe:" + lib + ":fixture_lib_call", "-e",
+           "uretprobe:" + lib + ":fixture_lib_call", "-o", out, "--", FIXTURE_USELIB, "5"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("uretprobe libfixture_lib.so:fixture_lib_call  5 hits") != std::string::npos);
@@ -234,7 +243,8 @@ TEST_CASE("uprobe and uretprobe give the argument registers and the return value
   }
 }
 
-TEST_CASE("every thread's events carry the right tid; the exit status passes through", "[.root][threads]") {
+TEST_CASE("every thread's events carry the right tid; the exit status passes through",
+          "[.root][threads]") {
   std::string out = trace_for("threads");
   const int threads = 4, n = 2000;
   RunResult r = run({recorder(), "-e", "itest:*", "-o", out, "--", program("itest_threads"),
@@ -292,12 +302,14 @@ TEST_CASE("forked and exec'd children are followed", "[.root][fork]") {
   // The exec'd children are named by the process records.
   bool exec_seen = false;
   for (const auto& p : t.processes) {
-    if (p.kind == usdt::format::ProcessEventKind::exec && pids[1].count(p.pid) != 0) exec_seen = true;
+    if (p.kind == usdt::format::ProcessEventKind::exec && pids[1].count(p.pid) != 0)
+      exec_seen = true;
   }
   CHECK(exec_seen);
 }
 
-TEST_CASE("-p attaches to a running process: none before, all after; the semaphore follows", "[.root][attach]") {
+TEST_CASE("-p attaches to a running process: none before, all after; the semaphore follows",
+          "[.root][attach]") {
   Process target = Process::start({program("itest_control")}, true, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   target.write_line("fire 5");
@@ -306,8 +318,9 @@ TEST_CASE("-p attaches to a running process: none before, all after; the semapho
   REQUIRE(target.read_line() == std::optional<std::string>("sem 0"));
 
   std::string out = trace_for("attach");
-  Process rec = Process::start({recorder(), "-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())},
-                               false, false, true);
+  Process rec =
+      Process::start({recorder(), "-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())},
+                     false, false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 2 probe sites in 1 file"));
   target.write_line("sem");
   CHECK(target.read_line() == std::optional<std::string>("sem 1"));
@@ -346,8 +359,9 @@ TEST_CASE("-p ends when the process exits", "[.root][attach_exit]") {
   Process target = Process::start({program("itest_control")}, true, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   std::string out = trace_for("attach_exit");
-  Process rec = Process::start({recorder(), "-e", "itest:tick", "-o", out, "-p", std::to_string(target.pid())},
-                               false, false, true);
+  Process rec = Process::start(
+      {recorder(), "-e", "itest:tick", "-o", out, "-p", std::to_string(target.pid())}, false, false,
+      true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording"));
   target.write_line("fire 3");
   CHECK(target.read_line() == std::optional<std::string>("fired 3 gated 0"));
@@ -359,7 +373,8 @@ TEST_CASE("-p ends when the process exits", "[.root][attach_exit]") {
   CHECK(read_trace(out).of("itest", "tick").size() == 3);
 }
 
-TEST_CASE("-p with two processes goes on when one exits and ends with the last", "[.root][attach_two]") {
+TEST_CASE("-p with two processes goes on when one exits and ends with the last",
+          "[.root][attach_two]") {
   Process a = Process::start({program("itest_control")}, true, true, false);
   Process b = Process::start({program("itest_control")}, true, true, false);
   REQUIRE(a.read_line() == std::optional<std::string>("ready"));
@@ -396,8 +411,9 @@ TEST_CASE("-p finds probes in a library the process loaded with dlopen", "[.root
   target.write_line("call 2");  // before the attach: not recorded
   REQUIRE(target.read_line() == std::optional<std::string>("called 2"));
   std::string out = trace_for("dlopen");
-  Process rec = Process::start({recorder(), "-e", "fixturelib:call", "-o", out, "-p", std::to_string(target.pid())},
-                               false, false, true);
+  Process rec = Process::start(
+      {recorder(), "-e", "fixturelib:call", "-o", out, "-p", std::to_string(target.pid())}, false,
+      false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
   target.write_line("call 7");
   REQUIRE(target.read_line() == std::optional<std::string>("called 7"));
@@ -422,7 +438,8 @@ TEST_CASE("-a records every process that runs the probed file", "[.root][system]
   REQUIRE(b.read_line() == std::optional<std::string>("ready"));
   std::string out = trace_for("system");
   Process rec = Process::start(
-      {recorder(), "-a", "-e", "usdt:" + program("itest_control") + ":itest:*", "-o", out}, false, false, true);
+      {recorder(), "-a", "-e", "usdt:" + program("itest_control") + ":itest:*", "-o", out}, false,
+      false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 2 probe sites in 1 file"));
   a.write_line("fire 3");
   CHECK(a.read_line() == std::optional<std::string>("fired 3 gated 3"));
@@ -462,7 +479,8 @@ void check_tight_loop(int threads) {
   CHECK(t.lost_count() == 0);
   REQUIRE(t.events.size() == static_cast<size_t>(n * threads));
   // Each (thread, i) exactly once: no loss, no duplicate.
-  std::vector<std::vector<uint8_t>> seen(static_cast<size_t>(threads), std::vector<uint8_t>(static_cast<size_t>(n), 0));
+  std::vector<std::vector<uint8_t>> seen(static_cast<size_t>(threads),
+                                         std::vector<uint8_t>(static_cast<size_t>(n), 0));
   size_t bad = 0;
   for (const Event& e : t.events) {
     uint64_t thread = e.args[1], i = e.args[0];
@@ -479,11 +497,13 @@ void check_tight_loop(int threads) {
 
 }  // namespace
 
-TEST_CASE("1 million hits of a tight loop from one thread: none lost, none twice", "[.root][loop1]") {
+TEST_CASE("1 million hits of a tight loop from one thread: none lost, none twice",
+          "[.root][loop1]") {
   check_tight_loop(1);
 }
 
-TEST_CASE("1 million hits of a tight loop from two threads: none lost, none twice", "[.root][loop2]") {
+TEST_CASE("1 million hits of a tight loop from two threads: none lost, none twice",
+          "[.root][loop2]") {
   check_tight_loop(2);
 }
 
@@ -491,8 +511,8 @@ TEST_CASE("--duration ends a recording of a command that keeps running", "[.root
   std::string out = trace_for("duration");
   // itest_control waits on stdin forever (run() gives it no input pipe: it
   // inherits ours, so give it a pipe that stays open through a Process).
-  Process rec = Process::start({recorder(), "--duration", "0.5", "-e", "itest:tick", "-o", out, "--",
-                                program("itest_control")},
+  Process rec = Process::start({recorder(), "--duration", "0.5", "-e", "itest:tick", "-o", out,
+                                "--", program("itest_control")},
                                true, true, true);
   std::string err = rec.read_rest(true);
   INFO(err);
@@ -502,13 +522,15 @@ TEST_CASE("--duration ends a recording of a command that keeps running", "[.root
   REQUIRE(t.summary);
 }
 
-TEST_CASE("a full disk stops the recording with an error; what was written stays readable", "[.root][full_disk]") {
+TEST_CASE("a full disk stops the recording with an error; what was written stays readable",
+          "[.root][full_disk]") {
   char dir_template[] = "/tmp/usdt_itest_full_XXXXXX";
   std::string dir = mkdtemp(dir_template);
   RunResult mount = run({"/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir});
   REQUIRE(mount.status == 0);
   std::string out = dir + "/full.trace";
-  RunResult r = run({recorder(), "-e", "itest:loop", "-o", out, "--", program("itest_loop"), "1", "1000000"});
+  RunResult r =
+      run({recorder(), "-e", "itest:loop", "-o", out, "--", program("itest_loop"), "1", "1000000"});
   Trace t = read_trace(out);  // before the file system goes away
   run({"/bin/umount", dir});
   rmdir(dir.c_str());
@@ -536,8 +558,8 @@ TEST_CASE("semaphores in a page lld maps twice are reported", "[.root][relro]") 
   RunResult r = run({recorder(), "-e", "usdt:" + lld + ":itest:gated", "-o", out, "--", lld});
   INFO(r.err);
   CHECK(r.status == 0);
-  CHECK(r.err.find("usdt-record: warning: the semaphores of '" + lld + "' share a file page with its RELRO segment") !=
-        std::string::npos);
+  CHECK(r.err.find("usdt-record: warning: the semaphores of '" + lld +
+                   "' share a file page with its RELRO segment") != std::string::npos);
   CHECK(r.err.find("hint: link the program with -z norelro") != std::string::npos);
   // The GNU ld build of the same program gets no such warning.
   RunResult gnu = run({recorder(), "-e", "itest:gated", "-o", out, "--", program("itest_control")});
@@ -550,14 +572,15 @@ TEST_CASE("bad input gives one clear error line", "[.root][errors]") {
   CHECK(missing.status == 1);
   CHECK(missing.err.find("usdt-record: error: cannot run '/nonexistent/cmd'") == 0);
 
-  RunResult nomatch = run({recorder(), "-e", "itest:nothing", "-o", out, "--", program("itest_control")});
+  RunResult nomatch =
+      run({recorder(), "-e", "itest:nothing", "-o", out, "--", program("itest_control")});
   CHECK(nomatch.status == 1);
   CHECK(nomatch.err.find("usdt-record: error: probe 'itest:nothing' matches nothing") == 0);
   CHECK(nomatch.err.find("itest:tick") != std::string::npos);
   CHECK(nomatch.err.find("itest:gated") != std::string::npos);
 
-  RunResult unwritable = run({recorder(), "-e", "itest:tick", "-o", "/nonexistent/dir/x.trace", "--",
-                              program("itest_control")});
+  RunResult unwritable = run({recorder(), "-e", "itest:tick", "-o", "/nonexistent/dir/x.trace",
+                              "--", program("itest_control")});
   CHECK(unwritable.status == 1);
   CHECK(unwritable.err.find("usdt-record: error: ") == 0);
   CHECK(unwritable.err.find("recording") == std::string::npos);  // failed before attaching

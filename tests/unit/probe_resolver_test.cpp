@@ -27,8 +27,10 @@ TEST_CASE("PROVIDER:NAME is searched in the command and its libraries", "[probe_
   CHECK((*sites)[1].path == FIXTURE_USELIB);
 }
 
-TEST_CASE("every location is a site, each with its own semaphore; no duplicates", "[probe_resolver]") {
-  auto sites = resolve_probes({"fixture:multi", "fixture:mul*", "fixture:guarded"}, command(FIXTURE_PROBES_PIE_O2));
+TEST_CASE("every location is a site, each with its own semaphore; no duplicates",
+          "[probe_resolver]") {
+  auto sites = resolve_probes({"fixture:multi", "fixture:mul*", "fixture:guarded"},
+                              command(FIXTURE_PROBES_PIE_O2));
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 3);
   CHECK((*sites)[0].file_offset != (*sites)[1].file_offset);
@@ -58,11 +60,13 @@ TEST_CASE("-a needs a path", "[probe_resolver]") {
   CHECK(sites.error().message().find("names no file") != std::string::npos);
 }
 
-TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function", "[probe_resolver]") {
+TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
+          "[probe_resolver]") {
   std::string lib = FIXTURE_LIB;
-  auto sites = resolve_probes({"uprobe:" + lib + ":fixture_lib_call", "uretprobe:" + lib + ":fixture_lib_call",
-                               "uprobe:" + lib + ":fixture_lib_call+4"},
-                              SearchScope{});
+  auto sites = resolve_probes(
+      {"uprobe:" + lib + ":fixture_lib_call", "uretprobe:" + lib + ":fixture_lib_call",
+       "uprobe:" + lib + ":fixture_lib_call+4"},
+      SearchScope{});
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 3);
   CHECK((*sites)[0].kind == format::ProbeKind::uprobe);

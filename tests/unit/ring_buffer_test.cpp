@@ -24,7 +24,8 @@ struct FakePerfMmap {
     fd = memfd_create("fake_perf", MFD_CLOEXEC);
     REQUIRE(fd >= 0);
     REQUIRE(ftruncate(fd, static_cast<off_t>(2 * page)) == 0);
-    base = static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    base =
+        static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
     REQUIRE(base != MAP_FAILED);
     meta()->data_offset = page;
     meta()->data_size = data_size;

@@ -74,7 +74,7 @@ TEST_CASE("decode_arg: sizes, signs and sub-registers", "[sample_decoder]") {
   CHECK(*dec("-1@%dl") == 0xffffffffffffff88ull);
   CHECK(*dec("1@%dh") == 0x77);
   CHECK(*dec("-4@$-5") == static_cast<uint64_t>(int64_t{-5}));
-  CHECK(*dec("1@$-1") == 0xff);  // GCC writes negative literals for unsigned operands
+  CHECK(*dec("1@$-1") == 0xff);            // GCC writes negative literals for unsigned operands
   CHECK_FALSE(dec("8@%rcx").has_value());  // not sampled
   CHECK_FALSE(dec("4@60(%rax)").has_value());
 }
@@ -205,7 +205,8 @@ TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
       std::vector<uint8_t> t(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(cut));
       uint16_t size = static_cast<uint16_t>(cut);
       std::memcpy(t.data() + 6, &size, 2);
-      CHECK(decoder.decode(reinterpret_cast<const perf_event_header*>(t.data())) == SampleDecoder::Kind::none);
+      CHECK(decoder.decode(reinterpret_cast<const perf_event_header*>(t.data())) ==
+            SampleDecoder::Kind::none);
     }
     CHECK(decoder.malformed() == copy.size() - sizeof(perf_event_header));
   }

@@ -42,8 +42,8 @@ TEST_CASE("%rbp operands take the stack option", "[site_sampling]") {
 }
 
 TEST_CASE("arguments a sample cannot hold are missing with a reason", "[site_sampling]") {
-  SiteSampling p = plan_site_sampling(specs("8@-8(%rsp) -4@NBuffers(%rip) 4@60(%rax) 8@(%rax,%rdx,8) 8f@%xmm0"),
-                                      Arch::x86_64, 512);
+  SiteSampling p = plan_site_sampling(
+      specs("8@-8(%rsp) -4@NBuffers(%rip) 4@60(%rax) 8@(%rax,%rdx,8) 8f@%xmm0"), Arch::x86_64, 512);
   REQUIRE(p.sources.size() == 5);
   for (ArgSource s : p.sources) CHECK(s == ArgSource::not_in_sample);
   CHECK(p.missing_reasons[0].find("red zone") != std::string::npos);
