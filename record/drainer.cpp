@@ -23,7 +23,19 @@ void Drainer::flush() {
   batch_.events.reserve(kBatchRecords);
 }
 
-void Drainer::add(const format::ProcessEvent& event) { batch_.processes.push_back(event); }
+void Drainer::add(const format::ProcessEvent& event) {
+  if (!event.comm.empty()) named_threads_.insert(event.tid);
+  batch_.processes.push_back(event);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> Drainer::unnamed_threads() const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (uint64_t thread : seen_threads_) {
+    uint32_t tid = static_cast<uint32_t>(thread);
+    if (named_threads_.count(tid) == 0) out.emplace_back(static_cast<uint32_t>(thread >> 32), tid);
+  }
+  return out;
+}
 
 void Drainer::set_pid_filter(const std::vector<pid_t>& roots) {
   filter_ = true;
@@ -31,6 +43,12 @@ void Drainer::set_pid_filter(const std::vector<pid_t>& roots) {
 }
 
 void Drainer::accept(const format::Event& e) {
+  // Consecutive events mostly come from one thread: skip the set then.
+  uint64_t thread = uint64_t{e.pid} << 32 | e.tid;
+  if (thread != last_thread_) {
+    seen_threads_.insert(thread);
+    last_thread_ = thread;
+  }
   batch_.events.push_back(e);
   ++events_;
   if (e.site_id < events_per_site_.size()) ++events_per_site_[e.site_id];
@@ -87,6 +105,7 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
             traced_.insert(p.pid);
             new_processes_.push_back(static_cast<pid_t>(p.pid));
           }
+          if (!p.comm.empty()) named_threads_.insert(p.tid);
           batch_.processes.push_back(p);
           break;
         }

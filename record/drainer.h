@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "record/batch_queue.h"
@@ -51,6 +52,11 @@ class Drainer {
   // Traced processes seen starting (FORK of a new process) since the last call.
   std::vector<pid_t> take_new_processes();
 
+  // The threads that had events but no name in the trace (no COMM record, no
+  // comm at start: processes that ran before an -a recording began), as
+  // (pid, tid) pairs, so the session can name them from /proc.
+  std::vector<std::pair<uint32_t, uint32_t>> unnamed_threads() const;
+
  private:
   void accept(const format::Event& event);
   void settle_waiting(bool final);
@@ -68,6 +74,9 @@ class Drainer {
   std::vector<format::Event> waiting_;       // unknown process, read in the previous pass
   std::vector<format::Event> waiting_next_;  // unknown process, read in this pass
   uint64_t foreign_ = 0;
+  std::unordered_set<uint64_t> seen_threads_;   // pid << 32 | tid of accepted events
+  std::unordered_set<uint32_t> named_threads_;  // tids with a comm or exec record
+  uint64_t last_thread_ = ~uint64_t{0};
 };
 
 }  // namespace usdt::record

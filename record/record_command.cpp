@@ -73,6 +73,7 @@ class RecordSession {
   Status attach_process(pid_t pid);
   Status loop();
   bool targets_alive();
+  void name_unnamed_threads();
   // Records need the event id only to tell several sites apart.
   bool identifier() const { return sites_.size() > 1; }
   void warn_stack_misses() const;
@@ -324,12 +325,33 @@ void RecordSession::warn_stack_misses() const {
   }
 }
 
+// Threads with events but no name in the trace ran before the recording and
+// never exec'd or renamed themselves during it (typical with -a): name them
+// from /proc while they still exist, as of the start of the recording.
+void RecordSession::name_unnamed_threads() {
+  for (auto [pid, tid] : drainer_->unnamed_threads()) {
+    std::string comm = read_comm(static_cast<pid_t>(pid), static_cast<pid_t>(tid));
+    if (comm.empty()) continue;
+    format::ProcessEvent e;
+    e.time_ns = start_ns_;
+    e.kind = format::ProcessEventKind::comm;
+    e.pid = pid;
+    e.tid = tid;
+    e.comm = std::move(comm);
+    drainer_->add(e);
+  }
+  drainer_->flush();
+}
+
 int RecordSession::finish(bool failed) {
   end_ns_ = clock_ns(CLOCK_MONOTONIC);
   if (events_) {
     events_->disable_all();
     // Disabled events write nothing more: drain until a pass is empty.
-    if (drainer_) drainer_->drain_to_end(events_->buffers());
+    if (drainer_) {
+      drainer_->drain_to_end(events_->buffers());
+      name_unnamed_threads();
+    }
   }
   if (!writer_thread_) return 1;
   format::TraceSummary summary;

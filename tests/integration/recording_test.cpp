@@ -464,6 +464,14 @@ TEST_CASE("-a records every process that runs the probed file", "[.root][system]
   CHECK(t.of("itest", "gated").size() == 9);
   REQUIRE(t.summary);
   CHECK(t.summary->events == t.events.size());
+  // Processes that started before the recording are named too.
+  std::map<uint32_t, std::string> names;
+  for (const auto& p : t.processes) {
+    if (!p.comm.empty()) names[p.pid] = p.comm;
+  }
+  CHECK(names[static_cast<uint32_t>(a.pid())] == "itest_control");
+  CHECK(names[static_cast<uint32_t>(b.pid())] == "itest_control");
+  CHECK(names[static_cast<uint32_t>(c.pid())] == "itest_control");
 }
 
 namespace {
