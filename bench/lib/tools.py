@@ -115,6 +115,7 @@ class Tool:
     label = "?"
     ready_marker = None  # text on stderr/stdout once attached (None: wait a fixed time)
     blind_wait_s = 0.4   # that fixed time
+    marker_precedes_attach = False
 
     def available(self):
         return None  # or a reason string
@@ -298,6 +299,7 @@ class BareSampler(Tool):
 class Bpftrace(Tool):
     name, label = "bpftrace", "bpftrace count"
     ready_marker = "Attaching"
+    marker_precedes_attach = True
 
     def available(self):
         return None if ctx_which("bpftrace") else "bpftrace is not installed"
@@ -505,6 +507,11 @@ def wait_ready(proc, tool, out, settle_s, timeout_s=15):
         if tool.ready_marker in text:
             break
         time.sleep(0.02)
+    # bpftrace says "Attaching N probes..." before it attaches: also wait
+    # until it holds the uprobes' perf events.
+    while tool.marker_precedes_attach and time.monotonic() < deadline and proc.poll() is None \
+            and not holds_perf_event(proc.pid):
+        time.sleep(0.02)
     time.sleep(settle_s)
 
 
@@ -531,10 +538,12 @@ def run_attach_mode(tool, workload, out, pid, drive, settle_s=0.2):
             os.killpg(proc.pid, signal.SIGINT)
         except ProcessLookupError:
             pass
-        rc, cpu, rss, so, se = reap(proc, out, timeout=60)
+        rc, cpu, rss, so, se = reap(proc, out, timeout=20)
     wall = (time.monotonic_ns() - t0) / 1e9
     if drive_res.get("error"):
         return drive_res
+    if rc == -1:
+        return {"error": "did not stop within 20 s of SIGINT (killed)"}
     run = dict(drive_res)
     run.update({"wall_s": wall, "rss_kib": rss, "tool_cpu_s": cpu})
     try:
