@@ -250,8 +250,14 @@ class Bench:
                 res["trace_events"] = run.get("events")
         else:
             res["unavailable"]["usdt-report"] = urec.available() if urec else "not selected"
-        if perf is not None and perf.available() is None:
-            perf.prepare(w, self.ctx)
+        perf_ok = perf is not None and perf.available() is None
+        if perf_ok:
+            try:
+                perf.prepare(w, self.ctx)
+            except tools.ToolError as e:
+                res["unavailable"]["perf"] = str(e)
+                perf_ok = False
+        if perf_ok:
             r = subprocess.run(perf.command_argv(w, perf_data, w.argv), capture_output=True,
                                env=dict(os.environ, BENCH_RESULT=os.path.join(self.work, "r.json")))
             if r.returncode == 0:

@@ -65,6 +65,14 @@ class UprobeEvents:
         r = sh(["perf", "probe", "-n", "-v", "-x", binary, "-a", f"sdt_{provider}:{name}"])
         defs = re.findall(r"Writing event: (p:\S+ .*)", r.stderr + r.stdout)
         if not defs:
+            # perf finds SDT notes through its build-id cache, which holds one
+            # path per build-id: the same binary at a second path fails until
+            # the cache entry is made again for this path.
+            sh(["perf", "buildid-cache", "--remove", binary])
+            sh(["perf", "buildid-cache", "--add", binary])
+            r = sh(["perf", "probe", "-n", "-v", "-x", binary, "-a", f"sdt_{provider}:{name}"])
+            defs = re.findall(r"Writing event: (p:\S+ .*)", r.stderr + r.stdout)
+        if not defs:
             raise ToolError(f"perf probe cannot define sdt_{provider}:{name}: {last_line(r.stderr)}")
         events = []
         for d in defs:
