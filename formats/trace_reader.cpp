@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "formats/byte_source.h"
 #include "formats/chunk_codec.h"
 #include "formats/file_layout.h"
 #include "formats/table_codec.h"
@@ -19,56 +20,6 @@
 namespace usdt::format {
 
 namespace {
-
-// Where the bytes come from: a file read with pread (no mmap: a file that
-// shrinks under us must give an error, not SIGBUS) or a buffer.
-class Source {
- public:
-  virtual ~Source() = default;
-  virtual uint64_t size() const = 0;
-  // Reads exactly size bytes at offset into out, or fails.
-  virtual Status read(uint64_t offset, uint64_t size, std::string& out) = 0;
-};
-
-class FileSource : public Source {
- public:
-  FileSource(UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size) {}
-  uint64_t size() const override { return size_; }
-  Status read(uint64_t offset, uint64_t size, std::string& out) override {
-    if (offset > size_ || size > size_ - offset) return Error("read past the end of the file");
-    out.resize(size);
-    uint64_t done = 0;
-    while (done < size) {
-      ssize_t n =
-          ::pread(fd_.get(), out.data() + done, size - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return errno_error("read failed at offset " + std::to_string(offset + done));
-      if (n == 0) return Error("file shrank while reading at offset " + std::to_string(offset));
-      done += static_cast<uint64_t>(n);
-    }
-    return Status::success();
-  }
-
- private:
-  UniqueFd fd_;
-  uint64_t size_;
-};
-
-class MemorySource : public Source {
- public:
-  explicit MemorySource(std::string bytes) : bytes_(std::move(bytes)) {}
-  uint64_t size() const override { return bytes_.size(); }
-  Status read(uint64_t offset, uint64_t size, std::string& out) override {
-    if (offset > bytes_.size() || size > bytes_.size() - offset) {
-      return Error("read past the end of the file");
-    }
-    out.assign(bytes_, offset, size);
-    return Status::success();
-  }
-
- private:
-  std::string bytes_;
-};
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -80,7 +31,7 @@ std::string hex(uint64_t v) {
 
 struct TraceReader::Impl {
   std::string path;
-  std::unique_ptr<Source> src;
+  std::unique_ptr<ByteSource> src;
   ReaderOptions options;
   TraceMetadata metadata;
   std::vector<ProbeSite> sites;
