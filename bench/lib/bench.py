@@ -205,11 +205,34 @@ class Bench:
             self.cluster.pgbench(max(100, self.args.pg_transactions // 4))  # warm-up
             self.run_workload(w, tl)
             self.size_floor(w, tl)
+            self.losses_against_floor(w)
         except RuntimeError as e:
             self.notes.append(f"postgres workload failed: {e}")
         finally:
             self.cluster.stop()
             self.cluster = None
+
+    def losses_against_floor(self, w):
+        """pgbench's probe hits are not known beforehand, but with autovacuum
+        off they repeat exactly: when every counting (floor) run saw the same
+        number, that number is the expected count for the tools that do not
+        report their own losses."""
+        res = self.results.get(w.name, {})
+        floor = res.get("floor")
+        if not isinstance(floor, list):
+            return
+        counts = {r.get("events") for r in floor if not r.get("error")}
+        if len(counts) != 1 or None in counts:
+            self.notes.append(f"{w.name}: the counting runs disagree ({sorted(c for c in counts if c is not None)}), "
+                              "so losses of perf record are not known")
+            return
+        expected = counts.pop()
+        self.notes.append(f"{w.name}: every counting run saw {expected:,} hits; perf record's lost = that − events seen")
+        for tname, runs in res.items():
+            if tname in ("perf", "perf-z") and isinstance(runs, list):
+                for r in runs:
+                    if not r.get("error") and r.get("events") is not None and r.get("lost") is None:
+                        r["lost"] = expected - r["events"]
 
     def size_floor(self, w, tl):
         """The information content of the last usdt-record trace of w (size_floor.py)."""

@@ -124,6 +124,7 @@ class Tool:
     ready_marker = None  # text on stderr/stdout once attached (None: wait a fixed time)
     blind_wait_s = 0.4   # that fixed time
     marker_precedes_attach = False
+    uses_control_fifo = False
 
     def available(self):
         return None  # or a reason string
@@ -156,8 +157,20 @@ class Untraced(Tool):
         return {"events": workload.expected_events, "untraced": True}
 
 
+def perf_control_args(out):
+    """Attached perf starts with its events disabled and is enabled through a
+    control FIFO that acknowledges (see wait_ready): it prints nothing when it
+    has attached, and a fixed wait is too short on a loaded machine."""
+    for suffix in (".ctl", ".ack"):
+        if os.path.exists(out + suffix):
+            os.unlink(out + suffix)
+        os.mkfifo(out + suffix)
+    return ["-D", "-1", "--control", f"fifo:{out}.ctl,{out}.ack"]
+
+
 class PerfStat(Tool):
     name, label = "floor", "uprobe count (perf stat)"
+    uses_control_fifo = True
 
     def available(self):
         return None if ctx_which("perf") else "perf is not installed"
@@ -180,7 +193,8 @@ class PerfStat(Tool):
 
     def attach_argv(self, workload, out, pid):
         evs = self._ev(workload, self.ctx)
-        return ["perf", "stat", "-x", ",", "-o", out] + sum([["-e", e] for e in evs], []) + ["-p", str(pid)]
+        return ["perf", "stat", "-x", ",", "-o", out] + sum([["-e", e] for e in evs], []) + \
+            perf_control_args(out) + ["-p", str(pid)]
 
     def collect(self, workload, out, so, se, ctx):
         total = 0
@@ -195,6 +209,8 @@ class PerfStat(Tool):
 
 
 class PerfRecord(Tool):
+    uses_control_fifo = True
+
     def __init__(self, compress):
         self.compress = compress
         self.name = "perf-z" if compress else "perf"
@@ -214,7 +230,7 @@ class PerfRecord(Tool):
         return self._base(workload, out) + ["--"] + argv
 
     def attach_argv(self, workload, out, pid):
-        return self._base(workload, out) + ["-p", str(pid)]
+        return self._base(workload, out) + perf_control_args(out) + ["-p", str(pid)]
 
     def collect(self, workload, out, so, se, ctx):
         res = {"bytes": os.path.getsize(out) if os.path.exists(out) else None}
@@ -491,9 +507,42 @@ def holds_perf_event(pid):
     return False
 
 
+def enable_through_fifo(proc, out, timeout_s):
+    """Sends perf "enable" on its control FIFO and waits for the "ack"."""
+    deadline = time.monotonic() + timeout_s
+    fd = -1
+    while fd < 0 and time.monotonic() < deadline and proc.poll() is None:
+        try:
+            fd = os.open(out + ".ctl", os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until perf opens it
+        except OSError:
+            time.sleep(0.02)
+    if fd < 0:
+        return False
+    try:
+        os.write(fd, b"enable\n")
+    finally:
+        os.close(fd)
+    ack = os.open(out + ".ack", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if b"ack" in os.read(ack, 64):
+                    return True
+            except BlockingIOError:
+                pass
+            time.sleep(0.01)
+    finally:
+        os.close(ack)
+    return False
+
+
 def wait_ready(proc, tool, out, settle_s, timeout_s=15):
     """Waits for the tool's ready marker (then settle_s more, as the marker may
     come just before the attach), or a fixed time for tools without one."""
+    if tool.uses_control_fifo and os.path.exists(out + ".ctl"):
+        if enable_through_fifo(proc, out, timeout_s):
+            time.sleep(settle_s)
+            return
     if tool.ready_marker is None:
         if tool.blind_wait_s > 0:
             # perf prints nothing when attached: wait until it holds a perf
