@@ -3,7 +3,7 @@
 report speed, side by side with perf and bpftrace. Run through bench/run.sh,
 which installs and builds what this needs.
 
-Every workload is run by every tool in turn, A B C ... B C A ... (rotated), for
+Every workload is run by every tool in turn, in a new shuffled order each round, for
 --rounds rounds; figures are medians with min and max. The machine is
 shared and noisy, so the figures that matter are ratios between runs of the
 same round.
@@ -13,6 +13,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import signal
 import statistics
 import subprocess
@@ -167,9 +168,12 @@ class Bench:
         for t in usable:
             res[t.name] = []
         for rnd in range(rounds):
-            # Rotated each round, so that no tool always follows the same one
-            # (perf record leaves up to 90 MB of dirty page cache behind it).
-            order = usable[rnd % len(usable):] + usable[:rnd % len(usable)] if usable else []
+            # A different order each round (seeded, so reruns match): a tool's
+            # cost depends on the one before it (perf record leaves up to 90 MB
+            # of dirty page cache behind; right after bpftrace, usdt-record's
+            # workload measured 8% more CPU per hit), so no pair may repeat.
+            order = list(usable)
+            random.Random(rnd).shuffle(order)
             for t in order:
                 out = os.path.join(self.work, f"{w.name}.{t.name}.out")
                 try:
