@@ -105,6 +105,7 @@ class Bench:
         print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
     def cleanup(self):
+        tools.stop_running_tools()
         if self.cluster is not None:
             self.cluster.stop()
             self.cluster = None
@@ -213,8 +214,9 @@ class Bench:
         except RuntimeError as e:
             self.notes.append(f"postgres workload failed: {e}")
         finally:
-            self.cluster.stop()
-            self.cluster = None
+            if self.cluster is not None:  # the signal handler may have stopped it
+                self.cluster.stop()
+                self.cluster = None
 
     def losses_against_floor(self, w):
         """pgbench's probe hits are not known beforehand, but with autovacuum
@@ -685,9 +687,9 @@ def main():
     b = Bench(args)
 
     def on_signal(signum, frame):
-        b.log(f"signal {signum}: cleaning up")
-        b.cleanup()
-        sys.exit(128 + signum)
+        # Only unwind: the finally blocks stop the cluster, the running tool
+        # and remove the uprobe events.
+        raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
@@ -726,6 +728,10 @@ def main():
         if "report" in wanted:
             b.run_report_speed(tl, loop_bin)
         micro = b.run_micro() if "micro" in wanted else None
+    except KeyboardInterrupt as e:
+        b.log(f"interrupted ({e}): cleaning up")
+        b.cleanup()
+        sys.exit(130)
     finally:
         b.cleanup()
 

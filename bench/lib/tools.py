@@ -404,6 +404,22 @@ def ctx_which(prog):
 
 # ---------------------------------------------------------------- running
 
+RUNNING = set()  # process groups of the tools being run, for stop_running_tools
+
+
+def stop_running_tools():
+    """On interruption: SIGINT, then SIGKILL, to every tool still running."""
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        for pgid in list(RUNNING):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                RUNNING.discard(pgid)
+        if RUNNING:
+            time.sleep(0.5)
+    RUNNING.clear()
+
+
 def spawn(argv, out_prefix, env=None, new_session=False, discard_stdout=False):
     """Starts argv with stdout/stderr to files (no pipe can fill up), under
     GNU time for the peak RSS: a child forked from this Python process keeps
@@ -415,7 +431,10 @@ def spawn(argv, out_prefix, env=None, new_session=False, discard_stdout=False):
         open(out_prefix + ".stdout", "w").close()
     se = open(out_prefix + ".stderr", "w")
     try:
-        return subprocess.Popen(argv, stdout=so, stderr=se, env=env, start_new_session=new_session)
+        proc = subprocess.Popen(argv, stdout=so, stderr=se, env=env, start_new_session=new_session)
+        if new_session:
+            RUNNING.add(proc.pid)
+        return proc
     finally:
         so.close()
         se.close()
@@ -437,6 +456,7 @@ def reap(proc, out_prefix, timeout=None):
             status = -1
             break
         time.sleep(0.005)
+    RUNNING.discard(proc.pid)
     proc.returncode = os.waitstatus_to_exitcode(status) if status != -1 else -1
     with open(out_prefix + ".stdout") as f:
         so = f.read()
