@@ -20,6 +20,18 @@ bool BatchQueue::pop(EventBatch& batch) {
   return true;
 }
 
+BatchQueue::PopResult BatchQueue::pop_for(EventBatch& batch, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!not_empty_.wait_for(lock, timeout, [&] { return closed_ || !batches_.empty(); })) {
+    return PopResult::timeout;
+  }
+  if (batches_.empty()) return PopResult::closed;
+  batch = std::move(batches_.front());
+  batches_.pop_front();
+  not_full_.notify_one();
+  return PopResult::batch;
+}
+
 void BatchQueue::close() {
   std::lock_guard lock(mutex_);
   closed_ = true;

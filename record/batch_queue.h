@@ -5,6 +5,7 @@
 // trace reports, instead of the recorder being killed for memory).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -29,8 +30,12 @@ class BatchQueue {
 
   // Waits while the queue is full; drops the batch if the queue was closed.
   void push(EventBatch batch);
+  enum class PopResult { batch, timeout, closed };
   // Waits for a batch; false once the queue is closed and empty.
   bool pop(EventBatch& batch);
+  // Like pop(), but gives up after timeout so the consumer can do periodic
+  // work (the writer thread flushes its chunk then).
+  PopResult pop_for(EventBatch& batch, std::chrono::milliseconds timeout);
   // No more pushes; pop() returns what is left, then false.
   void close();
 

@@ -1,5 +1,7 @@
 #include "record/writer_thread.h"
 
+#include <chrono>
+
 namespace usdt::record {
 
 WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue)
@@ -12,10 +14,34 @@ WriterThread::~WriterThread() {
   }
 }
 
+// How long decoded events may sit in the writer's pending chunk. A recorder
+// killed by SIGKILL (or a machine that crashes) loses at most this much; the
+// writer itself only checks chunk age when appends arrive, so a quiet
+// recording is flushed from here.
+constexpr std::chrono::milliseconds kFlushInterval{1000};
+
 void WriterThread::run() {
   EventBatch batch;
-  while (queue_.pop(batch)) {
+  bool pending = false;  // appended since the last flush
+  auto last_flush = std::chrono::steady_clock::now();
+  for (;;) {
+    BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
+    if (got == BatchQueue::PopResult::closed) break;
     if (failed_.load(std::memory_order_relaxed)) continue;
+    auto now = std::chrono::steady_clock::now();
+    if (got == BatchQueue::PopResult::timeout || now - last_flush >= kFlushInterval) {
+      if (pending) {
+        if (Status flushed = writer_.flush(); !flushed) {
+          error_ = flushed.error();
+          failed_.store(true, std::memory_order_relaxed);
+          continue;
+        }
+        pending = false;
+      }
+      last_flush = now;
+      if (got == BatchQueue::PopResult::timeout) continue;
+    }
+    pending = true;
     Status status;
     for (const format::ProcessEvent& p : batch.processes) {
       if (status = writer_.append(p); !status) break;

@@ -593,3 +593,30 @@ TEST_CASE("bad input gives one clear error line", "[.root][errors]") {
   CHECK(unwritable.err.find("usdt-record: error: ") == 0);
   CHECK(unwritable.err.find("recording") == std::string::npos);  // failed before attaching
 }
+
+TEST_CASE("a recorder killed by SIGKILL leaves a readable trace of what it drained",
+          "[.root][sigkill]") {
+  Process target = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string out = trace_for("sigkill");
+  Process rec =
+      Process::start({recorder(), "-e", "itest:tick", "-o", out, "-p", std::to_string(target.pid())},
+                     false, false, true);
+  REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
+  target.write_line("fire 10");
+  CHECK(target.read_line() == std::optional<std::string>("fired 10 gated 0"));
+  // The drain loop polls every 200 ms and the writer flushes its chunk once a
+  // second even when no more events come: 2.5 s is enough for both.
+  ::usleep(2500 * 1000);
+  rec.signal(SIGKILL);
+  CHECK(rec.wait() == 128 + SIGKILL);
+  target.write_line("exit");
+  CHECK(target.wait() == 0);
+
+  Trace t = read_trace(out);
+  CHECK(t.truncated);
+  CHECK_FALSE(t.summary);
+  std::vector<Event> tick = t.of("itest", "tick");
+  REQUIRE(tick.size() == 10);
+  for (int64_t k = 0; k < 10; ++k) CHECK(s(tick[static_cast<size_t>(k)].args[0]) == k);
+}
