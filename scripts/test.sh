@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test (unit, golden, integration).
-# Integration tests record for real through perf_event_open and need root;
-# elsewhere they are skipped with a reason, but under CI=true they must run.
+# Builds everything and runs every test: unit, golden, integration (real
+# recordings through perf_event_open: root; skipped with a reason elsewhere,
+# but under CI=true they must run), a bounded fuzz run of the trace reader,
+# then the parsers' and codecs' hostile-input tests again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+jobs=$(nproc)
+
 cmake -S . -B build -DUSDT_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+# Sanitizer pass: the code that reads untrusted bytes (ELF notes, arg specs,
+# perf samples, trace files) and the reports built on it.
+sanitized_tests=(arg_spec_test usdt_probe_test probe_spec_test proc_maps_test byte_cursor_test
+  zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test
+  sample_decoder_test report_unit_tests)
+cmake -S . -B build-asan -DUSDT_SANITIZE=ON -DUSDT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-asan -j"$jobs" --target "${sanitized_tests[@]}"
+regex="^($(IFS='|'; echo "${sanitized_tests[*]}"))\$"
+ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "$regex"
