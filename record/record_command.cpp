@@ -78,6 +78,8 @@ class RecordSession {
   bool identifier() const { return sites_.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
+  // Closes every perf event (slow in the kernel; says so when it will be).
+  void release_events();
 
   const RecordOptions& options_;
   KernelFeatures features_;
@@ -381,6 +383,7 @@ int RecordSession::finish(bool failed) {
     report.lost_per_site = drainer_->lost_per_site();
     print_end_report(report, std::cerr);
   }
+  release_events();
   if (child_) {
     int status;
     if (!child_status_ && child_->try_wait(status)) child_status_ = status;
@@ -395,6 +398,20 @@ int RecordSession::finish(bool failed) {
     return 0;
   }
   return 0;
+}
+
+void RecordSession::release_events() {
+  if (!events_) return;
+  // The kernel unregisters uprobes one at a time under a global lock, each
+  // waiting for an RCU grace period (about 0.1 s here): with many sites the
+  // exit takes seconds, which must not look like a hang.
+  constexpr size_t kSlowRelease = 20;
+  size_t count = events_->event_count();
+  if (!options_.quiet && count >= kSlowRelease) {
+    std::cerr << "usdt-record: detaching " << count
+              << " perf events (the kernel takes up to 0.1 s for each uprobe)" << std::endl;
+  }
+  events_.reset();
 }
 
 int RecordSession::run() {
