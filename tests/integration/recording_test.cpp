@@ -3,6 +3,7 @@
 // is hidden ([.root]) and has its own CTest entry run by run_integration.sh,
 // which skips (exit 77) without root or the uprobe PMU, except under CI=true.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -606,8 +607,16 @@ TEST_CASE("a recorder killed by SIGKILL leaves a readable trace of what it drain
   target.write_line("fire 10");
   CHECK(target.read_line() == std::optional<std::string>("fired 10 gated 0"));
   // The drain loop polls every 200 ms and the writer flushes its chunk once a
-  // second even when no more events come: 2.5 s is enough for both.
-  ::usleep(2500 * 1000);
+  // second even when no more events come: wait (at most 10 s, for a loaded
+  // machine) until the file grows past its header and probe table.
+  struct stat st {};
+  REQUIRE(::stat(out.c_str(), &st) == 0);
+  const off_t header_size = st.st_size;
+  for (int waited = 0; waited < 100 && st.st_size == header_size; ++waited) {
+    ::usleep(100 * 1000);
+    REQUIRE(::stat(out.c_str(), &st) == 0);
+  }
+  CHECK(st.st_size > header_size);
   rec.signal(SIGKILL);
   CHECK(rec.wait() == 128 + SIGKILL);
   target.write_line("exit");
