@@ -8,6 +8,35 @@ namespace usdt::format {
 
 namespace {
 
+// Sorts (time, index) pairs. The recorder appends each CPU's drained batch
+// in time order, so a chunk is a few sorted runs: merging the runs costs
+// O(n log runs) instead of a full sort, and nothing when already in order.
+void sort_runs(std::vector<std::pair<uint64_t, uint32_t>>& v) {
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i] < v[i - 1]) bounds.push_back(i);
+  }
+  if (bounds.size() == 1) return;
+  if (bounds.size() > 64) {  // no useful runs: plain sort
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  bounds.push_back(v.size());
+  // Bottom-up: merge neighbouring runs until one is left.
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 2 < bounds.size(); r += 2) {
+      std::inplace_merge(v.begin() + static_cast<ptrdiff_t>(bounds[r]),
+                         v.begin() + static_cast<ptrdiff_t>(bounds[r + 1]),
+                         v.begin() + static_cast<ptrdiff_t>(bounds[r + 2]));
+      merged.push_back(bounds[r + 2]);
+    }
+    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());
+    bounds = std::move(merged);
+  }
+}
+
+
 // Column order in the events section.
 enum Column { kTime = 0, kSite = 1, kThread = 2, kCpu = 3, kShape = 4, kArg0 = 5 };
 constexpr int kColumns = kArg0 + kMaxArgs;
@@ -87,7 +116,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   order_.clear();
   order_.reserve(events_.size());
   for (uint32_t i = 0; i < events_.size(); ++i) order_.emplace_back(events_[i].time_ns, i);
-  std::sort(order_.begin(), order_.end());
+  sort_runs(order_);
 
   std::vector<uint32_t> site_ids;
   std::unordered_map<uint32_t, uint32_t> local_site;
