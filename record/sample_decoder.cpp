@@ -114,6 +114,7 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
   for (SiteDecoding& d : sites) {
     Site site;
     site.regs.set_layout(d.regs_mask);
+    site.regs_bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
     site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
     stack_misses_.emplace_back(d.args.size(), 0);
     site.decoding = std::move(d);
@@ -192,9 +193,8 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
     uint64_t abi;
     if (!c.u64(abi)) return ++malformed_, Kind::none;
     if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-      size_t bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
       const uint8_t* values = c.here();
-      if (!c.skip(bytes)) return ++malformed_, Kind::none;
+      if (!c.skip(site->regs_bytes)) return ++malformed_, Kind::none;
       regs.set_values(values, true);
     }
   }

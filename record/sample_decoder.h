@@ -101,6 +101,7 @@ class SampleDecoder {
   struct Site {
     SiteDecoding decoding;
     SampledRegs regs;
+    size_t regs_bytes = 0;  // 8 per register of regs_mask, counted once
     int16_t sp_reg = x86_reg::sp;
   };
   Site* site_of(uint64_t kernel_id);
