@@ -42,8 +42,6 @@ enum Column { kTime = 0, kSite = 1, kThread = 2, kCpu = 3, kShape = 4, kArg0 = 5
 constexpr int kColumns = kArg0 + kMaxArgs;
 constexpr uint64_t kMaxComm = 4096;
 
-void append_varint(std::string& out, uint64_t v) { ByteWriter(out).varint(v); }
-
 }  // namespace
 
 void ChunkBuilder::add(const Event& e) {
@@ -123,8 +121,8 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   std::vector<std::pair<uint32_t, uint32_t>> threads;
   std::unordered_map<uint64_t, uint32_t> local_thread;
   for (auto& c : columns_) c.clear();
-  std::string delta_cols[kMaxArgs];
-  std::vector<uint64_t> prev;
+  for (auto& c : delta_columns_) c.clear();
+  prev_.clear();
 
   uint64_t last_time = h.min_time_ns;
   uint32_t last_site = kNoSite, last_site_local = 0;
@@ -132,19 +130,19 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   uint32_t last_thread_local = 0;
   for (const auto& [time, index] : order_) {
     const PendingEvent& e = events_[index];
-    append_varint(columns_[kTime], time - last_time);
+    columns_[kTime].varint(time - last_time);
     last_time = time;
 
     if (e.site_id != last_site) {
       auto [it, added] = local_site.try_emplace(e.site_id, static_cast<uint32_t>(site_ids.size()));
       if (added) {
         site_ids.push_back(e.site_id);
-        prev.resize(site_ids.size() * kMaxArgs, 0);
+        prev_.resize(site_ids.size() * kMaxArgs, 0);
       }
       last_site = e.site_id;
       last_site_local = it->second;
     }
-    append_varint(columns_[kSite], last_site_local);
+    columns_[kSite].varint(last_site_local);
 
     uint64_t thread_key = (uint64_t{e.pid} << 32) | e.tid;
     if (thread_key != last_thread) {
@@ -154,32 +152,36 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
       last_thread = thread_key;
       last_thread_local = it->second;
     }
-    append_varint(columns_[kThread], last_thread_local);
-    append_varint(columns_[kCpu], e.cpu);
-    append_varint(columns_[kShape], e.arg_count | (uint32_t{e.missing_mask} << 4));
+    columns_[kThread].varint(last_thread_local);
+    columns_[kCpu].varint(e.cpu);
+    columns_[kShape].varint(e.arg_count | (uint32_t{e.missing_mask} << 4));
 
     uint32_t at = e.args_at;
-    uint64_t* p = &prev[size_t{last_site_local} * kMaxArgs];
+    uint64_t* p = &prev_[size_t{last_site_local} * kMaxArgs];
     for (int i = 0; i < e.arg_count; ++i) {
       if (e.missing_mask & (1u << i)) continue;
       uint64_t v = args_[at++];
-      append_varint(columns_[kArg0 + i], v);
-      append_varint(delta_cols[i], zigzag_encode(static_cast<int64_t>(v - p[i])));
+      columns_[kArg0 + i].varint(v);
+      delta_columns_[i].varint(zigzag_encode(static_cast<int64_t>(v - p[i])));
       p[i] = v;
     }
   }
   // Per argument index, keep whichever form is smaller before zstd; smaller
   // varints also compress better in practice.
   uint32_t delta_mask = 0;
+  const Column* chosen[kColumns];
+  for (int c = 0; c < kColumns; ++c) chosen[c] = &columns_[c];
   for (int i = 0; i < kMaxArgs; ++i) {
-    if (delta_cols[i].size() < columns_[kArg0 + i].size()) {
+    if (delta_columns_[i].size() < columns_[kArg0 + i].size()) {
       delta_mask |= 1u << i;
-      columns_[kArg0 + i].swap(delta_cols[i]);
+      chosen[kArg0 + i] = &delta_columns_[i];
     }
   }
 
-  std::string body;
-  ByteWriter w(body);
+  // The section's small head, then its size, then the columns written
+  // straight into out (no intermediate copy of the body).
+  std::string head;
+  ByteWriter w(head);
   w.varint(events_.size());
   w.varint(site_ids.size());
   for (uint32_t id : site_ids) w.varint(id);
@@ -189,13 +191,18 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
     w.varint(tid);
   }
   w.varint(delta_mask);
-  for (const auto& c : columns_) w.varint(c.size());
-  for (const auto& c : columns_) w.bytes(c.data(), c.size());
-
+  size_t column_bytes = 0;
+  for (const Column* c : chosen) {
+    w.varint(c->size());
+    column_bytes += c->size();
+  }
+  size_t body_size = head.size() + column_bytes;
   ByteWriter o(out);
   o.u8(static_cast<uint8_t>(SectionKind::events));
-  o.varint(body.size());
-  o.bytes(body.data(), body.size());
+  o.varint(body_size);
+  out.reserve(out.size() + body_size);
+  o.bytes(head.data(), head.size());
+  for (const Column* c : chosen) o.bytes(c->data(), c->size());
 }
 
 void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {

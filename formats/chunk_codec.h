@@ -57,7 +57,31 @@ class ChunkBuilder {
   size_t estimated_size_ = 0;
   // Reused across chunks to avoid reallocating.
   std::vector<std::pair<uint64_t, uint32_t>> order_;
-  std::string columns_[5 + kMaxArgs];
+  // A growing byte buffer written through a raw pointer: appending a varint
+  // to a std::string byte by byte cost more than the rest of the encoding.
+  class Column {
+   public:
+    void clear() { used_ = 0; }
+    size_t size() const { return used_; }
+    const char* data() const { return buf_.data(); }
+    void varint(uint64_t v) {
+      if (buf_.size() - used_ < 10) buf_.resize(buf_.size() < 32 ? 64 : 2 * buf_.size());
+      char* p = buf_.data() + used_;
+      while (v >= 0x80) {
+        *p++ = static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+      }
+      *p++ = static_cast<char>(v);
+      used_ = static_cast<size_t>(p - buf_.data());
+    }
+
+   private:
+    std::string buf_;  // capacity kept across chunks; [0, used_) is the column
+    size_t used_ = 0;
+  };
+  Column columns_[5 + kMaxArgs];
+  Column delta_columns_[kMaxArgs];
+  std::vector<uint64_t> prev_;
 };
 
 // Order of records with equal times, within and across chunks.
