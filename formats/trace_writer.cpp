@@ -181,6 +181,20 @@ Status TraceWriter::append(const Event& event) {
   return w.after_append();
 }
 
+Status TraceWriter::append_events(const std::vector<Event>& events) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  const size_t sites = w.site_arg_counts.size();
+  for (const Event& event : events) {
+    if (event.site_id >= sites || event.arg_count > w.site_arg_counts[event.site_id]) {
+      return append(event);  // the per-event path words the error
+    }
+    w.builder.add(event);
+    if (Status s = w.after_append(); !s) return s;
+  }
+  return Status::success();
+}
+
 Status TraceWriter::append(const ProcessEvent& event) {
   Impl& w = *impl_;
   if (Status s = w.usable(); !s) return s;

@@ -42,6 +42,9 @@ class TraceWriter {
   // (not sticky); so is a lost record naming an unknown site (use kNoSite).
   // Missing-mask bits at or above arg_count are dropped; comm is cut at 4096 bytes.
   Status append(const Event& event);
+  // The same as appending each event in turn, checked once per call rather
+  // than per event (the recorder's writer thread appends batches).
+  Status append_events(const std::vector<Event>& events);
   Status append(const ProcessEvent& event);
   Status append(const LostEvent& event);
 

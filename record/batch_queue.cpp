@@ -32,6 +32,26 @@ BatchQueue::PopResult BatchQueue::pop_for(EventBatch& batch, std::chrono::millis
   return PopResult::batch;
 }
 
+// Enough to cover the producer filling one batch while the consumer writes
+// another, with some slack; more would only hold memory.
+constexpr size_t kMaxSpareBatches = 4;
+
+void BatchQueue::recycle(EventBatch batch) {
+  batch.events.clear();
+  batch.processes.clear();
+  batch.lost.clear();
+  std::lock_guard lock(mutex_);
+  if (spare_.size() < kMaxSpareBatches) spare_.push_back(std::move(batch));
+}
+
+EventBatch BatchQueue::take_empty() {
+  std::lock_guard lock(mutex_);
+  if (spare_.empty()) return EventBatch();
+  EventBatch batch = std::move(spare_.back());
+  spare_.pop_back();
+  return batch;
+}
+
 void BatchQueue::close() {
   std::lock_guard lock(mutex_);
   closed_ = true;

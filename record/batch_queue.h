@@ -39,11 +39,19 @@ class BatchQueue {
   // No more pushes; pop() returns what is left, then false.
   void close();
 
+  // Batches go round: the consumer hands back a batch it has written and the
+  // producer takes it for filling, so their vectors keep their capacity
+  // instead of every batch allocating (and page-faulting in) fresh memory.
+  void recycle(EventBatch batch);
+  // An empty batch, with the capacity of a recycled one when there is one.
+  EventBatch take_empty();
+
  private:
   std::mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable not_full_;
   std::deque<EventBatch> batches_;
+  std::vector<EventBatch> spare_;
   size_t max_batches_;
   bool closed_ = false;
 };

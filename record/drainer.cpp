@@ -19,7 +19,7 @@ Drainer::Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count)
 void Drainer::flush() {
   if (batch_.empty()) return;
   queue_.push(std::move(batch_));
-  batch_ = EventBatch();
+  batch_ = queue_.take_empty();
   batch_.events.reserve(kBatchRecords);
 }
 

@@ -46,11 +46,7 @@ void WriterThread::run() {
     for (const format::ProcessEvent& p : batch.processes) {
       if (status = writer_.append(p); !status) break;
     }
-    if (status) {
-      for (const format::Event& e : batch.events) {
-        if (status = writer_.append(e); !status) break;
-      }
-    }
+    if (status) status = writer_.append_events(batch.events);
     if (status) {
       for (const format::LostEvent& l : batch.lost) {
         if (status = writer_.append(l); !status) break;
@@ -60,6 +56,8 @@ void WriterThread::run() {
       error_ = status.error();
       failed_.store(true, std::memory_order_relaxed);
     }
+    queue_.recycle(std::move(batch));
+    batch = EventBatch();
   }
 }
 
