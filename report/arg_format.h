@@ -17,8 +17,8 @@ void append_arg(OutputBuffer& out, uint64_t raw, ArgType type, bool json);
 constexpr size_t kMaxArgChars = 40;
 char* put_float_arg(char* p, uint64_t raw, ArgType type, bool json);
 inline char* put_arg(char* p, uint64_t raw, ArgType type, bool json) {
-  if (type == ArgType::unsigned_int) return put_int(p, raw);
-  if (type == ArgType::signed_int) return put_int(p, static_cast<int64_t>(raw));
+  if (type == ArgType::unsigned_int) return put_u64(p, raw);
+  if (type == ArgType::signed_int) return put_i64(p, static_cast<int64_t>(raw));
   return put_float_arg(p, raw, type, json);
 }
 std::string arg_text(uint64_t raw, ArgType type, bool json);

@@ -6,6 +6,7 @@
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
@@ -32,15 +33,205 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-constexpr std::string_view kArgLabels[format::kMaxArgs] = {
-    " arg0=", " arg1=", " arg2=", " arg3=", " arg4=", " arg5=",
-    " arg6=", " arg7=", " arg8=", " arg9=", " arg10=", " arg11="};
-
 // What a line needs about a site, precomputed.
 struct SitePrefix {
-  std::string text;  // text: " provider:name"; jsonl: ,"provider":..,"name":..,"args":[ ; csv: provider,name
+  std::string text;  // text: "provider:name"; jsonl: ,"provider":..,"name":..,"args":[ ; csv: provider,name
   const SiteInfo* info = nullptr;
+  // text only: ": provider:name" in 16-byte-padded storage (see put_chunked)
+  // and the argument types, so the hot loop does no lookups per argument.
+  std::vector<char> padded;
+  size_t padded_len = 0;
+  ArgType types[format::kMaxArgs] = {};
 };
+
+// Copies len bytes in 16-byte steps from storage padded to a multiple of 16:
+// a fixed-size copy per step instead of a memcpy call of unknown length. May
+// write up to 15 bytes past p + len (kOvershoot; begin() space covers it).
+constexpr size_t kOvershoot = 16;
+inline char* put_chunked(char* p, const char* src, size_t len) {
+  for (size_t i = 0; i < len; i += 16) std::memcpy(p + i, src + i, 16);
+  return p + len;
+}
+std::vector<char> padded_copy(std::string_view s) {
+  std::vector<char> v((s.size() + 15) / 16 * 16 + 16, '\0');
+  std::memcpy(v.data(), s.data(), s.size());
+  return v;
+}
+
+// The text labels " argN=" as 8-byte words with their lengths.
+struct ArgLabel {
+  char text[8];
+  size_t len;
+};
+constexpr ArgLabel kTextArgLabels[format::kMaxArgs] = {
+    {" arg0=", 6}, {" arg1=", 6}, {" arg2=", 6}, {" arg3=", 6},  {" arg4=", 6},  {" arg5=", 6},
+    {" arg6=", 6}, {" arg7=", 6}, {" arg8=", 6}, {" arg9=", 6}, {" arg10=", 7}, {" arg11=", 7}};
+
+// The start of a text line for one thread of one file: host label, padded
+// comm, "pid/tid [". Kept inline when short (the usual case).
+struct ThreadPrefix {
+  static constexpr size_t kInline = 96;
+  char text[kInline + kOvershoot];
+  size_t len = 0;
+  std::string long_text;  // when len > kInline
+};
+
+int finish_dump(TraceInput& input, OutputBuffer& out, CommandIo io) {
+  out.flush();
+  report_read_problems(input, io.err);
+  if (out.failed()) {
+    print_error(io.err, "cannot write the output (disk full or closed pipe?)");
+    return 1;
+  }
+  return 0;
+}
+
+// Decimal digits of v < 10^8 from a table of 4-digit groups (digits4[x] is
+// x as four zero-padded digits): the head without leading zeros, then the
+// tail. Stores up to 8 bytes.
+inline char* put_below_1e8(char* p, uint32_t v, const uint32_t* digits4) {
+  uint32_t head = v, tail = 0;
+  const bool split = v >= 10000;
+  if (split) {
+    head = v / 10000u;
+    tail = v % 10000u;
+  }
+  const int n = 1 + (head >= 10) + (head >= 100) + (head >= 1000);
+  const uint32_t w = digits4[head] >> ((4 - n) * 8);
+  std::memcpy(p, &w, 4);
+  p += n;
+  if (split) {
+    std::memcpy(p, &digits4[tail], 4);
+    p += 4;
+  }
+  return p;
+}
+
+// The text format's loop, separate from jsonl/csv so that it can keep whole
+// line prefixes per thread: "host comm pid/tid [" is built once per thread
+// (and again after a process record), not per event.
+template <typename Shown>
+void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog& catalog,
+               const std::vector<uint32_t>& domains, bool hosts, const std::vector<SitePrefix>& prefixes,
+               const std::vector<std::string>& host_labels, ProcessNames& names, Shown& shown,
+               OutputBuffer& out) {
+  struct Slot {
+    bool valid = false;
+    uint32_t tid = 0, pid = 0, file = 0;
+    ThreadPrefix prefix;
+  };
+  constexpr size_t kSlots = 1024;
+  std::vector<Slot> slots(kSlots);
+  // "NNN] " per cpu below 1000 as 8-byte words: the [%3u] field.
+  struct CpuText {
+    char text[8];
+  };
+  std::vector<CpuText> cpu_text(1000);
+  for (uint32_t c = 0; c < 1000; ++c) {
+    char* q = put_padded(cpu_text[c].text, c, 3);
+    q = put(q, std::string_view("] "));
+    *q = '\0';
+  }
+  // Four zero-padded digits per value below 10^4, as little-endian words:
+  // the time's last digits and small argument values come from here.
+  std::vector<uint32_t> digits4(10000);
+  for (uint32_t v = 0; v < 10000; ++v) {
+    char d[4];
+    put_padded(d, v, 4);
+    std::memcpy(&digits4[v], d, 4);
+  }
+  // In time order only the last digits of the time change from line to line:
+  // keep "S.NNNNN" for the last time / 10^4 and add the 4 digits below it.
+  uint64_t last_hi = UINT64_MAX;
+  char hi_text[48];
+  size_t hi_len = 0;
+
+  const uint64_t start = input.timeline_start();
+  Record r;
+  while (input.next(r)) {
+    if (r.kind == format::RecordKind::process) {
+      names.on_process(domains[r.file], *r.process);
+      for (Slot& slot : slots) slot.valid = false;  // names may have changed
+      continue;
+    }
+    if (r.kind != format::RecordKind::event) continue;
+    const format::Event& e = *r.event;
+    uint32_t site = catalog.global_site(r.file, e.site_id);
+    if (!filter.accepts(site, e, r.time)) continue;
+    const SitePrefix& sp = prefixes[site];
+    const size_t nargs = std::min<size_t>(e.arg_count, format::kMaxArgs);
+    Slot& slot = slots[e.tid & (kSlots - 1)];
+    if (!slot.valid || e.tid != slot.tid || e.pid != slot.pid || r.file != slot.file) {
+      std::string line;
+      if (hosts) line += host_labels[r.file];
+      line += shown(names.thread_name(domains[r.file], e.pid, e.tid));
+      line += ' ';
+      line += std::to_string(e.pid);
+      line += '/';
+      line += std::to_string(e.tid);
+      line += " [";
+      slot.prefix.len = line.size();
+      if (line.size() <= ThreadPrefix::kInline) {
+        std::memcpy(slot.prefix.text, line.data(), line.size());
+        slot.prefix.long_text.clear();
+      } else {
+        slot.prefix.long_text = std::move(line);
+      }
+      slot.valid = true;
+      slot.tid = e.tid;
+      slot.pid = e.pid;
+      slot.file = r.file;
+    }
+    const ThreadPrefix& tp = slot.prefix;
+    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs);
+    if (tp.len <= ThreadPrefix::kInline) {
+      p = put_chunked(p, tp.text, tp.len);
+    } else {
+      p = put(p, tp.long_text);
+    }
+    if (e.cpu < 1000) {
+      std::memcpy(p, cpu_text[e.cpu].text, 8);
+      p += 5;
+    } else {
+      p = put_padded(p, e.cpu, 10);
+      p = put(p, std::string_view("] "));
+    }
+    uint64_t rel = r.time >= start ? r.time - start : 0;
+    uint64_t hi = rel / 10000u;
+    uint32_t lo = static_cast<uint32_t>(rel - hi * 10000u);
+    if (hi != last_hi) {
+      last_hi = hi;
+      char* q = put_u64(hi_text, hi / 100000u);
+      *q++ = '.';
+      q = put_padded(q, hi % 100000u, 5);
+      hi_len = static_cast<size_t>(q - hi_text);
+    }
+    std::memcpy(p, hi_text, 32);  // hi_len <= 27
+    p += hi_len;
+    std::memcpy(p, &digits4[lo], 4);
+    p += 4;
+    p = put_chunked(p, sp.padded.data(), sp.padded_len);
+    for (size_t i = 0; i < nargs; ++i) {
+      std::memcpy(p, kTextArgLabels[i].text, 8);
+      p += kTextArgLabels[i].len;
+      if (!e.has_arg(static_cast<int>(i))) {
+        p = put(p, std::string_view("null"));
+      } else if (uint64_t v = e.args[i]; sp.types[i] == ArgType::unsigned_int && v < 100000000u) {
+        p = put_below_1e8(p, static_cast<uint32_t>(v), digits4.data());
+      } else if (sp.types[i] == ArgType::signed_int && static_cast<int64_t>(v) > -100000000 &&
+                 static_cast<int64_t>(v) < 100000000) {
+        int64_t sv = static_cast<int64_t>(v);
+        if (sv < 0) *p++ = '-';
+        p = put_below_1e8(p, static_cast<uint32_t>(sv < 0 ? -sv : sv), digits4.data());
+      } else {
+        p = put_arg(p, v, sp.types[i], false);
+      }
+    }
+    *p++ = '\n';
+    out.commit(p);
+    out.maybe_flush();
+  }
+}
 
 }  // namespace
 
@@ -72,7 +263,14 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     prefixes[s].info = &catalog.site(s);
     if (filter->site_selected(s)) max_args = std::max(max_args, catalog.site(s).arg_types.size());
     switch (format) {
-      case DumpFormat::text: prefixes[s].text = p.full_name; break;
+      case DumpFormat::text: {
+        prefixes[s].text = p.full_name;
+        std::string shown = ": " + p.full_name;
+        prefixes[s].padded = padded_copy(shown);
+        prefixes[s].padded_len = shown.size();
+        for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
+        break;
+      }
       case DumpFormat::jsonl:
         prefixes[s].text = ",\"provider\":" + json_string(p.provider) + ",\"name\":" + json_string(p.name) + ",\"args\":[";
         break;
@@ -120,13 +318,16 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     return shown_names[n];
   };
 
-  const uint64_t start = input.timeline_start();
   struct CommSlot {
     const std::string* comm = nullptr;
     uint32_t tid = 0, pid = 0, file = 0;
   };
   constexpr size_t kCommCacheSize = 1024;
   std::vector<CommSlot> comm_cache(kCommCacheSize);
+  if (format == DumpFormat::text) {
+    dump_text(input, *filter, catalog, domains, hosts, prefixes, host_labels, names, shown, out);
+    return finish_dump(input, out, io);
+  }
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
@@ -153,32 +354,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     const std::string& comm = *slot.comm;
     char* p = out.begin(160 + host_labels[r.file].size() + comm.size() + prefix.text.size() +
                         (kMaxArgChars + 8) * std::max(nargs, max_args));
-    if (format == DumpFormat::text) {
-      if (hosts) p = put(p, host_labels[r.file]);
-      p = put(p, comm);
-      p = put(p, ' ');
-      p = put_int(p, e.pid);
-      p = put(p, '/');
-      p = put_int(p, e.tid);
-      p = put(p, std::string_view(" ["));
-      p = put_padded(p, e.cpu, e.cpu < 1000 ? 3 : 10);
-      p = put(p, std::string_view("] "));
-      uint64_t rel = r.time >= start ? r.time - start : 0;
-      p = put_int(p, rel / 1000000000u);
-      p = put(p, '.');
-      p = put_padded(p, rel % 1000000000u, 9);
-      p = put(p, std::string_view(": "));
-      p = put(p, prefix.text);
-      for (size_t i = 0; i < nargs; ++i) {
-        p = put(p, kArgLabels[i]);
-        if (e.has_arg(static_cast<int>(i))) {
-          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
-        } else {
-          p = put(p, std::string_view("null"));
-        }
-      }
-      p = put(p, '\n');
-    } else if (format == DumpFormat::jsonl) {
+    if (format == DumpFormat::jsonl) {
       p = put(p, std::string_view("{\"time_ns\":"));
       p = put_int(p, e.time_ns);
       if (hosts) p = put(p, host_labels[r.file]);
@@ -222,13 +398,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     out.commit(p);
     out.maybe_flush();
   }
-  out.flush();
-  report_read_problems(input, io.err);
-  if (out.failed()) {
-    print_error(io.err, "cannot write the output (disk full or closed pipe?)");
-    return 1;
-  }
-  return 0;
+  return finish_dump(input, out, io);
 }
 
 }  // namespace usdt::report

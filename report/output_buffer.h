@@ -43,6 +43,54 @@ inline char* put_padded(char* p, uint64_t value, int n) {
   return p + n;
 }
 
+// Eight decimal digits of value (< 10^8) as one little-endian word, most
+// significant digit in the lowest byte, digit values 0-9 (not yet ASCII).
+// SWAR: 4+4 digits in two 32-bit lanes, then 2-digit and 1-digit splits with
+// multiply-shift divisions (exact for these ranges), no division chain.
+inline uint64_t swar8_digits(uint32_t value) {
+  uint64_t hi = value / 10000u, lo = value % 10000u;
+  uint64_t y = hi | (lo << 32);
+  uint64_t q = ((y * 10486u) >> 20) & 0x0000007F0000007Full;  // lane / 100
+  y = q | ((y - q * 100u) << 16);
+  q = ((y * 103u) >> 10) & 0x000F000F000F000Full;  // lane / 10
+  return q | ((y - q * 10u) << 8);
+}
+// Exactly 8 zero-padded digits (value < 10^8).
+inline char* put_8_digits(char* p, uint32_t value) {
+  uint64_t w = swar8_digits(value) + 0x3030303030303030ull;
+  std::memcpy(p, &w, 8);
+  return p + 8;
+}
+// 1 to 8 digits without leading zeros (value < 10^8). Stores 8 bytes.
+inline char* put_small_u(char* p, uint32_t value) {
+  uint64_t w = swar8_digits(value);
+  // Leading zero digits are the low zero bytes; keep at least one digit.
+  int skip = w == 0 ? 7 : __builtin_ctzll(w) / 8;
+  w = (w >> (skip * 8)) + 0x3030303030303030ull;
+  std::memcpy(p, &w, 8);
+  return p + (8 - skip);
+}
+// Decimal unsigned, as std::to_chars would print it. Needs 24 bytes of room.
+inline char* put_u64(char* p, uint64_t value) {
+  if (value < 100000000u) return put_small_u(p, static_cast<uint32_t>(value));
+  uint64_t top = value / 100000000u;
+  uint32_t low = static_cast<uint32_t>(value % 100000000u);
+  if (top < 100000000u) {
+    p = put_small_u(p, static_cast<uint32_t>(top));
+  } else {
+    p = put_small_u(p, static_cast<uint32_t>(top / 100000000u));
+    p = put_8_digits(p, static_cast<uint32_t>(top % 100000000u));
+  }
+  return put_8_digits(p, low);
+}
+inline char* put_i64(char* p, int64_t value) {
+  if (value < 0) {
+    *p++ = '-';
+    return put_u64(p, 0 - static_cast<uint64_t>(value));
+  }
+  return put_u64(p, static_cast<uint64_t>(value));
+}
+
 class OutputBuffer {
  public:
   static constexpr size_t kFlushAt = 1 << 20;
