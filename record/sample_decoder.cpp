@@ -63,13 +63,6 @@ void SampledRegs::set_layout(uint64_t mask) {
   }
 }
 
-std::optional<uint64_t> SampledRegs::get(int16_t reg) const {
-  if (!present_ || reg < 0 || reg >= 64 || slot_[reg] < 0) return std::nullopt;
-  uint64_t v;
-  std::memcpy(&v, values_ + 8 * slot_[reg], 8);
-  return v;
-}
-
 std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
                                    const StackDump& stack, int16_t sp_reg) {
   // Floats keep their IEEE bits: never sign-extended.
@@ -216,7 +209,15 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   e.arg_count = static_cast<uint8_t>(n);
   e.missing_mask = 0;
   for (size_t i = 0; i < n; ++i) {
-    std::optional<uint64_t> v = decode_arg(d.args[i], d.sources[i], regs, stack, site->sp_reg);
+    std::optional<uint64_t> v;
+    if (d.sources[i] == ArgSource::sampled_register) {
+      // The common case, without the call: the same as decode_arg's.
+      const ArgSpec& spec = d.args[i];
+      v = regs.get(spec.reg);
+      if (v) *v = extend(*v >> spec.reg_shift, spec.size, spec.is_signed && !spec.is_float);
+    } else {
+      v = decode_arg(d.args[i], d.sources[i], regs, stack, site->sp_reg);
+    }
     if (v) {
       e.args[i] = *v;
     } else {
@@ -225,7 +226,10 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
       if (d.sources[i] == ArgSource::sampled_stack) ++stack_misses_[last_site_][i];
     }
   }
-  for (size_t i = n; i < format::kMaxArgs; ++i) e.args[i] = 0;
+  // Arguments past the site's count are zero; only a previous event of a
+  // site with more arguments can have left any behind.
+  for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
+  cleared_from_ = n;
   return Kind::event;
 }
 

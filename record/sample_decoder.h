@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 
 #include <array>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -41,7 +42,13 @@ class SampledRegs {
     values_ = values;
     present_ = present;
   }
-  std::optional<uint64_t> get(int16_t reg) const;
+  // Inline: called for every argument of every sample.
+  std::optional<uint64_t> get(int16_t reg) const {
+    if (!present_ || reg < 0 || reg >= 64 || slot_[reg] < 0) return std::nullopt;
+    uint64_t v;
+    std::memcpy(&v, values_ + 8 * slot_[reg], 8);
+    return v;
+  }
 
  private:
   std::array<int8_t, 64> slot_;
@@ -120,6 +127,7 @@ class SampleDecoder {
   std::vector<uint64_t> last_time_by_cpu_;
 
   format::Event event_;
+  size_t cleared_from_ = format::kMaxArgs;  // event_.args[cleared_from_..] are zero
   format::ProcessEvent process_;
   format::LostEvent lost_;
   std::vector<std::vector<uint64_t>> stack_misses_;
