@@ -84,7 +84,7 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
       switch (decoder_.decode(record)) {
         case SampleDecoder::Kind::event: {
           const format::Event& e = decoder_.event();
-          if (!filter_ || traced(e.pid)) {
+          if (!filter_ || traced_cached(e.pid)) {
             accept(e);
           } else {
             waiting_next_.push_back(e);

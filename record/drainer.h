@@ -60,6 +60,15 @@ class Drainer {
  private:
   void accept(const format::Event& event);
   void settle_waiting(bool final);
+  // traced(), remembering the last traced pid: consecutive samples mostly
+  // come from one process, and traced pids are never removed.
+  bool traced_cached(uint32_t pid) {
+    if (pid == last_traced_ && have_last_traced_) return true;
+    if (!traced(pid)) return false;
+    last_traced_ = pid;
+    have_last_traced_ = true;
+    return true;
+  }
 
   SampleDecoder& decoder_;
   BatchQueue& queue_;
@@ -77,6 +86,8 @@ class Drainer {
   std::unordered_set<uint64_t> seen_threads_;   // pid << 32 | tid of accepted events
   std::unordered_set<uint32_t> named_threads_;  // tids with a comm or exec record
   uint64_t last_thread_ = ~uint64_t{0};
+  uint32_t last_traced_ = 0;
+  bool have_last_traced_ = false;
 };
 
 }  // namespace usdt::record
