@@ -141,10 +141,11 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     std::memcpy(&digits4[v], d, 4);
   }
   // In time order only the last digits of the time change from line to line:
-  // keep "S.NNNNN" for the last time / 10^4 and add the 4 digits below it.
-  uint64_t last_hi = UINT64_MAX;
-  char hi_text[48];
-  size_t hi_len = 0;
+  // keep "S.NNNNN" for the 10^4 ns block starting at block_start and add
+  // the 4 digits below it.
+  uint64_t block_start = 0;  // the rel value the cached text stands for
+  char hi_text[48] = "0.00000";
+  size_t hi_len = 7;
 
   const uint64_t start = input.timeline_start();
   Record r;
@@ -197,10 +198,13 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
       p = put(p, std::string_view("] "));
     }
     uint64_t rel = r.time >= start ? r.time - start : 0;
-    uint64_t hi = rel / 10000u;
-    uint32_t lo = static_cast<uint32_t>(rel - hi * 10000u);
-    if (hi != last_hi) {
-      last_hi = hi;
+    // rel - block_start < 10^4 (unsigned: also false when rel went back)
+    // means the cached text still holds: no division on the common path.
+    uint64_t lo = rel - block_start;
+    if (lo >= 10000u) {
+      uint64_t hi = rel / 10000u;
+      block_start = hi * 10000u;
+      lo = rel - block_start;
       char* q = put_u64(hi_text, hi / 100000u);
       *q++ = '.';
       q = put_padded(q, hi % 100000u, 5);
