@@ -38,6 +38,7 @@ RingBuffer::RingBuffer(RingBuffer&& other) noexcept
       base_(std::exchange(other.base_, nullptr)),
       mapped_(std::exchange(other.mapped_, 0)),
       data_size_(other.data_size_),
+      data_(std::exchange(other.data_, nullptr)),
       head_(other.head_),
       tail_(other.tail_),
       corrupt_skips_(other.corrupt_skips_),
@@ -50,6 +51,7 @@ RingBuffer& RingBuffer::operator=(RingBuffer&& other) noexcept {
     base_ = std::exchange(other.base_, nullptr);
     mapped_ = std::exchange(other.mapped_, 0);
     data_size_ = other.data_size_;
+    data_ = std::exchange(other.data_, nullptr);
     head_ = other.head_;
     tail_ = other.tail_;
     corrupt_skips_ = other.corrupt_skips_;
@@ -69,11 +71,12 @@ void RingBuffer::begin_read() {
   perf_event_mmap_page* m = meta(base_);
   head_ = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
   tail_ = m->data_tail;  // only we write it
+  data_ = static_cast<const uint8_t*>(base_) + m->data_offset;
 }
 
 const perf_event_header* RingBuffer::next() {
   if (tail_ >= head_) return nullptr;
-  const uint8_t* data = static_cast<const uint8_t*>(base_) + meta(base_)->data_offset;
+  const uint8_t* data = data_;
   size_t available = static_cast<size_t>(head_ - tail_);
   size_t offset = static_cast<size_t>(tail_ & (data_size_ - 1));
 

@@ -53,6 +53,10 @@ class RingBuffer {
   void* base_ = nullptr;
   size_t mapped_ = 0;
   size_t data_size_ = 0;
+  // The data area, found at begin_read(): data_offset shares a cache line
+  // with data_head, which the kernel writes on every event, so reading it
+  // per record cost a cache miss per record.
+  const uint8_t* data_ = nullptr;
   uint64_t head_ = 0;
   uint64_t tail_ = 0;
   uint64_t corrupt_skips_ = 0;
