@@ -112,44 +112,43 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
   return event;
 }
 
-Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const EventOptions& options) {
+// A software dummy event: it never counts, but carries side records (comm,
+// fork, exit) when asked and can own a ring buffer. User-only, because the
+// kernel refuses kernel-side events under a strict perf_event_paranoid.
+perf_event_attr PerfEvent::dummy_attr(const EventTarget& target, const EventOptions& options) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   set_common(attr, target, options);
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_DUMMY;
-  attr.comm = 1;
-  attr.comm_exec = 1;
-  attr.task = 1;
-  // A dummy event never counts, but the kernel would still refuse it under
-  // a strict paranoid level for kernel activity; user-only is what we need.
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
+  return attr;
+}
+
+Result<PerfEvent> PerfEvent::open_dummy(perf_event_attr& attr, const EventTarget& target,
+                                        const std::string& what) {
   Result<PerfEvent> event = open(attr, target);
   if (!event) {
     int err = event.error().errno_value();
-    if (err == 0) return event.error().context("cannot open the process tracking event");
-    return perf_open_error(err, "process tracking (comm/fork/exit)", false);
+    if (err == 0) return event.error().context("cannot open " + what);
+    return perf_open_error(err, what, false);
   }
   return event;
 }
 
+Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const EventOptions& options) {
+  perf_event_attr attr = dummy_attr(target, options);
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  return open_dummy(attr, target, "process tracking (comm/fork/exit)");
+}
+
 Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventOptions& options) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  set_common(attr, target, options);
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_DUMMY;
+  perf_event_attr attr = dummy_attr(target, options);
   attr.disabled = 0;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  Result<PerfEvent> event = open(attr, target);
-  if (!event) {
-    int err = event.error().errno_value();
-    if (err == 0) return event.error().context("cannot open a ring buffer event");
-    return perf_open_error(err, "the ring buffer of CPU " + std::to_string(target.cpu), false);
-  }
-  return event;
+  return open_dummy(attr, target, "the ring buffer of CPU " + std::to_string(target.cpu));
 }
 
 Status PerfEvent::enable() const {

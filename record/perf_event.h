@@ -95,6 +95,9 @@ class PerfEvent {
  private:
   PerfEvent(UniqueFd fd, uint64_t id) : fd_(std::move(fd)), id_(id) {}
   static Result<PerfEvent> open(perf_event_attr& attr, const EventTarget& target);
+  static perf_event_attr dummy_attr(const EventTarget& target, const EventOptions& options);
+  static Result<PerfEvent> open_dummy(perf_event_attr& attr, const EventTarget& target,
+                                      const std::string& what);
   UniqueFd fd_;
   uint64_t id_ = 0;
 };
