@@ -7,6 +7,7 @@
 
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
+#include "record/site_sampling.h"
 
 namespace usdt::record {
 namespace {
@@ -15,18 +16,6 @@ std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
   return buf;
-}
-
-const char* source_label(const ArgSpec& spec, Arch arch) {
-  switch (arg_source(spec, arch)) {
-    case ArgSource::constant: return "[constant]";
-    case ArgSource::sampled_register: return "[sampled register]";
-    case ArgSource::sampled_stack: return "[sampled stack]";
-    case ArgSource::not_in_sample: break;
-  }
-  if (spec.location == ArgLocation::undecodable) return "[undecodable: not recorded]";
-  if (spec.location == ArgLocation::reg) return "[register not in a sample]";
-  return "[memory: not in a sample]";
 }
 
 bool selected(const std::vector<ProbeSpec>& filters, const std::string& path, const UsdtProbe& probe) {
@@ -98,10 +87,13 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
       }
       out << '\n';
       if (loc.args.empty()) out << "    no arguments\n";
+      // How a recording with the default options reads each argument
+      // (assuming tracefs is available for kernel reads).
+      SiteSampling plan = plan_site_sampling(loc.args, file.arch, SamplingChoices{});
       for (size_t i = 0; i < loc.args.size(); ++i) {
         const ArgSpec& a = loc.args[i];
-        out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  "
-            << source_label(a, file.arch) << '\n';
+        out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  ["
+            << describe_source(plan, i) << "]\n";
       }
     }
   }

@@ -1,14 +1,24 @@
-// What a uprobe sample must carry so that a probe site's arguments can be
-// decoded exactly, and which arguments cannot be read from a sample at all.
+// How each argument of a probe site is read at the hit, the cheapest way
+// that is exact, and what the site's sample must carry for it:
 //
-// Registers: only those the arguments name (a %eax operand needs perf
-// register ax). Memory relative to %rsp or %rbp: the user stack dump
-// (PERF_SAMPLE_STACK_USER) from %rsp upwards, sized to cover %rsp-relative
-// operands exactly, and stack_option bytes for %rbp-relative ones (the frame's
-// size is not known in advance; operands beyond the dump are missing).
-// Operands below %rsp (the red zone GCC uses in leaf functions) lie outside
-// any dump. Memory elsewhere (heap, globals via %rip, indexed), %xmm and
-// undecodable specs are recorded as missing, with a reason said once at start.
+//   constant          from the spec itself;
+//   sampled register  PERF_SAMPLE_REGS_USER (only the registers named);
+//   sampled stack     PERF_SAMPLE_STACK_USER from %rsp upwards, sized from
+//                     the site's own %rsp-relative operands (up to
+//                     --stack-bytes; scaled-index stack operands, whose
+//                     offset is known only at the hit, get --stack-bytes);
+//   kernel read       a tracefs uprobe event's fetch-arg (record/attach/):
+//                     memory elsewhere (heap through a register, globals
+//                     through %rip, absolute addresses), %rbp-relative
+//                     operands (their distance from %rsp is unknown),
+//                     the red zone below %rsp, stack deeper than the dump,
+//                     and strings (--string);
+//   not in sample     %xmm registers, a base plus a scaled index outside
+//                     the stack, undecodable specs: recorded as missing,
+//                     with the reason said once at start.
+//
+// Without tracefs (a container, lockdown) there are no kernel reads: stack
+// operands fall back to a dump of up to kMaxStackBytes, the rest is missing.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +32,33 @@ namespace usdt::record {
 // The kernel caps a sample at 64 KiB; keep the stack dump well below.
 constexpr uint32_t kMaxStackBytes = 32768;
 
+// The longest string the kernel's fetch-args copy, NUL included
+// (MAX_STRING_SIZE in kernel/trace/trace_probe.h): longer ones are cut.
+constexpr uint32_t kKernelMaxString = 4096;
+
+struct SamplingChoices {
+  uint32_t stack_bytes = 512;   // --stack-bytes: the dump for frame-relative operands
+  bool kernel_reads = true;     // tracefs uprobe events can be made
+  uint32_t string_mask = 0;     // bit i: argument i is a char* to read as a string
+};
+
 struct SiteSampling {
   uint64_t regs_mask = 0;                    // sample_regs_user
   uint32_t stack_bytes = 0;                  // sample_stack_user, multiple of 8; 0 = none
   std::vector<ArgSource> sources;            // per argument: how it is obtained
   std::vector<std::string> missing_reasons;  // per argument: "" or why it is never recorded
+  // Per argument: the tracefs fetch-args that read it (kernel_read only),
+  // "NAME=FETCH:TYPE ..." with the field names of kernel_read_fields().
+  std::vector<std::string> fetch_args;
+  uint32_t string_mask = 0;  // arguments recorded as strings
+  bool needs_kernel_reads() const;
 };
 
-// Plans the sample for one site. stack_option is the dump size for
-// frame-pointer-relative operands (rounded up to 8, capped at kMaxStackBytes).
-SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch, uint32_t stack_option);
+SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch,
+                                const SamplingChoices& choices);
+
+// One line for `usdt-record -l -v`: how an argument is read, or why not.
+std::string describe_source(const SiteSampling& plan, size_t arg);
 
 // The argument specs of a plain uprobe (function entry: the first six integer
 // argument registers of the x86-64 SysV ABI, 8 bytes each) or a uretprobe

@@ -1,0 +1,36 @@
+// Arguments as tracefs fetch-args (Documentation/trace/uprobetracer.rst):
+// the kernel reads them when the probe fires, into the event's raw record.
+//
+// Argument i of a site becomes these fields of the raw record:
+//   a<i>   its value (u8..u64 / s8..s64 by the spec's size and sign), or,
+//          for a string, "+0(POINTER):string";
+//   a<i>f, a<i>l   for a value in memory: the bytes at its first and last
+//          address read as strings. A fetch that faults (an unmapped page)
+//          stores 0 in a<i> (measured on 6.18: copy_from_user zero-fills),
+//          which is also a real value; a string fetch that faults has length
+//          0, while the first byte of a real 0 reads as "" (length 1). So a
+//          value of 0 is present only when both detectors have a length.
+// A string that faults, or a NULL pointer, has length 0: missing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/arg_spec.h"
+#include "common/result.h"
+
+namespace usdt::record {
+
+std::string value_field(size_t arg);
+std::string first_byte_field(size_t arg);
+std::string last_byte_field(size_t arg);
+
+// The fetch-args that read argument `arg` (x86-64), as "a0=... a0f=...";
+// an Error says why the kernel cannot read it (%xmm, a base plus a scaled
+// index, an unresolved symbol, a constant taken as a string).
+Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string);
+
+// The tracefs name of a perf x86 register number ("di", "r8"); "" if none.
+std::string tracefs_register(int16_t reg);
+
+}  // namespace usdt::record
