@@ -96,9 +96,57 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
       return extend(raw, spec.size, sign);
     }
     case ArgSource::not_in_sample:
+    case ArgSource::kernel_read:  // decode_raw_arg()
       break;
   }
   return std::nullopt;
+}
+
+std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
+                                       const uint8_t* data, size_t size, uint32_t string_bytes,
+                                       format::StringArg* string) {
+  // A __data_loc: u32 offset | length << 16, the offset from the raw data.
+  auto data_loc = [&](int32_t at, uint32_t& offset, uint32_t& length) {
+    if (at < 0 || static_cast<size_t>(at) + 4 > size) return false;
+    uint32_t loc;
+    std::memcpy(&loc, data + at, 4);
+    offset = loc & 0xffff;
+    length = loc >> 16;
+    return offset <= size && length <= size - offset;
+  };
+  if (raw.string) {
+    uint32_t offset, length;
+    // Length 0: the read faulted or the pointer was NULL (the kernel stores
+    // "" as its NUL, length 1).
+    if (!data_loc(raw.value, offset, length) || length == 0 || string == nullptr) {
+      return std::nullopt;
+    }
+    const char* bytes = reinterpret_cast<const char*>(data + offset);
+    size_t n = strnlen(bytes, length);
+    // The kernel cuts at its own limit, NUL included: a string that fills
+    // it may have been longer.
+    bool truncated = length >= 4096 && n + 1 >= length;
+    if (n > string_bytes) {
+      n = string_bytes;
+      truncated = true;
+    }
+    string->bytes = std::string_view(bytes, n);
+    string->truncated = truncated;
+    return reinterpret_cast<uint64_t>(string);
+  }
+  if (raw.value < 0 || raw.size == 0 || raw.size > 8 ||
+      static_cast<size_t>(raw.value) + raw.size > size) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  std::memcpy(&v, data + raw.value, raw.size);
+  if (v == 0) {
+    // A faulted read also stores 0: the detectors tell (fetch_args.h).
+    uint32_t offset, length;
+    if (raw.first >= 0 && (!data_loc(raw.first, offset, length) || length == 0)) return std::nullopt;
+    if (raw.last >= 0 && (!data_loc(raw.last, offset, length) || length == 0)) return std::nullopt;
+  }
+  return extend(v, spec.size, spec.is_signed && !spec.is_float);
 }
 
 SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
@@ -113,6 +161,10 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
     site.decoding = std::move(d);
     sites_.push_back(std::move(site));
   }
+}
+
+void SampleDecoder::set_raw_layout(uint32_t site_id, std::vector<RawArg> raw_args) {
+  if (site_id < sites_.size()) sites_[site_id].decoding.raw_args = std::move(raw_args);
 }
 
 void SampleDecoder::add_event(uint64_t kernel_id, uint32_t site_id) {
@@ -179,6 +231,14 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   }
   e.site_id = d.site_id;
 
+  const uint8_t* raw = nullptr;
+  uint32_t raw_size = 0;
+  if (d.raw) {
+    if (!c.u32(raw_size)) return ++malformed_, Kind::none;
+    raw = c.here();
+    if (!c.skip(raw_size)) return ++malformed_, Kind::none;
+  }
+
   // The register layout is per site; only the values change per sample.
   SampledRegs& regs = site->regs;
   regs.set_values(nullptr, false);
@@ -208,9 +268,18 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
   e.arg_count = static_cast<uint8_t>(n);
   e.missing_mask = 0;
+  e.string_mask = 0;
   for (size_t i = 0; i < n; ++i) {
     std::optional<uint64_t> v;
-    if (d.sources[i] == ArgSource::sampled_register) {
+    if (d.sources[i] == ArgSource::kernel_read) {
+      if (i < d.raw_args.size()) {
+        const RawArg& r = d.raw_args[i];
+        if (r.string) e.string_mask |= static_cast<uint16_t>(1u << i);
+        if (raw != nullptr) {
+          v = decode_raw_arg(d.args[i], r, raw, raw_size, d.string_bytes, &strings_[i]);
+        }
+      }
+    } else if (d.sources[i] == ArgSource::sampled_register) {
       // The common case, without the call: the same as decode_arg's.
       const ArgSpec& spec = d.args[i];
       v = regs.get(spec.reg);

@@ -66,6 +66,17 @@ struct StackDump {
 std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
                                    const StackDump& stack, int16_t sp_reg);
 
+// Where a kernel-read argument lies in a tracefs event's raw record
+// (offsets from the start of the raw data, as events/GROUP/NAME/format says;
+// record/attach/fetch_args.h explains the fields).
+struct RawArg {
+  int32_t value = -1;  // the value, or a string's __data_loc
+  uint8_t size = 0;    // of the value field
+  int32_t first = -1;  // __data_loc of the first-byte detector; -1 = none
+  int32_t last = -1;   // __data_loc of the last-byte detector; -1 = none
+  bool string = false;
+};
+
 // How the events of one probe site are decoded.
 struct SiteDecoding {
   uint32_t site_id = 0;
@@ -74,7 +85,16 @@ struct SiteDecoding {
   std::vector<ArgSpec> args;
   std::vector<ArgSource> sources;
   Arch arch = Arch::x86_64;
+  bool raw = false;              // samples carry PERF_SAMPLE_RAW (a tracefs event)
+  std::vector<RawArg> raw_args;  // per argument (kernel_read ones)
+  uint32_t string_bytes = 256;   // --string-bytes: longer strings are cut
 };
+
+// Decodes a kernel-read argument from a raw record; nullopt when the read
+// faulted (or the pointer was NULL). Strings go to *string.
+std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
+                                       const uint8_t* data, size_t size, uint32_t string_bytes,
+                                       format::StringArg* string);
 
 class SampleDecoder {
  public:
@@ -95,6 +115,9 @@ class SampleDecoder {
   const format::Event& event() const { return event_; }
   const format::ProcessEvent& process() const { return process_; }
   const format::LostEvent& lost() const { return lost_; }
+
+  // Replaces a site's raw layout once its tracefs event exists.
+  void set_raw_layout(uint32_t site_id, std::vector<RawArg> raw_args);
 
   // Per site and argument: samples in which a stack argument lay outside
   // the dump (below %rsp, i.e. in the red zone, or beyond its end).
@@ -127,6 +150,8 @@ class SampleDecoder {
   std::vector<uint64_t> last_time_by_cpu_;
 
   format::Event event_;
+  // The string arguments of event_: their bytes point into the record.
+  std::array<format::StringArg, format::kMaxArgs> strings_;
   size_t cleared_from_ = format::kMaxArgs;  // event_.args[cleared_from_..] are zero
   format::ProcessEvent process_;
   format::LostEvent lost_;

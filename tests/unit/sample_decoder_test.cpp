@@ -261,3 +261,100 @@ TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
     CHECK(decoder.ignored() == 1);
   }
 }
+
+namespace {
+
+// A tracefs event's raw data: the 16-byte entry header, then fields placed
+// by the test, then the dynamic area.
+struct RawBuilder {
+  std::vector<uint8_t> data = std::vector<uint8_t>(64, 0);
+  void value(size_t at, uint64_t v, size_t size) { std::memcpy(data.data() + at, &v, size); }
+  // A __data_loc at `at` for bytes appended to the dynamic area (length as
+  // the kernel counts it, NUL included; 0 = a fault).
+  void string(size_t at, const std::string& bytes, bool fault = false) {
+    uint32_t offset = static_cast<uint32_t>(data.size());
+    uint32_t length = fault ? 0 : static_cast<uint32_t>(bytes.size() + 1);
+    if (!fault) {
+      data.insert(data.end(), bytes.begin(), bytes.end());
+      data.push_back(0);
+    }
+    uint32_t loc = offset | length << 16;
+    std::memcpy(data.data() + at, &loc, 4);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("decode_raw_arg: kernel reads, their faults and strings", "[sample_decoder]") {
+  ArgSpec heap = parse_arg_spec("-4@60(%rax)", Arch::x86_64);
+  RawArg value;
+  value.value = 16;
+  value.size = 4;
+  value.first = 24;
+  value.last = 28;
+  format::StringArg s;
+
+  SECTION("a value is sign-extended by its spec") {
+    RawBuilder b;
+    b.value(16, 0xfffffff6u, 4);
+    b.string(24, "\xf6\xff\xff\xff");
+    b.string(28, "\xff");
+    auto v = decode_raw_arg(heap, value, b.data.data(), b.data.size(), 256, &s);
+    REQUIRE(v);
+    CHECK(*v == static_cast<uint64_t>(int64_t{-10}));
+  }
+  SECTION("a real 0 is present: its first and last bytes read as empty strings") {
+    RawBuilder b;
+    b.string(24, "");
+    b.string(28, "");
+    auto v = decode_raw_arg(heap, value, b.data.data(), b.data.size(), 256, &s);
+    REQUIRE(v);
+    CHECK(*v == 0);
+  }
+  SECTION("a faulted read (0 and a detector of length 0) is missing") {
+    RawBuilder b;
+    b.string(24, "", true);
+    b.string(28, "", true);
+    CHECK_FALSE(decode_raw_arg(heap, value, b.data.data(), b.data.size(), 256, &s));
+    // The value straddles into an unmapped page: only the last byte faults.
+    RawBuilder c;
+    c.string(24, "");
+    c.string(28, "", true);
+    CHECK_FALSE(decode_raw_arg(heap, value, c.data.data(), c.data.size(), 256, &s));
+  }
+  SECTION("strings: text, empty, NULL or fault, cut at --string-bytes") {
+    RawArg str;
+    str.value = 16;
+    str.string = true;
+    ArgSpec ptr = parse_arg_spec("8@%rdi", Arch::x86_64);
+    RawBuilder b;
+    b.string(16, "SELECT 1");
+    auto v = decode_raw_arg(ptr, str, b.data.data(), b.data.size(), 256, &s);
+    REQUIRE(v);
+    CHECK(*v == reinterpret_cast<uint64_t>(&s));
+    CHECK(s.bytes == "SELECT 1");
+    CHECK_FALSE(s.truncated);
+    REQUIRE(decode_raw_arg(ptr, str, b.data.data(), b.data.size(), 6, &s));
+    CHECK(s.bytes == "SELECT");
+    CHECK(s.truncated);
+    RawBuilder empty;
+    empty.string(16, "");
+    REQUIRE(decode_raw_arg(ptr, str, empty.data.data(), empty.data.size(), 256, &s));
+    CHECK(s.bytes.empty());
+    RawBuilder null;
+    null.string(16, "", true);
+    CHECK_FALSE(decode_raw_arg(ptr, str, null.data.data(), null.data.size(), 256, &s));
+  }
+  SECTION("offsets outside the record are missing, never read") {
+    RawBuilder b;
+    RawArg bad = value;
+    bad.value = 62;
+    CHECK_FALSE(decode_raw_arg(heap, bad, b.data.data(), b.data.size(), 256, &s));
+    RawArg str;
+    str.value = 16;
+    str.string = true;
+    uint32_t loc = 60 | 100u << 16;  // runs past the end
+    b.value(16, loc, 4);
+    CHECK_FALSE(decode_raw_arg(heap, str, b.data.data(), b.data.size(), 256, &s));
+  }
+}
