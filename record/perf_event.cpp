@@ -82,19 +82,28 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
                                          const EventTarget& target, const EventOptions& options) {
   std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " + config.path +
                      ":" + hex(config.file_offset);
-  if (config.semaphore_offset != 0 && !features.semaphores_supported()) {
+  if (config.tracepoint_id == 0 && config.semaphore_offset != 0 &&
+      !features.semaphores_supported()) {
     return Error("cannot attach " + what + " with semaphore at " + hex(config.semaphore_offset) +
                  ": the kernel's uprobe PMU has no ref_ctr_offset (needs Linux 4.20+)");
   }
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   set_common(attr, target, options);
-  attr.type = features.uprobe_type;
-  attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());
-  attr.config2 = config.file_offset;
-  if (config.retprobe) attr.config |= uint64_t{1} << features.retprobe_bit;
-  if (config.semaphore_offset != 0)
-    attr.config |= config.semaphore_offset << features.ref_ctr_shift;
+  if (config.tracepoint_id != 0) {
+    // Everything about the probe is in its tracefs definition; such events
+    // carry no user pointer, so they can be inherited (FIELD-NOTES.md).
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.config = config.tracepoint_id;
+    if (config.raw) attr.sample_type |= PERF_SAMPLE_RAW;
+  } else {
+    attr.type = features.uprobe_type;
+    attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());
+    attr.config2 = config.file_offset;
+    if (config.retprobe) attr.config |= uint64_t{1} << features.retprobe_bit;
+    if (config.semaphore_offset != 0)
+      attr.config |= config.semaphore_offset << features.ref_ctr_shift;
+  }
   if (config.regs_mask != 0) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER;
     attr.sample_regs_user = config.regs_mask;

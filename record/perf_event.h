@@ -1,5 +1,6 @@
 // One perf event opened with perf_event_open(2): a uprobe on a file offset
-// (through the kernel's dynamic "uprobe" PMU, not tracefs), or the dummy
+// (through the kernel's dynamic "uprobe" PMU, or a uprobe event defined in
+// tracefs, opened as a tracepoint: see record/attach/), or the dummy
 // software event that carries comm/fork/exit records. Source of truth:
 // include/uapi/linux/perf_event.h and kernel/events/core.c.
 //
@@ -52,6 +53,10 @@ struct UprobeConfig {
   bool retprobe = false;
   uint64_t regs_mask = 0;    // sample_regs_user; 0 = no REGS_USER
   uint32_t stack_bytes = 0;  // sample_stack_user (multiple of 8); 0 = no STACK_USER
+  // A tracefs uprobe event (record/attach/) instead of the uprobe PMU: its
+  // tracepoint id; the probe itself (path, offsets) is in its definition.
+  uint32_t tracepoint_id = 0;
+  bool raw = false;  // PERF_SAMPLE_RAW: the event's fetch-args
 };
 
 // Whom to watch: pid -1 = every process (then cpu must be >= 0).

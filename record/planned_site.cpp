@@ -1,8 +1,11 @@
 #include "record/planned_site.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <set>
 #include <string>
 
+#include "record/attach/fetch_args.h"
 #include "record/elf_lookup.h"
 
 namespace usdt::record {
@@ -55,6 +58,8 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
     d.is_float = a.is_float;
     d.location = a.location;
     d.source = p.sampling.sources[i];
+    d.is_string = (p.sampling.string_mask >> i) & 1;
+    if (d.is_string) d.size = 8;
     s.args.push_back(std::move(d));
   }
   return s;
@@ -80,7 +85,46 @@ SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
   d.args = p.resolved.args;
   d.sources = p.sampling.sources;
   d.arch = p.resolved.arch;
+  d.raw = p.sampling.needs_kernel_reads();
   return d;
+}
+
+Result<std::vector<RawArg>> raw_layout(const PlannedSite& p, const TracefsEvent& event) {
+  std::vector<RawArg> layout(p.sampling.sources.size());
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (p.sampling.sources[i] != ArgSource::kernel_read) continue;
+    RawArg& r = layout[i];
+    const TraceField* value = event.field(value_field(i));
+    if (value == nullptr) return Error("the event has no field " + value_field(i));
+    r.value = static_cast<int32_t>(value->offset);
+    r.size = static_cast<uint8_t>(value->size);
+    r.string = value->data_loc;
+    if (const TraceField* f = event.field(first_byte_field(i))) r.first = static_cast<int32_t>(f->offset);
+    if (const TraceField* f = event.field(last_byte_field(i))) r.last = static_cast<int32_t>(f->offset);
+    if (!r.string && r.first < 0) return Error("the event has no field " + first_byte_field(i));
+  }
+  return layout;
+}
+
+std::string tracefs_probe_location(const PlannedSite& p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ":0x%" PRIx64, p.resolved.file_offset);
+  std::string out = p.resolved.open_path + buf;
+  if (p.resolved.semaphore_offset != 0) {
+    std::snprintf(buf, sizeof buf, "(0x%" PRIx64 ")", p.resolved.semaphore_offset);
+    out += buf;
+  }
+  return out;
+}
+
+std::string tracefs_fetch_args(const PlannedSite& p) {
+  std::string out;
+  for (const std::string& f : p.sampling.fetch_args) {
+    if (f.empty()) continue;
+    if (!out.empty()) out += ' ';
+    out += f;
+  }
+  return out;
 }
 
 }  // namespace usdt::record

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/trace_types.h"
+#include "record/attach/uprobe_event_group.h"
 #include "record/event_set.h"
 #include "record/probe_resolver.h"
 #include "record/sample_decoder.h"
@@ -25,6 +26,15 @@ struct PlannedSite {
 format::ProbeSite to_probe_site(const PlannedSite& site, uint32_t id);
 SiteAttach to_site_attach(const PlannedSite& site, uint32_t id);
 SiteDecoding to_site_decoding(const PlannedSite& site, uint32_t id);
+
+// Where the site's kernel-read arguments lie in the raw records of its
+// tracefs event; fails when the format lacks a field the plan asked for.
+Result<std::vector<RawArg>> raw_layout(const PlannedSite& site, const TracefsEvent& event);
+
+// The probe location as uprobe_events wants it: "PATH:0xOFFSET[(0xSEMAPHORE)]".
+std::string tracefs_probe_location(const PlannedSite& site);
+// All fetch-args of the site, space-separated.
+std::string tracefs_fetch_args(const PlannedSite& site);
 
 // "usdt-record: warning: P:N arg I (SPEC) REASON: recorded as missing", once
 // per probe and argument.

@@ -23,9 +23,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <algorithm>
 #include <set>
 
+#include "common/probe_spec.h"
 #include "formats/trace_writer.h"
+#include "record/attach/background_detach.h"
+#include "record/attach/tracefs.h"
+#include "record/attach/uprobe_event_group.h"
 #include "record/batch_queue.h"
 #include "record/child_process.h"
 #include "record/drainer.h"
@@ -48,6 +53,7 @@ namespace {
 constexpr size_t kMaxQueuedBatches = 64;
 // How often -p liveness is checked when no buffer wakes the loop.
 constexpr int kPollMillis = 200;
+const std::vector<SiteAttach> kNoSites;
 
 void print_error(const Error& error) {
   std::cerr << "usdt-record: error: " << error.message() << '\n';
@@ -69,6 +75,9 @@ class RecordSession {
 
  private:
   Status prepare();
+  Result<uint32_t> string_mask_for(const ResolvedSite& site) const;
+  Status plan_sites(std::vector<ResolvedSite> resolved, bool kernel_reads);
+  Status define_tracefs_events();
   Status attach();
   Status attach_process(pid_t pid);
   Status loop();
@@ -90,6 +99,13 @@ class RecordSession {
   std::optional<format::TraceWriter> writer_;
   std::optional<StopSignals> signals_;
   std::optional<ChildProcess> child_;
+  // Declared before events_, so destroyed after: tracefs events can only be
+  // deleted once no perf event is open on them.
+  std::optional<TracefsMount> tracefs_;
+  std::optional<UprobeEventGroup> group_;
+  // --/-p: every event is per traced task (inherited by threads and
+  // children), so other processes running the same files take no breakpoint.
+  bool per_task_ = false;
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
   size_t ids_registered_ = 0;
@@ -121,15 +137,45 @@ Status RecordSession::prepare() {
   }
   Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope);
   if (!resolved) return resolved.error();
-
-  std::set<std::string> files;
-  for (ResolvedSite& r : *resolved) {
-    PlannedSite p;
-    p.sampling = plan_site_sampling(r.args, r.arch, options_.stack_bytes);
-    p.resolved = std::move(r);
-    files.insert(p.resolved.open_path);
-    sites_.push_back(std::move(p));
+  for (const StringArgs& strings : options_.strings) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
+    if (!spec) return spec.error().context("--string");
+    bool matched = std::any_of(resolved->begin(), resolved->end(), [&](const ResolvedSite& r) {
+      return spec->matches(r.path, r.provider, r.name);
+    });
+    if (!matched) {
+      return Error("--string " + strings.probe + " matches none of the recorded probes");
+    }
   }
+
+  // With -- and -p every site becomes a tracefs event (per task, inherited);
+  // with -a only those that read memory in the kernel.
+  per_task_ = !options_.all;
+  if (Status s = plan_sites(*resolved, true); !s) return s;
+  bool kernel_reads = std::any_of(sites_.begin(), sites_.end(), [](const PlannedSite& p) {
+    return p.sampling.needs_kernel_reads();
+  });
+  if (per_task_ || kernel_reads) {
+    Result<TracefsMount> tracefs = TracefsMount::open();
+    if (tracefs) {
+      tracefs_.emplace(std::move(*tracefs));
+    } else {
+      // Registers and the stack still work through the uprobe PMU.
+      if (!options_.quiet) {
+        std::cerr << "usdt-record: warning: " << tracefs.error().message()
+                  << ": no kernel reads (memory and string arguments are recorded as missing"
+                  << (per_task_ ? "; other processes running the probed files take the "
+                                  "breakpoint too"
+                                : "")
+                  << ")\n";
+      }
+      per_task_ = false;
+      sites_.clear();
+      if (Status s = plan_sites(*resolved, false); !s) return s;
+    }
+  }
+  std::set<std::string> files;
+  for (const PlannedSite& p : sites_) files.insert(p.resolved.open_path);
   file_count_ = files.size();
   if (!options_.quiet) {
     warn_missing_args(sites_, std::cerr);
@@ -141,6 +187,7 @@ Status RecordSession::prepare() {
     probe_sites_.push_back(to_probe_site(sites_[id], id));
     attach_.push_back(to_site_attach(sites_[id], id));
     decodings.push_back(to_site_decoding(sites_[id], id));
+    decodings.back().string_bytes = options_.string_bytes;
   }
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
@@ -149,6 +196,59 @@ Status RecordSession::prepare() {
       format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
+  return Status::success();
+}
+
+Result<uint32_t> RecordSession::string_mask_for(const ResolvedSite& r) const {
+  uint32_t mask = 0;
+  for (const StringArgs& strings : options_.strings) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
+    if (!spec) return spec.error();
+    if (spec->matches(r.path, r.provider, r.name)) mask |= strings.arg_mask;
+  }
+  if (r.args.size() < 32) mask &= (1u << r.args.size()) - 1;
+  return mask;
+}
+
+Status RecordSession::plan_sites(std::vector<ResolvedSite> resolved, bool kernel_reads) {
+  for (ResolvedSite& r : resolved) {
+    Result<uint32_t> strings = string_mask_for(r);
+    if (!strings) return strings.error();
+    SamplingChoices choices;
+    choices.stack_bytes = options_.stack_bytes;
+    choices.kernel_reads = kernel_reads;
+    choices.string_mask = *strings;
+    PlannedSite p;
+    p.sampling = plan_site_sampling(r.args, r.arch, choices);
+    p.resolved = std::move(r);
+    sites_.push_back(std::move(p));
+  }
+  return Status::success();
+}
+
+// Defines the tracefs events of the sites that need one (all of them with
+// -- and -p) and points their perf events and decoding at them.
+Status RecordSession::define_tracefs_events() {
+  if (!tracefs_) return Status::success();
+  UprobeEventGroup::remove_stale_groups(tracefs_->dir(), std::cerr);
+  group_.emplace(UprobeEventGroup::for_this_process(tracefs_->dir()));
+  for (uint32_t id = 0; id < sites_.size(); ++id) {
+    const PlannedSite& site = sites_[id];
+    const bool raw = site.sampling.needs_kernel_reads();
+    if (!per_task_ && !raw) continue;
+    std::string name = "s";
+    name += std::to_string(id);
+    Result<TracefsEvent> event =
+        group_->add(name, site.resolved.kind == format::ProbeKind::uretprobe,
+                    tracefs_probe_location(site), tracefs_fetch_args(site));
+    const std::string what = site.resolved.provider + ":" + site.resolved.name;
+    if (!event) return event.error().context("cannot define " + what);
+    Result<std::vector<RawArg>> layout = raw_layout(site, *event);
+    if (!layout) return layout.error().context("the tracefs event of " + what);
+    decoder_->set_raw_layout(id, std::move(*layout));
+    attach_[id].config.tracepoint_id = event->id;
+    attach_[id].config.raw = raw;
+  }
   return Status::success();
 }
 
@@ -161,7 +261,7 @@ Status RecordSession::attach_process(pid_t pid) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (attached.count(tid) != 0) continue;
-      Status s = events_->add_target(tid, true, true, {});
+      Status s = events_->add_target(tid, true, true, per_task_ ? attach_ : kNoSites);
       if (!s) {
         if (tid != pid && (s.error().errno_value() == ESRCH || !process_alive(pid))) continue;
         return s.error().context("cannot attach to PID " + std::to_string(pid) + " thread " +
@@ -194,21 +294,28 @@ Status RecordSession::attach() {
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, sites_.size());
 
+  if (Status s = define_tracefs_events(); !s) return s;
   if (!options_.command.empty()) {
     Result<ChildProcess> child = ChildProcess::spawn(options_.command);
     if (!child) return child.error();
     child_.emplace(std::move(*child));
-    if (Status s = events_->add_target(child_->pid(), true, true, {}); !s) return s;
-    drainer_->set_pid_filter({child_->pid()});
+    if (Status s = events_->add_target(child_->pid(), true, true, per_task_ ? attach_ : kNoSites);
+        !s) {
+      return s;
+    }
+    if (!per_task_) drainer_->set_pid_filter({child_->pid()});
   } else if (!options_.all) {
     for (pid_t pid : options_.pids) {
       if (Status s = attach_process(pid); !s) return s;
     }
-    drainer_->set_pid_filter(options_.pids);
+    if (!per_task_) drainer_->set_pid_filter(options_.pids);
   }
-  // Uprobe events cannot be inherited (event_set.h): always system-wide;
-  // with `--` and -p the drainer keeps only the traced processes' samples.
-  if (Status s = events_->add_target(-1, false, options_.all, attach_); !s) return s;
+  // Without tracefs, uprobe-PMU events cannot be inherited (event_set.h):
+  // system-wide, and with -- and -p the drainer keeps only the traced
+  // processes' samples.
+  if (!per_task_) {
+    if (Status s = events_->add_target(-1, false, options_.all, attach_); !s) return s;
+  }
   for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
     decoder_->add_event(events_->ids()[ids_registered_].first,
                         events_->ids()[ids_registered_].second);
@@ -402,14 +509,21 @@ int RecordSession::finish(bool failed) {
 
 void RecordSession::release_events() {
   if (!events_) return;
-  // The kernel unregisters uprobes one at a time under a global lock, each
-  // waiting for an RCU grace period (about 0.1 s here): with many sites the
-  // exit takes seconds, which must not look like a hang.
-  constexpr size_t kSlowRelease = 20;
-  size_t count = events_->event_count();
-  if (!options_.quiet && count >= kSlowRelease) {
-    std::cerr << "usdt-record: detaching " << count
-              << " perf events (the kernel takes up to 0.1 s for each uprobe)" << std::endl;
+  // Closing the last reference of a uprobe's perf event takes the kernel a
+  // grace period per probe (background_detach.h): a child does it after we
+  // exit, and deletes our tracefs events and mount then.
+  UprobeEventGroup* group = group_ ? &*group_ : nullptr;
+  TracefsMount* tracefs = tracefs_ ? &*tracefs_ : nullptr;
+  bool detached = detach_after_exit([group, tracefs] {
+    if (group != nullptr) group->delete_all();
+    if (tracefs != nullptr) tracefs->unmount_if_ours();
+  });
+  if (detached) {
+    if (group_) group_->release();
+    if (tracefs_) tracefs_->release();
+  } else if (!options_.quiet && events_->event_count() >= 20) {
+    std::cerr << "usdt-record: detaching " << events_->event_count()
+              << " perf events (the kernel takes up to 0.1 s for each probe)" << std::endl;
   }
   events_.reset();
 }

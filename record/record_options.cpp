@@ -15,6 +15,7 @@ namespace {
 // traced COMMAND starts when it is not preceded by "--".
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
+    "--string", "--string-bytes",
 };
 
 bool is_list_flag(std::string_view arg) {
@@ -46,8 +47,37 @@ Result<std::vector<pid_t>> parse_pids(const std::vector<std::string>& values) {
   return pids;
 }
 
+// "postgresql:query__start=arg0,arg2" -> the pattern and the argument mask.
+Result<StringArgs> parse_string_args(const std::string& value) {
+  size_t eq = value.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
+    return Error("--string needs PROBE=argN[,argN...], not '" + value + "'");
+  }
+  StringArgs out;
+  out.probe = value.substr(0, eq);
+  std::string_view rest = std::string_view(value).substr(eq + 1);
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    unsigned n = 0;
+    bool ok = item.size() > 3 && item.substr(0, 3) == "arg";
+    if (ok) {
+      auto [p, ec] = std::from_chars(item.data() + 3, item.data() + item.size(), n);
+      ok = ec == std::errc() && p == item.data() + item.size() && n < 12;
+    }
+    if (!ok) {
+      return Error("--string " + value + ": '" + std::string(item) +
+                   "' is not an argument (arg0 to arg11)");
+    }
+    out.arg_mask |= 1u << n;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 po::options_description make_options(RecordOptions* o, std::vector<std::string>* pid_values,
-                                     double* duration) {
+                                     double* duration, std::vector<std::string>* string_values) {
   po::options_description desc("Options");
   desc.add_options()
       ("help,h", "show this help")
@@ -63,7 +93,13 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("buffer-pages", po::value<uint32_t>(&o->buffer_pages),
        "per-CPU ring buffer size in pages, a power of 2 (default 1024)")
       ("stack-bytes", po::value<uint32_t>(&o->stack_bytes),
-       "user stack bytes copied per event for stack arguments, multiple of 8 (default 512)");
+       "user stack bytes copied per event for stack arguments, multiple of 8 (default 512)")
+      ("string", po::value<std::vector<std::string>>(string_values)->composing(),
+       "PROBE=argN[,argN...]: record those arguments of matching probes as strings read at "
+       "the hit (repeatable; wildcards in PROBE)")
+      ("string-bytes", po::value<uint32_t>(&o->string_bytes),
+       "longest string kept, in bytes (default 256, at most 4095); longer ones are cut and "
+       "marked truncated");
   return desc;
 }
 
@@ -83,6 +119,10 @@ Status check_recording(const RecordOptions& o) {
   }
   if (o.duration_seconds && !(*o.duration_seconds > 0 && std::isfinite(*o.duration_seconds))) {
     return Error("--duration must be a positive number of seconds");
+  }
+  if (o.string_bytes == 0 || o.string_bytes > kMaxStringBytes) {
+    return Error("--string-bytes must be between 1 and " + std::to_string(kMaxStringBytes) +
+                 ", not " + std::to_string(o.string_bytes));
   }
   if (o.output.empty()) return Error("-o needs a file name");
   return Status::success();
@@ -121,7 +161,8 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   RecordOptions o;
   std::vector<std::string> pid_values;
   double duration = 0;
-  auto desc = make_options(&o, &pid_values, &duration);
+  std::vector<std::string> string_values;
+  auto desc = make_options(&o, &pid_values, &duration, &string_values);
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&o.list_args));
   po::options_description all;
@@ -147,6 +188,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   auto pids = parse_pids(pid_values);
   if (!pids) return pids.error();
   o.pids = std::move(*pids);
+  for (const std::string& value : string_values) {
+    Result<StringArgs> strings = parse_string_args(value);
+    if (!strings) return strings.error();
+    o.strings.push_back(std::move(*strings));
+  }
   if (o.help || o.version) return o;
 
   if (o.list) {
@@ -168,7 +214,7 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
 
 std::string record_help_text() {
   RecordOptions o;
-  std::vector<std::string> pids;
+  std::vector<std::string> pids, strings;
   double duration = 0;
   std::ostringstream text;
   text << "usage:\n"
@@ -195,7 +241,7 @@ std::string record_help_text() {
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
           "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
           "\n"
-          << make_options(&o, &pids, &duration)
+          << make_options(&o, &pids, &duration, &strings)
           << "\n"
              "The traced COMMAND follows '--' or the last option.\n"
              "\n"
@@ -205,6 +251,7 @@ std::string record_help_text() {
              "  usdt-record -l -p 1234\n"
              "  usdt-record -e 'python:function__*' -o py.trace -- python3.11 script.py\n"
              "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
+             "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
              "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n";
   return text.str();
 }

@@ -16,6 +16,16 @@ namespace usdt::record {
 
 constexpr uint32_t kDefaultBufferPages = 1024;
 constexpr uint32_t kDefaultStackBytes = 512;
+constexpr uint32_t kDefaultStringBytes = 256;
+// The kernel's fetch-args copy at most 4096 bytes of a string, NUL included.
+constexpr uint32_t kMaxStringBytes = 4095;
+
+// --string PROBE=argN[,argN...]: those arguments of the matching probes are
+// char * to read as NUL-terminated strings at the hit.
+struct StringArgs {
+  std::string probe;     // a PROBE pattern (usdt forms), as given
+  uint32_t arg_mask = 0;  // bit N: argN
+};
 
 struct RecordOptions {
   bool help = false;
@@ -34,6 +44,8 @@ struct RecordOptions {
   bool quiet = false;                 // -q
   uint32_t buffer_pages = kDefaultBufferPages;  // per-CPU ring buffer data pages (power of 2)
   uint32_t stack_bytes = kDefaultStackBytes;    // user stack bytes copied per sample
+  std::vector<StringArgs> strings;              // --string
+  uint32_t string_bytes = kDefaultStringBytes;  // --string-bytes: longest string kept
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)
 };
 

@@ -1,0 +1,58 @@
+#include "record/attach/background_detach.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace usdt::record {
+namespace {
+
+void close_all_but(int keep) {
+  if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
+  syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0u, 0u);
+}
+
+}  // namespace
+
+bool detach_after_exit(const std::function<void()>& cleanup) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (child > 0) {
+    // The write end stays open until this process exits: that is the signal.
+    close(fds[0]);
+    return true;
+  }
+  // The child: out of the terminal's process group (a Ctrl-C meant for the
+  // recorder must not stop the cleanup), quiet, named for ps.
+  setsid();
+  prctl(PR_SET_NAME, "usdt-detach", 0, 0, 0);
+  close(fds[1]);
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+  }
+  char byte;
+  ssize_t n;
+  do {
+    n = read(fds[0], &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  // The recorder has exited: every perf event is ours alone to close.
+  close_all_but(fds[0]);
+  cleanup();
+  _exit(0);
+}
+
+}  // namespace usdt::record
