@@ -36,7 +36,21 @@ BatchQueue::PopResult BatchQueue::pop_for(EventBatch& batch, std::chrono::millis
 // another, with some slack; more would only hold memory.
 constexpr size_t kMaxSpareBatches = 4;
 
+void EventBatch::own_strings(format::Event& event) {
+  for (int i = 0; i < event.arg_count; ++i) {
+    if (!event.is_string(i) || !event.has_arg(i)) continue;
+    const format::StringArg& from = event.string_arg(i);
+    const std::string& bytes = string_bytes.emplace_back(from.bytes);
+    format::StringArg& to = string_args.emplace_back();
+    to.bytes = bytes;
+    to.truncated = from.truncated;
+    event.args[i] = reinterpret_cast<uint64_t>(&to);
+  }
+}
+
 void BatchQueue::recycle(EventBatch batch) {
+  batch.string_args.clear();
+  batch.string_bytes.clear();
   batch.events.clear();
   batch.processes.clear();
   batch.lost.clear();

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "formats/trace_types.h"
@@ -20,8 +21,21 @@ struct EventBatch {
   std::vector<format::Event> events;
   std::vector<format::ProcessEvent> processes;
   std::vector<format::LostEvent> lost;
+  // What the string arguments of events point to (format::Event::string_arg):
+  // deques, so that adding one never moves the others.
+  std::deque<format::StringArg> string_args;
+  std::deque<std::string> string_bytes;
+
+  // Appends an event, copying its strings into the batch.
+  void add(const format::Event& event) {
+    events.push_back(event);
+    if (event.string_mask != 0) own_strings(events.back());
+  }
   bool empty() const { return events.empty() && processes.empty() && lost.empty(); }
   size_t size() const { return events.size() + processes.size() + lost.size(); }
+
+ private:
+  void own_strings(format::Event& event);
 };
 
 class BatchQueue {

@@ -49,7 +49,7 @@ void Drainer::accept(const format::Event& e) {
     seen_threads_.insert(thread);
     last_thread_ = thread;
   }
-  batch_.events.push_back(e);
+  batch_.add(e);
   ++events_;
   if (e.site_id < events_per_site_.size()) ++events_per_site_[e.site_id];
   if (batch_.events.size() >= kBatchRecords) flush();

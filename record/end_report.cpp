@@ -9,6 +9,15 @@ namespace usdt::record {
 void print_end_report(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
       << " bytes written to " << r.output << '\n';
+  std::string dropped;
+  for (const auto& [cause, count] : r.dropped) {
+    if (count == 0) continue;
+    if (!dropped.empty()) dropped += ", ";
+    dropped += std::to_string(count) + " " + cause;
+  }
+  if (!dropped.empty()) {
+    out << "usdt-record: samples the recorder dropped (not in the trace): " << dropped << '\n';
+  }
   struct Probe {
     std::string label;
     uint64_t hits = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/trace_types.h"
@@ -21,6 +22,7 @@ struct EndReport {
   std::vector<format::ProbeSite> sites;
   std::vector<uint64_t> events_per_site;
   std::vector<uint64_t> lost_per_site;
+  std::vector<std::pair<std::string, uint64_t>> dropped;  // by the recorder, by cause
 };
 
 // Prints the report; probes (provider:name) sum their sites, in site order.

@@ -71,6 +71,7 @@ class EventSet {
   ~EventSet();
 
   std::vector<RingBuffer>& buffers() { return buffers_; }
+  const std::vector<RingBuffer>& buffers() const { return buffers_; }
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }
   size_t event_count() const { return events_.size(); }

@@ -87,6 +87,9 @@ class RecordSession {
   bool identifier() const { return sites_.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
+  // Samples the kernel delivered that the recorder did not write, by cause
+  // (zero counts included: the trace says what was checked).
+  std::vector<std::pair<std::string, uint64_t>> dropped_by_cause() const;
   // Closes every perf event (slow in the kernel; says so when it will be).
   void release_events();
 
@@ -452,6 +455,17 @@ void RecordSession::name_unnamed_threads() {
   drainer_->flush();
 }
 
+std::vector<std::pair<std::string, uint64_t>> RecordSession::dropped_by_cause() const {
+  uint64_t corrupt = 0;
+  if (events_) {
+    for (const RingBuffer& b : events_->buffers()) corrupt += b.corrupt_skips();
+  }
+  return {{"malformed", decoder_->malformed()},
+          {"unknown_event_id", decoder_->unknown_ids()},
+          {"corrupt_ring_tail", corrupt},
+          {"foreign_process", drainer_->foreign()}};
+}
+
 int RecordSession::finish(bool failed) {
   end_ns_ = clock_ns(CLOCK_MONOTONIC);
   if (events_) {
@@ -469,6 +483,7 @@ int RecordSession::finish(bool failed) {
   summary.lost = drainer_->lost();
   summary.events_per_site = drainer_->events_per_site();
   summary.lost_per_site = drainer_->lost_per_site();
+  summary.dropped = dropped_by_cause();
   Status written = writer_thread_->finish(summary);
   if (!written) {
     print_error(written.error().context("recording stopped"));
@@ -488,6 +503,7 @@ int RecordSession::finish(bool failed) {
     report.sites = probe_sites_;
     report.events_per_site = drainer_->events_per_site();
     report.lost_per_site = drainer_->lost_per_site();
+    report.dropped = summary.dropped;
     print_end_report(report, std::cerr);
   }
   release_events();
