@@ -22,6 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hit_count  # noqa: E402
 import postgres  # noqa: E402
 import tools  # noqa: E402
 
@@ -29,32 +30,48 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class Workload:
-    def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command"):
+    def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command",
+                 hit_keys=None, loss_check=False):
         self.name, self.title = name, title
         self.binary, self.argv = binary, argv
         self.probes = probes                  # [(provider, name)]
         self.expected_events = expected_events  # exact hits, None if not known beforehand
         self.unique_args = unique_args        # (tid, args) identifies every hit
         self.kind = kind                      # "command" or "attach"
+        # hit_count.ExpectedHits: the key of every hit, to count a recording
+        # against (None: not a loop workload).
+        self.hit_keys = hit_keys
+        self.loss_check = loss_check          # the loss workloads count exactly even with --no-dupcheck
+
+
+def loop_workload(name, title, loop_bin, probe, hits, threads=1, variant=None, index_arg=0, tag_arg=1,
+                  loss_check=False):
+    """A run of bench/workloads/loop.c: one probe, every hit keyed by (thread tag, index)."""
+    argv = [loop_bin, "-n", str(hits)] + (["-t", str(threads)] if threads > 1 else []) + \
+        (["-v", variant] if variant else [])
+    return Workload(name, title, loop_bin, argv, [probe], hits, True,
+                    hit_keys=hit_count.ExpectedHits([probe], hits, threads, index_arg, tag_arg),
+                    loss_check=loss_check)
 
 
 def make_workloads(args, loop_bin):
     n, nv, nl = args.hits, args.variant_hits, args.loss_hits
     w = {
-        "loop-loss": Workload("loop-loss", f"loop, {nl:,} hits, 1 thread", loop_bin,
-                              [loop_bin, "-n", str(nl)], [("bench", "hit2")], nl, True),
-        "threads-loss": Workload("threads-loss", f"threads, {nl:,} hits in all, 2 threads", loop_bin,
-                                 [loop_bin, "-n", str(nl), "-t", "2"], [("bench", "hit2")], nl, True),
-        "loop": Workload("loop", f"loop: bench:hit2, 2 register args, {n:,} hits, 1 thread",
-                         loop_bin, [loop_bin, "-n", str(n)], [("bench", "hit2")], n, True),
-        "threads": Workload("threads", f"threads: bench:hit2 from 2 threads, {n:,} hits in all",
-                            loop_bin, [loop_bin, "-n", str(n), "-t", "2"], [("bench", "hit2")], n, True),
-        "reg6": Workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin,
-                         [loop_bin, "-n", str(nv), "-v", "reg6"], [("bench", "hit6")], nv, True),
-        "mem": Workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
-                        [loop_bin, "-n", str(nv), "-v", "mem"], [("bench", "hitmem")], nv, True),
-        "sema": Workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
-                         [loop_bin, "-n", str(nv), "-v", "sema"], [("bench_sema", "hit")], nv, True),
+        "loop-loss": loop_workload("loop-loss", f"loop, {nl:,} hits, 1 thread", loop_bin, ("bench", "hit2"), nl,
+                                   loss_check=True),
+        "threads-loss": loop_workload("threads-loss", f"threads, {nl:,} hits in all, 2 threads", loop_bin,
+                                      ("bench", "hit2"), nl, threads=2, loss_check=True),
+        "loop": loop_workload("loop", f"loop: bench:hit2, 2 register args, {n:,} hits, 1 thread",
+                              loop_bin, ("bench", "hit2"), n),
+        "threads": loop_workload("threads", f"threads: bench:hit2 from 2 threads, {n:,} hits in all",
+                                 loop_bin, ("bench", "hit2"), n, threads=2),
+        "reg6": loop_workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin, ("bench", "hit6"), nv,
+                              variant="reg6"),
+        # bench:hitmem(tag, i): the index is argument 1.
+        "mem": loop_workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
+                             ("bench", "hitmem"), nv, variant="mem", index_arg=1, tag_arg=0),
+        "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
+                              ("bench_sema", "hit"), nv, variant="sema"),
         "postgres": Workload("postgres", f"postgres: pgbench -c 1 -t {args.pg_transactions}, "
                              "postgresql:query__start + query__done",
                              f"{postgres.PG_BIN}/postgres", None,
@@ -137,7 +154,7 @@ class Bench:
         reason = t.available()
         if reason:
             return reason
-        w = Workload("smoke", "", loop_bin, [loop_bin, "-n", "1000"], [("bench", "hit2")], 1000, True)
+        w = loop_workload("smoke", "", loop_bin, ("bench", "hit2"), 1000)
         out = os.path.join(self.work, "smoke.trace")
         try:
             run = tools.run_command_mode(t, w, out, os.path.join(self.work, "smoke.json"), timeout=30)
@@ -233,9 +250,10 @@ class Bench:
                               "so losses of perf record are not known")
             return
         expected = counts.pop()
-        self.notes.append(f"{w.name}: every counting run saw {expected:,} hits; perf record's lost = that − events seen")
+        self.notes.append(f"{w.name}: every counting run saw {expected:,} hits; the lost of perf record and "
+                          "usdt-record = that − events seen (usdt-record: rows of its dump)")
         for tname, runs in res.items():
-            if tname in ("perf", "perf-z") and isinstance(runs, list):
+            if tname in ("perf", "perf-z", "usdt-record") and isinstance(runs, list):
                 for r in runs:
                     if not r.get("error") and r.get("events") is not None and r.get("lost") is None:
                         r["lost"] = expected - r["events"]
@@ -497,20 +515,25 @@ def recording_table(w, res, tl):
 def loss_table(loss, args, tl):
     lines = [f"### Losses and duplicates at {args.loss_hits:,} hits, default buffers "
              f"({args.loss_rounds} run(s) per tool)", "",
-             "| workload | tool | events seen | lost | duplicated | bytes/event | tool CPU ns/event | "
-             "workload CPU ns/event | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "Counted from what each tool wrote, not from its own counters: every hit of the workload has a "
+             "key (thread tag, iteration index); lost = hits made − distinct keys seen, duplicated = events "
+             "whose key was seen before, stray = events with a key the workload never made (usdt-record: "
+             "`usdt-report dump --format csv`, bench/lib/hit_count.py; perf record: `perf script` lines). "
+             "The tool's own count of lost events is shown beside it.", "",
+             "| workload | tool | events seen | lost | duplicated | stray | lost, tool's own count | bytes/event | "
+             "tool CPU ns/event | workload CPU ns/event | tool wall s | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     labels = {t.name: t.label for t in tl}
     summary = {}
     for wname, res in loss.items():
         for tname, runs in res.items():
             label = labels.get(tname, tname)
             if isinstance(runs, dict):
-                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} | | | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} |" + " |" * 9)
                 continue
             good = [r for r in runs if not r.get("error")]
             if not good:
-                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} | | | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} |" + " |" * 9)
                 continue
 
             def mm(xs):
@@ -521,13 +544,17 @@ def loss_table(loss, args, tl):
 
             lines.append(f"| {wname} | {label} | {mm([r.get('events') for r in good])} | "
                          f"{mm([r.get('lost') for r in good])} | {mm([r.get('dup') for r in good])} | "
+                         f"{mm([r.get('stray') for r in good])} | {mm([r.get('own_lost') for r in good])} | "
                          f"{fmt(med([r['bytes'] / r['events'] for r in good if r.get('bytes') and r.get('events')]), 1)} | "
                          f"{fmt(med([r['tool_cpu_s'] * 1e9 / r['events'] for r in good if r.get('tool_cpu_s') is not None and r.get('events')]))} | "
                          f"{fmt(med([r['workload_cpu_ns'] / r['events'] for r in good if r.get('workload_cpu_ns') and r.get('events')]))} | "
                          f"{fmt(med([r.get('wall_s') for r in good]), 2)} | "
                          f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
             summary.setdefault(wname, {})[tname] = {"lost": [r.get("lost") for r in good],
-                                                    "dup": [r.get("dup") for r in good], "runs": len(good)}
+                                                    "dup": [r.get("dup") for r in good],
+                                                    "stray": [r.get("stray") for r in good],
+                                                    "own_lost": [r.get("own_lost") for r in good],
+                                                    "runs": len(good)}
     return lines, summary
 
 
@@ -594,8 +621,15 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
         if not lost:
             out.append((title, "not available", "no loss count"))
             continue
-        ok = max(lost) == 0 and (not dup or max(dup) == 0)
+        stray = [x for x in u["stray"] if x is not None]
+        own = [x for x in u["own_lost"] if x is not None]
+        ok = max(lost) == 0 and (not dup or max(dup) == 0) and (not stray or max(stray) == 0)
         meas = f"lost max {max(lost)} over {u['runs']} run(s); dup " + (f"max {max(dup)}" if dup else "not measured")
+        if stray:
+            meas += f"; stray max {max(stray)}"
+        meas += " (counted from usdt-report dump: hits made − distinct (thread, index) keys)"
+        if own:
+            meas += f"; usdt-record's own lost count max {max(own)}"
         out.append((title, status(ok) if dup else
                     (status(ok) + " (lost only)" if ok else "NOT MET"), meas))
     # size
