@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hit_count  # noqa: E402
 import postgres  # noqa: E402
 import tools  # noqa: E402
+import verdicts  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -696,8 +697,46 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
 
 
 def git_rev():
+    """The short commit, with "+changes" when the sources (anything but
+    bench/results) differ from it: then the commit alone does not say what
+    was measured."""
     r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
+    rev = r.stdout.strip() or "unknown"
+    d = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", ".", ":!bench/results"],
+                       capture_output=True, text=True)
+    return rev + ("+changes" if d.returncode == 0 and d.stdout.strip() else "")
+
+
+# What makes a run full: these options at their defaults.
+FULL_RUN_OPTIONS = ("rounds", "hits", "variant_hits", "variant_tools", "loss_hits", "loss_rounds",
+                    "pg_transactions", "report_pairs", "workloads", "tools", "no_dupcheck")
+
+
+def not_full_because(args, ap):
+    """The options that make this run not a full one (empty for a full run)."""
+    return [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in FULL_RUN_OPTIONS
+            if getattr(args, k) != ap.get_default(k)]
+
+
+def targets_section(run, full, why_not_full, history_path, no_history):
+    """The Targets section: this run's verdicts beside those of the last full
+    runs. A full run is appended to the history first, so it is one of them;
+    any other run is shown in a column of its own and not kept."""
+    lines = ["### Targets", ""]
+    try:
+        history = verdicts.load(history_path)
+    except ValueError as e:
+        history = []
+        lines += [f"The history cannot be read ({e}): verdicts of earlier runs are not shown.", ""]
+    if full and not no_history:
+        verdicts.append(run, history_path)
+        history.append(run)
+        lines += [verdicts.explain(len(history)), ""]
+        return lines + verdicts.table(history)
+    why = ", ".join(why_not_full) if why_not_full else "--no-history"
+    lines += [verdicts.explain(len(history)) + f" This run is not a full run ({why}): its verdicts are "
+              "shown beside the full runs' but are not kept and do not count.", ""]
+    return lines + verdicts.table(history, extra=run)
 
 
 def main():
@@ -716,6 +755,9 @@ def main():
     ap.add_argument("--tools", default="", help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record")
     ap.add_argument("--no-dupcheck", action="store_true")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "latest.md"))
+    ap.add_argument("--history", default=verdicts.HISTORY,
+                    help="where a full run appends its verdicts (JSON lines, see verdicts.py)")
+    ap.add_argument("--no-history", action="store_true", help="do not append a full run to the history")
     args = ap.parse_args()
 
     b = Bench(args)
@@ -770,7 +812,8 @@ def main():
         b.cleanup()
 
     elapsed = time.monotonic() - started
-    doc = [f"## Benchmark results — {datetime.datetime.now().strftime('%Y-%m-%d %H:%M %Z').strip()}", "",
+    now = datetime.datetime.now(datetime.timezone.utc)
+    doc = [f"## Benchmark results — {now:%Y-%m-%d %H:%M} UTC", "",
            f"Machine: {platform.node()}, kernel {platform.release()}, {os.cpu_count()} CPUs; "
            f"commit {git_rev()}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
            f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
@@ -794,10 +837,12 @@ def main():
         doc += lines + [""]
     if b.report_results:
         doc += report_table(b.report_results) + [""]
-    doc += ["### Targets", "", "| target | status | measured |", "|---|---|---|"]
-    for text, st, meas in targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
-                                   b.size_floors):
-        doc.append(f"| {text} | {st} | {meas} |")
+    why_not_full = not_full_because(args, ap)
+    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(),
+                            targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
+                                    b.size_floors),
+                            "bench.py" + (" " + " ".join(why_not_full) if why_not_full else ""))
+    doc += targets_section(run, not why_not_full, why_not_full, args.history, args.no_history)
     doc.append("")
     for n in b.notes:
         doc.append(f"- {n}")
