@@ -18,9 +18,11 @@ Runs standalone too: hit_count.py USDT_REPORT TRACE HITS THREADS
 PROVIDER:NAME[,...] [INDEX_ARG TAG_ARG] prints the counts as JSON.
 """
 import csv
+import io
 import json
 import subprocess
 import sys
+import tempfile
 
 
 def per_thread_hits(hits, threads):
@@ -85,18 +87,21 @@ def count_rows(rows, expected):
 def count_trace(report, trace, expected):
     """Counts the events of a trace through `report dump --format csv`.
     Raises RuntimeError when the dump fails."""
-    p = subprocess.Popen([report, "dump", "--format", "csv", trace], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, newline="")
-    try:
-        counts = count_rows(csv.reader(p.stdout), expected)
-    except ValueError as e:
-        p.kill()
-        p.wait()
-        raise RuntimeError(f"usdt-report dump of {trace}: {e}")
-    err = p.stderr.read()
-    if p.wait() != 0:
-        lines = err.strip().splitlines()
-        raise RuntimeError(f"usdt-report dump failed: {lines[-1] if lines else f'exit {p.returncode}'}")
+    # stderr to a file: a pipe could fill while stdout is being read.
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([report, "dump", "--format", "csv", trace], stdout=subprocess.PIPE, stderr=err)
+        try:
+            counts = count_rows(csv.reader(io.TextIOWrapper(p.stdout, newline="")), expected)
+        except ValueError as e:
+            counts = e
+            if p.poll() is None:
+                p.kill()
+        if p.wait() != 0 and not (isinstance(counts, ValueError) and p.returncode < 0):
+            err.seek(0)
+            lines = err.read().decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"usdt-report dump failed: {lines[-1] if lines else f'exit {p.returncode}'}")
+    if isinstance(counts, ValueError):
+        raise RuntimeError(f"usdt-report dump of {trace}: {counts}")
     return counts
 
 
