@@ -163,8 +163,9 @@ class Bench:
             return f"smoke test failed: {e}"
         if run.get("error"):
             return f"smoke test failed: {run['error']}"
-        if run.get("events") != 1000:
-            return f"smoke test recorded {run.get('events')} events of 1000"
+        if run.get("events") != 1000 or run.get("lost") or run.get("stray"):
+            return (f"smoke test recorded {run.get('events')} events of 1000 (lost {run.get('lost')}, "
+                    f"stray {run.get('stray')})")
         return None
 
     def run_workload(self, w, tl, rounds=None, store=None):
@@ -837,6 +838,13 @@ def main():
         doc += lines + [""]
     if b.report_results:
         doc += report_table(b.report_results) + [""]
+    for store in (b.results, b.loss_results):
+        for wname, res in store.items():
+            for tname, runs in res.items():
+                strays = [r["stray"] for r in runs if isinstance(runs, list) and r.get("stray")]
+                if strays:
+                    b.notes.append(f"{wname}: {tname} wrote events with keys the workload never made "
+                                   f"(stray, max {max(strays):,} in a run): wrong or null arguments")
     why_not_full = not_full_because(args, ap)
     run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(),
                             targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
