@@ -10,8 +10,9 @@
 #                [--hits N] [--loss-hits N] [--no-install] [--no-build] [--output FILE]
 #
 # --quick: 3 rounds, 100k hits, loop + threads + loss check at 200k + report
-# speed only (about a minute). The full run takes about 4 minutes on the
-# 2-core VM. Any option of bench/lib/bench.py passes through (--help there).
+# speed only (about a minute), not kept. A full run (about 4 minutes on the
+# 2-core VM) appends its verdicts to bench/results/history.jsonl. Any option
+# of bench/lib/bench.py passes through (--help there).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
                     --workloads loop,threads,loss,report) ;;
     --no-install) install=0 ;;
     --no-build) build_it=0 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1") ;;
   esac
   shift

@@ -22,39 +22,57 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hit_count  # noqa: E402
 import postgres  # noqa: E402
 import tools  # noqa: E402
+import verdicts  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Workload:
-    def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command"):
+    def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command",
+                 hit_keys=None, loss_check=False):
         self.name, self.title = name, title
         self.binary, self.argv = binary, argv
         self.probes = probes                  # [(provider, name)]
         self.expected_events = expected_events  # exact hits, None if not known beforehand
         self.unique_args = unique_args        # (tid, args) identifies every hit
         self.kind = kind                      # "command" or "attach"
+        # hit_count.ExpectedHits: the key of every hit, to count a recording
+        # against (None: not a loop workload).
+        self.hit_keys = hit_keys
+        self.loss_check = loss_check          # the loss workloads count exactly even with --no-dupcheck
+
+
+def loop_workload(name, title, loop_bin, probe, hits, threads=1, variant=None, index_arg=0, tag_arg=1,
+                  loss_check=False):
+    """A run of bench/workloads/loop.c: one probe, every hit keyed by (thread tag, index)."""
+    argv = [loop_bin, "-n", str(hits)] + (["-t", str(threads)] if threads > 1 else []) + \
+        (["-v", variant] if variant else [])
+    return Workload(name, title, loop_bin, argv, [probe], hits, True,
+                    hit_keys=hit_count.ExpectedHits([probe], hits, threads, index_arg, tag_arg),
+                    loss_check=loss_check)
 
 
 def make_workloads(args, loop_bin):
     n, nv, nl = args.hits, args.variant_hits, args.loss_hits
     w = {
-        "loop-loss": Workload("loop-loss", f"loop, {nl:,} hits, 1 thread", loop_bin,
-                              [loop_bin, "-n", str(nl)], [("bench", "hit2")], nl, True),
-        "threads-loss": Workload("threads-loss", f"threads, {nl:,} hits in all, 2 threads", loop_bin,
-                                 [loop_bin, "-n", str(nl), "-t", "2"], [("bench", "hit2")], nl, True),
-        "loop": Workload("loop", f"loop: bench:hit2, 2 register args, {n:,} hits, 1 thread",
-                         loop_bin, [loop_bin, "-n", str(n)], [("bench", "hit2")], n, True),
-        "threads": Workload("threads", f"threads: bench:hit2 from 2 threads, {n:,} hits in all",
-                            loop_bin, [loop_bin, "-n", str(n), "-t", "2"], [("bench", "hit2")], n, True),
-        "reg6": Workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin,
-                         [loop_bin, "-n", str(nv), "-v", "reg6"], [("bench", "hit6")], nv, True),
-        "mem": Workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
-                        [loop_bin, "-n", str(nv), "-v", "mem"], [("bench", "hitmem")], nv, True),
-        "sema": Workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
-                         [loop_bin, "-n", str(nv), "-v", "sema"], [("bench_sema", "hit")], nv, True),
+        "loop-loss": loop_workload("loop-loss", f"loop, {nl:,} hits, 1 thread", loop_bin, ("bench", "hit2"), nl,
+                                   loss_check=True),
+        "threads-loss": loop_workload("threads-loss", f"threads, {nl:,} hits in all, 2 threads", loop_bin,
+                                      ("bench", "hit2"), nl, threads=2, loss_check=True),
+        "loop": loop_workload("loop", f"loop: bench:hit2, 2 register args, {n:,} hits, 1 thread",
+                              loop_bin, ("bench", "hit2"), n),
+        "threads": loop_workload("threads", f"threads: bench:hit2 from 2 threads, {n:,} hits in all",
+                                 loop_bin, ("bench", "hit2"), n, threads=2),
+        "reg6": loop_workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin, ("bench", "hit6"), nv,
+                              variant="reg6"),
+        # bench:hitmem(tag, i): the index is argument 1.
+        "mem": loop_workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
+                             ("bench", "hitmem"), nv, variant="mem", index_arg=1, tag_arg=0),
+        "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
+                              ("bench_sema", "hit"), nv, variant="sema"),
         "postgres": Workload("postgres", f"postgres: pgbench -c 1 -t {args.pg_transactions}, "
                              "postgresql:query__start + query__done",
                              f"{postgres.PG_BIN}/postgres", None,
@@ -137,7 +155,7 @@ class Bench:
         reason = t.available()
         if reason:
             return reason
-        w = Workload("smoke", "", loop_bin, [loop_bin, "-n", "1000"], [("bench", "hit2")], 1000, True)
+        w = loop_workload("smoke", "", loop_bin, ("bench", "hit2"), 1000)
         out = os.path.join(self.work, "smoke.trace")
         try:
             run = tools.run_command_mode(t, w, out, os.path.join(self.work, "smoke.json"), timeout=30)
@@ -145,8 +163,9 @@ class Bench:
             return f"smoke test failed: {e}"
         if run.get("error"):
             return f"smoke test failed: {run['error']}"
-        if run.get("events") != 1000:
-            return f"smoke test recorded {run.get('events')} events of 1000"
+        if run.get("events") != 1000 or run.get("lost") or run.get("stray"):
+            return (f"smoke test recorded {run.get('events')} events of 1000 (lost {run.get('lost')}, "
+                    f"stray {run.get('stray')})")
         return None
 
     def run_workload(self, w, tl, rounds=None, store=None):
@@ -233,9 +252,10 @@ class Bench:
                               "so losses of perf record are not known")
             return
         expected = counts.pop()
-        self.notes.append(f"{w.name}: every counting run saw {expected:,} hits; perf record's lost = that − events seen")
+        self.notes.append(f"{w.name}: every counting run saw {expected:,} hits; the lost of perf record and "
+                          "usdt-record = that − events seen (usdt-record: rows of its dump)")
         for tname, runs in res.items():
-            if tname in ("perf", "perf-z") and isinstance(runs, list):
+            if tname in ("perf", "perf-z", "usdt-record") and isinstance(runs, list):
                 for r in runs:
                     if not r.get("error") and r.get("events") is not None and r.get("lost") is None:
                         r["lost"] = expected - r["events"]
@@ -497,20 +517,25 @@ def recording_table(w, res, tl):
 def loss_table(loss, args, tl):
     lines = [f"### Losses and duplicates at {args.loss_hits:,} hits, default buffers "
              f"({args.loss_rounds} run(s) per tool)", "",
-             "| workload | tool | events seen | lost | duplicated | bytes/event | tool CPU ns/event | "
-             "workload CPU ns/event | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "Counted from what each tool wrote, not from its own counters: every hit of the workload has a "
+             "key (thread tag, iteration index); lost = hits made − distinct keys seen, duplicated = events "
+             "whose key was seen before, stray = events with a key the workload never made (usdt-record: "
+             "`usdt-report dump --format csv`, bench/lib/hit_count.py; perf record: `perf script` lines). "
+             "The tool's own count of lost events is shown beside it.", "",
+             "| workload | tool | events seen | lost | duplicated | stray | lost, tool's own count | bytes/event | "
+             "tool CPU ns/event | workload CPU ns/event | tool wall s | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     labels = {t.name: t.label for t in tl}
     summary = {}
     for wname, res in loss.items():
         for tname, runs in res.items():
             label = labels.get(tname, tname)
             if isinstance(runs, dict):
-                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} | | | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} |" + " |" * 9)
                 continue
             good = [r for r in runs if not r.get("error")]
             if not good:
-                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} | | | | | | | |")
+                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} |" + " |" * 9)
                 continue
 
             def mm(xs):
@@ -521,13 +546,17 @@ def loss_table(loss, args, tl):
 
             lines.append(f"| {wname} | {label} | {mm([r.get('events') for r in good])} | "
                          f"{mm([r.get('lost') for r in good])} | {mm([r.get('dup') for r in good])} | "
+                         f"{mm([r.get('stray') for r in good])} | {mm([r.get('own_lost') for r in good])} | "
                          f"{fmt(med([r['bytes'] / r['events'] for r in good if r.get('bytes') and r.get('events')]), 1)} | "
                          f"{fmt(med([r['tool_cpu_s'] * 1e9 / r['events'] for r in good if r.get('tool_cpu_s') is not None and r.get('events')]))} | "
                          f"{fmt(med([r['workload_cpu_ns'] / r['events'] for r in good if r.get('workload_cpu_ns') and r.get('events')]))} | "
                          f"{fmt(med([r.get('wall_s') for r in good]), 2)} | "
                          f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
             summary.setdefault(wname, {})[tname] = {"lost": [r.get("lost") for r in good],
-                                                    "dup": [r.get("dup") for r in good], "runs": len(good)}
+                                                    "dup": [r.get("dup") for r in good],
+                                                    "stray": [r.get("stray") for r in good],
+                                                    "own_lost": [r.get("own_lost") for r in good],
+                                                    "runs": len(good)}
     return lines, summary
 
 
@@ -594,8 +623,15 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
         if not lost:
             out.append((title, "not available", "no loss count"))
             continue
-        ok = max(lost) == 0 and (not dup or max(dup) == 0)
+        stray = [x for x in u["stray"] if x is not None]
+        own = [x for x in u["own_lost"] if x is not None]
+        ok = max(lost) == 0 and (not dup or max(dup) == 0) and (not stray or max(stray) == 0)
         meas = f"lost max {max(lost)} over {u['runs']} run(s); dup " + (f"max {max(dup)}" if dup else "not measured")
+        if stray:
+            meas += f"; stray max {max(stray)}"
+        meas += " (counted from usdt-report dump: hits made − distinct (thread, index) keys)"
+        if own:
+            meas += f"; usdt-record's own lost count max {max(own)}"
         out.append((title, status(ok) if dup else
                     (status(ok) + " (lost only)" if ok else "NOT MET"), meas))
     # size
@@ -662,8 +698,46 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
 
 
 def git_rev():
+    """The short commit, with "+changes" when the sources (anything but
+    bench/results) differ from it: then the commit alone does not say what
+    was measured."""
     r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
+    rev = r.stdout.strip() or "unknown"
+    d = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", ".", ":!bench/results"],
+                       capture_output=True, text=True)
+    return rev + ("+changes" if d.returncode == 0 and d.stdout.strip() else "")
+
+
+# What makes a run full: these options at their defaults.
+FULL_RUN_OPTIONS = ("rounds", "hits", "variant_hits", "variant_tools", "loss_hits", "loss_rounds",
+                    "pg_transactions", "report_pairs", "workloads", "tools", "no_dupcheck")
+
+
+def not_full_because(args, ap):
+    """The options that make this run not a full one (empty for a full run)."""
+    return [f"--{k.replace('_', '-')} {getattr(args, k)}" for k in FULL_RUN_OPTIONS
+            if getattr(args, k) != ap.get_default(k)]
+
+
+def targets_section(run, full, why_not_full, history_path, no_history):
+    """The Targets section: this run's verdicts beside those of the last full
+    runs. A full run is appended to the history first, so it is one of them;
+    any other run is shown in a column of its own and not kept."""
+    lines = ["### Targets", ""]
+    try:
+        history = verdicts.load(history_path)
+    except ValueError as e:
+        history = []
+        lines += [f"The history cannot be read ({e}): verdicts of earlier runs are not shown.", ""]
+    if full and not no_history:
+        verdicts.append(run, history_path)
+        history.append(run)
+        lines += [verdicts.explain(len(history)), ""]
+        return lines + verdicts.table(history)
+    why = ", ".join(why_not_full) if why_not_full else "--no-history"
+    lines += [verdicts.explain(len(history)) + f" This run is not a full run ({why}): its verdicts are "
+              "shown beside the full runs' but are not kept and do not count.", ""]
+    return lines + verdicts.table(history, extra=run)
 
 
 def main():
@@ -682,6 +756,9 @@ def main():
     ap.add_argument("--tools", default="", help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record")
     ap.add_argument("--no-dupcheck", action="store_true")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "latest.md"))
+    ap.add_argument("--history", default=verdicts.HISTORY,
+                    help="where a full run appends its verdicts (JSON lines, see verdicts.py)")
+    ap.add_argument("--no-history", action="store_true", help="do not append a full run to the history")
     args = ap.parse_args()
 
     b = Bench(args)
@@ -736,7 +813,8 @@ def main():
         b.cleanup()
 
     elapsed = time.monotonic() - started
-    doc = [f"## Benchmark results — {datetime.datetime.now().strftime('%Y-%m-%d %H:%M %Z').strip()}", "",
+    now = datetime.datetime.now(datetime.timezone.utc)
+    doc = [f"## Benchmark results — {now:%Y-%m-%d %H:%M} UTC", "",
            f"Machine: {platform.node()}, kernel {platform.release()}, {os.cpu_count()} CPUs; "
            f"commit {git_rev()}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
            f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
@@ -760,10 +838,19 @@ def main():
         doc += lines + [""]
     if b.report_results:
         doc += report_table(b.report_results) + [""]
-    doc += ["### Targets", "", "| target | status | measured |", "|---|---|---|"]
-    for text, st, meas in targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
-                                   b.size_floors):
-        doc.append(f"| {text} | {st} | {meas} |")
+    for store in (b.results, b.loss_results):
+        for wname, res in store.items():
+            for tname, runs in res.items():
+                strays = [r["stray"] for r in runs if isinstance(runs, list) and r.get("stray")]
+                if strays:
+                    b.notes.append(f"{wname}: {tname} wrote events with keys the workload never made "
+                                   f"(stray, max {max(strays):,} in a run): wrong or null arguments")
+    why_not_full = not_full_because(args, ap)
+    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(),
+                            targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
+                                    b.size_floors),
+                            "bench.py" + (" " + " ".join(why_not_full) if why_not_full else ""))
+    doc += targets_section(run, not why_not_full, why_not_full, args.history, args.no_history)
     doc.append("")
     for n in b.notes:
         doc.append(f"- {n}")

@@ -12,6 +12,8 @@ import signal
 import subprocess
 import time
 
+import hit_count
+
 TRACEFS = "/sys/kernel/tracing"
 
 
@@ -373,27 +375,30 @@ class UsdtRecord(Tool):
         return self._base(workload, out) + ["-p", str(pid)]
 
     def collect(self, workload, out, so, se, ctx):
+        """Events, lost and duplicated as counted from the dump of the trace
+        (hit_count.py), not from usdt-record's own counters, which go to
+        own_events and own_lost. Without hit keys (postgres), or for the
+        timing workloads under --no-dupcheck, the events are the rows of the
+        dump and lost is left to the floor comparison (losses_against_floor)."""
         res = {"bytes": os.path.getsize(out) if os.path.exists(out) else None}
         r = sh([self.report, "summary", "--format", "json", out])
         if r.returncode != 0:
             raise ToolError(f"usdt-report summary failed: {last_line(r.stderr)}")
         s = json.loads(r.stdout)
-        res["events"] = s.get("events")
-        res["lost"] = s.get("lost")
-        if workload.unique_args and ctx.get("check_dups", True):
-            p = subprocess.Popen([self.report, "dump", "--format", "csv", out],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            header = p.stdout.readline().decode().strip().split(",")
-            cols = [i for i, h in enumerate(header) if h.strip() not in ("time_ns", "cpu", "time")]
-            lines, uniq = 0, set()
-            for line in p.stdout:
-                f = line.split(b",")
-                lines += 1
-                uniq.add(hash(tuple(f[i] for i in cols if i < len(f))))
-            if p.wait() == 0 and lines == res["events"]:
-                res["dup"] = lines - len(uniq)
-                if workload.expected_events is not None:
-                    res["lost_by_count"] = workload.expected_events - len(uniq)
+        res["own_events"] = s.get("events")
+        res["own_lost"] = s.get("lost")
+        if workload.hit_keys is not None and (workload.loss_check or ctx.get("check_dups", True)):
+            try:
+                c = hit_count.count_trace(self.report, out, workload.hit_keys)
+            except RuntimeError as e:
+                raise ToolError(str(e))
+            res.update({k: c[k] for k in ("events", "lost", "dup", "stray")})
+            return res
+        r = subprocess.run([self.report, "dump", "--format", "csv", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise ToolError(f"usdt-report dump failed: {last_line(r.stderr.decode(errors='replace'))}")
+        res["events"] = max(r.stdout.count(b"\n") - 1, 0)  # less the header line
         return res
 
 
