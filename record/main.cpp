@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 
+#include "common/build_info.h"
 #include "record/list_command.h"
 #include "record/record_command.h"
 #include "record/record_options.h"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (options->version) {
-      std::cout << "usdt-record " << USDT_TRACE_VERSION << '\n';
+      std::cout << "usdt-record " << usdt::kVersion << " (git " << usdt::kGitRevision << ")\n";
       return 0;
     }
     if (options->list) return usdt::record::run_list_command(*options, std::cout, std::cerr);

@@ -5,12 +5,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/build_info.h"
 #include "report/duration.h"
 #include "report/wildcard.h"
-
-#ifndef USDT_TRACE_VERSION
-#define USDT_TRACE_VERSION "unknown"
-#endif
 
 namespace po = boost::program_options;
 
@@ -58,6 +55,10 @@ Result<KeySpec> parse_key_spec(const std::string& text, const char* option) {
 namespace {
 
 constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export"};
+
+std::string version_text() {
+  return std::string("usdt-report ") + kVersion + " (git " + kGitRevision + ")\n";
+}
 
 std::optional<Command> command_of(const std::string& word) {
   if (word == "summary") return Command::summary;
@@ -153,7 +154,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       args.erase(args.begin());
     } else if (args[0] == "--version") {
       parsed.action = ParsedCommandLine::Action::print_and_exit;
-      parsed.text = std::string("usdt-report ") + USDT_TRACE_VERSION + "\n";
+      parsed.text = version_text();
       return parsed;
     } else if (args[0] == "--help" || args[0] == "-h") {
       parsed.action = ParsedCommandLine::Action::print_and_exit;
@@ -250,7 +251,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (vm.count("version")) {
     parsed.action = ParsedCommandLine::Action::print_and_exit;
-    parsed.text = std::string("usdt-report ") + USDT_TRACE_VERSION + "\n";
+    parsed.text = version_text();
     return parsed;
   }
 

@@ -12,6 +12,9 @@ packages=(
   binutils     # readelf, for the note cross-check test
   linux-perf   # perf, for benchmarks
   clang        # libFuzzer target for the trace reader
+  git          # the revision --version reports and the package version carries
+  dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
+  groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
 )
 # Real programs the acceptance tests trace. Set USDT_MINIMAL_DEPS=1 to skip.
 if [ "${USDT_MINIMAL_DEPS:-0}" != 1 ]; then

@@ -2,7 +2,8 @@
 # Builds everything and runs every test: unit, golden, integration (real
 # recordings through perf_event_open: root; skipped with a reason elsewhere,
 # but under CI=true they must run), a bounded fuzz run of the trace reader,
-# then the parsers' and codecs' hostile-input tests again under ASan+UBSan.
+# then the parsers' and codecs' hostile-input tests again under ASan+UBSan,
+# and last the Debian package: built, installed, used and removed (root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +23,6 @@ cmake -S . -B build-asan -DUSDT_SANITIZE=ON -DUSDT_WERROR=ON -DCMAKE_BUILD_TYPE=
 cmake --build build-asan -j"$jobs" --target "${sanitized_tests[@]}"
 regex="^($(IFS='|'; echo "${sanitized_tests[*]}"))\$"
 ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "$regex"
+
+# The Debian package of the build above, installed and exercised, then removed.
+bash scripts/package-test.sh
