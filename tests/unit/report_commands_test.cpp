@@ -1,11 +1,11 @@
-// The report commands end to end on in-memory traces (report/memory_trace.h),
+// The report commands end to end on in-memory traces (tests/unit/memory_trace.h),
 // and the command-line parsing.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 
 #include "report/commands.h"
-#include "report/memory_trace.h"
+#include "memory_trace.h"
 #include "report/report_options.h"
 
 using namespace usdt::report;
