@@ -279,6 +279,33 @@ TEST_CASE("command line parsing", "[report_options]") {
   p = parse({"sumary", "x.trace"});
   CHECK(p.exit_code == 2);
   CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
+  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"}).exit_code == 2);
+}
+
+TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_options]") {
+  auto parse = [](std::vector<const char*> words) {
+    words.insert(words.begin(), "usdt-report");
+    return parse_command_line(static_cast<int>(words.size()), words.data());
+  };
+  ParsedCommandLine p = parse({"frobnicate", "x.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::print_and_exit);
+  CHECK(p.exit_code == 2);
+  CHECK(p.to_stderr);
+  CHECK(p.text.find("usdt-report: error: unknown command 'frobnicate'; the commands are summary, dump, latency, "
+                    "hist, export\n") == 0);
+  CHECK(p.text.find("did you mean") == std::string::npos);
+  // A word that looks like a path is a trace, even when missing: the
+  // missing file is reported when it is opened.
+  p = parse({"gone.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.command == Command::summary);
+  CHECK(p.options.traces == std::vector<std::string>{"gone.trace"});
+  p = parse({"./frobnicate"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  p = parse({"/dev/null"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  p = parse({"--help"});
+  CHECK(p.text.find("exit status: 0 done; 1 failure") != std::string::npos);
   p = parse({"latency", "--help"});
   CHECK(p.exit_code == 0);
   CHECK(p.text.find("--start") != std::string::npos);
