@@ -5,6 +5,8 @@
 // jsonl: the parts of a line that hold strings (provider, name, host) are
 // built once per site and file with JsonWriter; the per-event loop adds only
 // numbers and null, with put_* into the output buffer, for speed.
+// csv: an argument that was not recorded is `null`, an argument the probe
+// does not have (another probe has more) is an empty field.
 //
 // Times: text shows seconds since the timeline start ("12.000345678");
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
@@ -403,10 +405,15 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       p = put(p, comm);
       p = put(p, ',');
       p = put(p, prefix.text);
+      // A missing argument (the probe has it, its value was not recorded)
+      // is null; an argument the probe does not have is an empty field.
       for (size_t i = 0; i < max_args; ++i) {
         p = put(p, ',');
-        if (i < nargs && e.has_arg(static_cast<int>(i))) {
+        if (i >= nargs) continue;
+        if (e.has_arg(static_cast<int>(i))) {
           p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
+        } else {
+          p = put(p, std::string_view("null"));
         }
       }
       p = put(p, '\n');

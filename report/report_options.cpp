@@ -81,7 +81,8 @@ const char* command_usage(Command c) {
              "One line per event, in time order. text: process name, pid/tid, [cpu], seconds\n"
              "since the start, provider:name, arguments. jsonl: one JSON object per event,\n"
              "time_ns being the recorded CLOCK_MONOTONIC time. csv: with a header line.\n"
-             "An argument that could not be recorded is null (empty in csv), never 0.\n";
+             "An argument that could not be recorded is null (in csv too), never 0. In csv\n"
+             "an empty argN field means that the event's probe has no argument N.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"

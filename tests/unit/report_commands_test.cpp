@@ -168,7 +168,18 @@ TEST_CASE("dump text and csv", "[report_commands]") {
   CHECK(csv.out ==
         "time_ns,pid,tid,cpu,comm,provider,name,arg0,arg1\n"
         "1000012000,10,12,0,server,demo,req_done,9,\n"
-        "1000013000,10,12,0,server,demo,req_start,3,\n");
+        "1000013000,10,12,0,server,demo,req_start,3,null\n");
+}
+
+TEST_CASE("csv tells a missing argument from one the probe does not have", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output csv = run({"dump", "--format", "csv", "--tid", "12"}, t);
+  // req_done has one argument: its arg1 field is empty. req_start's arg1
+  // was not recorded: null.
+  CHECK(csv.out.find("demo,req_done,9,\n") != std::string::npos);
+  CHECK(csv.out.find("demo,req_start,3,null\n") != std::string::npos);
+  CHECK(csv.out.find("demo,req_start,3,\n") == std::string::npos);
 }
 
 TEST_CASE("latency json", "[report_commands]") {
