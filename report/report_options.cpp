@@ -103,7 +103,9 @@ const char* command_usage(Command c) {
              "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
              "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
              "chrome://tracing: start/end pairs as slices, other events as instants,\n"
-             "process and thread names as metadata.\n";
+             "process and thread names as metadata. Pairs on tid or pid nest on their\n"
+             "thread: complete slices (ph X). Pairs on argN may overlap on a thread without\n"
+             "nesting: async slices (ph b/e, id = the key's value in hex).\n";
   }
   return "";
 }

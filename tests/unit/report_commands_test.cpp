@@ -1,5 +1,7 @@
 // The report commands end to end on in-memory traces (tests/unit/memory_trace.h),
 // and the command-line parsing.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
@@ -180,6 +182,59 @@ TEST_CASE("csv tells a missing argument from one the probe does not have", "[rep
   CHECK(csv.out.find("demo,req_done,9,\n") != std::string::npos);
   CHECK(csv.out.find("demo,req_start,3,null\n") != std::string::npos);
   CHECK(csv.out.find("demo,req_start,3,\n") == std::string::npos);
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  REQUIRE(f != nullptr);
+  return read_all(f);
+}
+
+}  // namespace
+
+TEST_CASE("export pairs on an argument as async slices", "[report_commands]") {
+  MemoryTrace t;
+  uint32_t f = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull),
+                          {site(0, "demo", "req_start", 1), site(1, "demo", "req_done", 1)});
+  // Requests 1 and 2 overlap on thread 11 without nesting.
+  t.add(f, ev(0, 1000001000, 10, 11, {1}));
+  t.add(f, ev(0, 1000002000, 10, 11, {2}));
+  t.add(f, ev(1, 1000003000, 10, 11, {1}));
+  t.add(f, ev(1, 1000004000, 10, 11, {2}));
+  std::string path = "/tmp/usdt_report_export_test_";
+  path.append(std::to_string(::getpid())).append(".json");
+  Output o = run({"export", "-o", path, "--start", "demo:req_start", "--end", "demo:req_done", "--key", "arg0"}, t);
+  REQUIRE(o.code == 0);
+  std::string json = read_file(path);
+  std::remove(path.c_str());
+  CHECK(json.find("\"ph\":\"X\"") == std::string::npos);
+  CHECK(json.find("{\"ph\":\"b\",\"name\":\"demo:req_start\",\"cat\":\"latency\",\"id\":\"0x1\",\"ts\":1.000,"
+                  "\"pid\":10,\"tid\":11,\"args\":{\"end\":\"demo:req_done\",\"duration_ns\":2000,\"arg0\":1}}") !=
+        std::string::npos);
+  CHECK(json.find("{\"ph\":\"e\",\"name\":\"demo:req_start\",\"cat\":\"latency\",\"id\":\"0x1\",\"ts\":3.000,"
+                  "\"pid\":10,\"tid\":11}") != std::string::npos);
+  CHECK(json.find("\"id\":\"0x2\",\"ts\":2.000") != std::string::npos);
+  CHECK(json.find("\"id\":\"0x2\",\"ts\":4.000") != std::string::npos);
+
+  // Paired on tid, slices nest on their thread: complete events.
+  MemoryTrace t2;
+  fill_demo(t2);
+  o = run({"export", "-o", path, "--start", "demo:req_start", "--end", "demo:req_done"}, t2);
+  REQUIRE(o.code == 0);
+  json = read_file(path);
+  std::remove(path.c_str());
+  CHECK(json.find("\"ph\":\"X\"") != std::string::npos);
+  CHECK(json.find("\"ph\":\"b\"") == std::string::npos);
+}
+
+TEST_CASE("export to a file that cannot be created fails", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"export", "-o", "/nonexistent-dir/out.json"}, t);
+  CHECK(o.code == 1);
+  CHECK(o.err == "usdt-report: error: cannot create '/nonexistent-dir/out.json': No such file or directory\n");
 }
 
 TEST_CASE("latency json", "[report_commands]") {
