@@ -1,7 +1,9 @@
 // The report commands (one file each). Each reads the input once, prints
 // to io.out (errors and warnings to io.err) and returns the exit code:
-// 0 done, 1 failure (e.g. an unknown probe), never 2 (usage errors are
-// caught while parsing).
+// 0 done, 1 failure (e.g. an unknown probe, a write error), 2 misuse: options
+// that parse_command_line refuses already (a bad --format, hist without
+// --probe/--arg, export without -o); the commands check them again for
+// callers that fill ReportOptions themselves.
 #pragma once
 
 #include <cstdio>

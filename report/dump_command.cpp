@@ -2,6 +2,12 @@
 // The hot loop formats with std::to_chars into a large buffer; the per-site
 // parts of a line (names, quoting) are built once per site, not per event.
 //
+// jsonl: the parts of a line that hold strings (provider, name, host) are
+// built once per site and file with JsonWriter; the per-event loop adds only
+// numbers and null, with put_* into the output buffer, for speed.
+// csv: an argument that was not recorded is `null`, an argument the probe
+// does not have (another probe has more) is an empty field.
+//
 // Times: text shows seconds since the timeline start ("12.000345678");
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).
@@ -13,7 +19,7 @@
 
 #include "report/arg_format.h"
 #include "report/commands.h"
-#include "report/json_text.h"
+#include "report/json_writer.h"
 #include "report/output_buffer.h"
 #include "report/process_names.h"
 
@@ -275,9 +281,12 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
         for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
         break;
       }
-      case DumpFormat::jsonl:
-        prefixes[s].text = ",\"provider\":" + json_string(p.provider) + ",\"name\":" + json_string(p.name) + ",\"args\":[";
+      case DumpFormat::jsonl: {
+        // The middle of the line: ,"provider":..,"name":..,"args":[
+        JsonWriter w(prefixes[s].text);
+        w.continue_object().key("provider").string(p.provider).key("name").string(p.name).key("args").begin_array();
         break;
+      }
       case DumpFormat::csv: prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name); break;
     }
   }
@@ -290,7 +299,12 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       case DumpFormat::text:
         host_labels.push_back(f.metadata.hostname + std::string(host_width - f.metadata.hostname.size() + 1, ' '));
         break;
-      case DumpFormat::jsonl: host_labels.push_back(",\"host\":" + json_string(f.metadata.hostname)); break;
+      case DumpFormat::jsonl: {
+        std::string label;
+        JsonWriter(label).continue_object().key("host").string(f.metadata.hostname);
+        host_labels.push_back(std::move(label));
+        break;
+      }
       case DumpFormat::csv: host_labels.push_back(csv_field(f.metadata.hostname) + ","); break;
     }
   }
@@ -391,10 +405,15 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       p = put(p, comm);
       p = put(p, ',');
       p = put(p, prefix.text);
+      // A missing argument (the probe has it, its value was not recorded)
+      // is null; an argument the probe does not have is an empty field.
       for (size_t i = 0; i < max_args; ++i) {
         p = put(p, ',');
-        if (i < nargs && e.has_arg(static_cast<int>(i))) {
+        if (i >= nargs) continue;
+        if (e.has_arg(static_cast<int>(i))) {
           p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
+        } else {
+          p = put(p, std::string_view("null"));
         }
       }
       p = put(p, '\n');

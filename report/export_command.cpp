@@ -1,9 +1,18 @@
 // usdt-report export --format chrome: a Chrome trace-event JSON file
 // ({"traceEvents":[...],"displayTimeUnit":"ns"}) that Perfetto's UI and
 // chrome://tracing load. Fields follow the Trace Event Format document:
-//   matched latency pairs: complete events, "ph":"X", "ts" and "dur" in
-//     microseconds (fractional, so nanoseconds survive), on the start
-//     event's pid/tid;
+//   matched latency pairs paired on tid or pid: complete events, "ph":"X",
+//     "ts" and "dur" in microseconds (fractional, so nanoseconds survive),
+//     on the start event's pid/tid. Pairing is last-in first-out per key,
+//     and a thread has one tid and one pid, so these slices always nest on
+//     their thread, as X events must;
+//   pairs paired on an argument (--key argN, e.g. a request id): requests
+//     overlap on one thread without nesting, which X events cannot show, so
+//     each pair is an async slice: "ph":"b" at the start and "ph":"e" at the
+//     end, with "cat":"latency", the start probe as name and "id" the key's
+//     value in hex ("0x2a"), both on the start event's pid/tid. Perfetto
+//     gives each (pid, cat, id, name) its own track, where the LIFO pairing
+//     of one key nests again;
 //   every other selected event (also unmatched starts and ends): instant
 //     events, "ph":"i", "s":"t" (thread scope);
 //   process and thread names: metadata events, "ph":"M", "process_name" /
@@ -12,8 +21,6 @@
 // hosts, pids are made distinct as file_index * 10000000 + pid (Linux pids
 // stay below 2^22) and process names carry the host.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -21,78 +28,140 @@
 
 #include "report/arg_format.h"
 #include "report/commands.h"
-#include "report/json_text.h"
+#include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 #include "report/output_buffer.h"
+#include "report/output_file.h"
 #include "report/process_names.h"
 
 namespace usdt::report {
 
 namespace {
 
+// Writes the traceEvents array: each event is built with a JsonWriter into
+// a scratch string, then appended to the file's buffer.
 class ChromeWriter {
  public:
-  ChromeWriter(std::FILE* file, uint64_t start) : out_(file), start_(start) {
+  ChromeWriter(std::FILE* file, uint64_t start) : out_(file), start_(start), json_(event_) {
     out_.append("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   }
 
-  void begin_event() {
+  // Starts the next event: the writer is positioned before its '{'.
+  JsonWriter& begin_event() {
+    event_.clear();
+    json_.reset_top_level();
+    return json_;
+  }
+  void end_event() {
     if (!first_) out_.append(",\n");
     first_ = false;
+    out_.append(event_);
+    out_.maybe_flush();
   }
-  void append_us(uint64_t ns) {
-    out_.append_int(ns / 1000);
-    out_.append('.');
-    out_.append_padded(ns % 1000, 3);
+
+  // Microseconds with three decimals: "1000.000".
+  static std::string us_text(uint64_t ns) {
+    std::string s = std::to_string(ns / 1000);
+    char frac[4] = {static_cast<char>('0' + ns % 1000 / 100), static_cast<char>('0' + ns % 100 / 10),
+                    static_cast<char>('0' + ns % 10), 0};
+    return s + "." + frac;
   }
-  void append_ts(uint64_t time) { append_us(time >= start_ ? time - start_ : 0); }
-  void append_ids(uint64_t pid, uint64_t tid) {
-    out_.append(",\"pid\":");
-    out_.append_int(pid);
-    out_.append(",\"tid\":");
-    out_.append_int(tid);
-  }
-  OutputBuffer& out() { return out_; }
+  std::string ts_text(uint64_t time) const { return us_text(time >= start_ ? time - start_ : 0); }
+
   void finish() {
     out_.append("\n]}\n");
     out_.flush();
   }
+  bool failed() const { return out_.failed(); }
 
  private:
   OutputBuffer out_;
   uint64_t start_;
   bool first_ = true;
+  std::string event_;
+  JsonWriter json_;
 };
 
 uint64_t chrome_id(uint32_t domain, uint32_t id) { return uint64_t{domain} * 10000000u + id; }
 
+void write_ids(JsonWriter& j, uint64_t pid, uint64_t tid) { j.key("pid").uint(pid).key("tid").uint(tid); }
+
 void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, uint32_t domain,
                    const format::Event& e, uint64_t time) {
   const SiteInfo& info = catalog.site(site);
-  OutputBuffer& out = w.out();
-  w.begin_event();
-  out.append("{\"ph\":\"i\",\"s\":\"t\",\"name\":");
-  out.append(json_string(catalog.probe_of_site(site).full_name));
-  out.append(",\"cat\":");
-  out.append(json_string(catalog.probe_of_site(site).provider));
-  out.append(",\"ts\":");
-  w.append_ts(time);
-  w.append_ids(chrome_id(domain, e.pid), chrome_id(domain, e.tid));
-  out.append(",\"args\":{\"cpu\":");
-  out.append_int(e.cpu);
+  JsonWriter& j = w.begin_event();
+  j.begin_object().key("ph").string("i").key("s").string("t");
+  j.key("name").string(catalog.probe_of_site(site).full_name);
+  j.key("cat").string(catalog.probe_of_site(site).provider);
+  j.key("ts").number_text(w.ts_text(time));
+  write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
+  j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
-    out.append(",\"arg");
-    out.append_int(i);
-    out.append("\":");
+    j.key("arg" + std::to_string(i));
     if (e.has_arg(i)) {
-      append_arg(out, e.args[i], arg_type_at(&info, i), true);
+      j.number_text(arg_text(e.args[i], arg_type_at(&info, i), true));
     } else {
-      out.append("null");
+      j.null();
     }
   }
-  out.append("}}");
-  out.maybe_flush();
+  j.end_object().end_object();
+  w.end_event();
+}
+
+// The args of a pair's slice: end probe, exact duration, the key's value.
+void write_pair_args(JsonWriter& j, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key) {
+  j.key("args").begin_object();
+  j.key("end").string(catalog.probe_of_site(p.end_site).full_name);
+  j.key("duration_ns").uint(p.duration);
+  j.key(key.text());
+  if (key.kind == KeySpec::Kind::arg) {
+    j.number_text(arg_text(p.key, p.key_type, true));
+  } else {
+    j.uint(p.key);
+  }
+  j.end_object();
+}
+
+// The async id of an argument-keyed pair: the key's raw value in hex.
+std::string async_id(uint64_t key) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), kHex[key & 15]);
+    key >>= 4;
+  } while (key != 0);
+  return "0x" + digits;
+}
+
+void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key) {
+  const std::string& name = catalog.probe_of_site(p.start_site).full_name;
+  const uint64_t pid = chrome_id(p.domain, p.pid);
+  const uint64_t tid = chrome_id(p.domain, p.tid);
+  if (key.kind != KeySpec::Kind::arg) {
+    JsonWriter& j = w.begin_event();
+    j.begin_object().key("ph").string("X").key("name").string(name).key("cat").string("latency");
+    j.key("ts").number_text(w.ts_text(p.start_time)).key("dur").number_text(ChromeWriter::us_text(p.duration));
+    write_ids(j, pid, tid);
+    write_pair_args(j, catalog, p, key);
+    j.end_object();
+    w.end_event();
+    return;
+  }
+  const std::string id = async_id(p.key);
+  JsonWriter& b = w.begin_event();
+  b.begin_object().key("ph").string("b").key("name").string(name).key("cat").string("latency").key("id").string(id);
+  b.key("ts").number_text(w.ts_text(p.start_time));
+  write_ids(b, pid, tid);
+  write_pair_args(b, catalog, p, key);
+  b.end_object();
+  w.end_event();
+  JsonWriter& e = w.begin_event();
+  e.begin_object().key("ph").string("e").key("name").string(name).key("cat").string("latency").key("id").string(id);
+  e.key("ts").number_text(w.ts_text(p.end_time));
+  write_ids(e, pid, tid);
+  e.end_object();
+  w.end_event();
 }
 
 }  // namespace
@@ -123,16 +192,16 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
     config->keep_open_events = true;
     analyzer.emplace(std::move(*config));
   }
-  std::FILE* file = std::fopen(options.output.c_str(), "we");
-  if (file == nullptr) {
-    print_error(io.err, "cannot create '" + options.output + "': " + std::strerror(errno));
+  Result<OutputFile> file = OutputFile::create(options.output);
+  if (!file) {
+    print_error(io.err, file.error().message());
     return 1;
   }
   std::vector<uint32_t> domains = file_domains(input);
   ProcessNames names;
   uint64_t pair_count = 0;
   {
-    ChromeWriter w(file, input.timeline_start());
+    ChromeWriter w(file->get(), input.timeline_start());
     Record r;
     while (input.next(r)) {
       if (r.kind == format::RecordKind::process) {
@@ -150,26 +219,7 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
         if (o == LatencyAnalyzer::Outcome::started) continue;  // written when paired or at the end
         if (o == LatencyAnalyzer::Outcome::paired) {
           ++pair_count;
-          OutputBuffer& out = w.out();
-          w.begin_event();
-          out.append("{\"ph\":\"X\",\"name\":");
-          out.append(json_string(catalog.probe_of_site(p.start_site).full_name));
-          out.append(",\"cat\":\"latency\",\"ts\":");
-          w.append_ts(p.start_time);
-          out.append(",\"dur\":");
-          w.append_us(p.duration);
-          w.append_ids(chrome_id(p.domain, p.pid), chrome_id(p.domain, p.tid));
-          out.append(",\"args\":{\"end\":");
-          out.append(json_string(catalog.probe_of_site(p.end_site).full_name));
-          out.append(",\"duration_ns\":");
-          out.append_int(p.duration);
-          out.append(",\"");
-          out.append(options.key.text());
-          out.append("\":");
-          out.append(options.key.kind == KeySpec::Kind::arg ? arg_text(p.key, p.key_type, true)
-                                                           : std::to_string(p.key));
-          out.append("}}");
-          out.maybe_flush();
+          write_pair(w, catalog, p, options.key);
           continue;
         }
       }
@@ -201,23 +251,22 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
     std::sort(threads.begin(), threads.end());
     for (const auto& [list, kind] : {std::pair{&processes, "process_name"}, std::pair{&threads, "thread_name"}}) {
       for (const Named& n : *list) {
-        w.begin_event();
-        w.out().append("{\"ph\":\"M\",\"name\":\"");
-        w.out().append(kind);
-        w.out().append("\"");
-        w.append_ids(chrome_id(n.domain, n.pid), chrome_id(n.domain, n.tid));
-        w.out().append(",\"args\":{\"name\":" + json_string(n.name) + "}}");
+        JsonWriter& j = w.begin_event();
+        j.begin_object().key("ph").string("M").key("name").string(kind);
+        write_ids(j, chrome_id(n.domain, n.pid), chrome_id(n.domain, n.tid));
+        j.key("args").begin_object().key("name").string(n.name).end_object();
+        j.end_object();
+        w.end_event();
       }
     }
     w.finish();
-    if (w.out().failed()) {
-      std::fclose(file);
+    if (w.failed()) {
       print_error(io.err, "cannot write '" + options.output + "'");
-      return 1;
+      return 1;  // the file is closed by its owner
     }
   }
-  if (std::fclose(file) != 0) {
-    print_error(io.err, "cannot write '" + options.output + "': " + std::strerror(errno));
+  if (Status closed = file->close(); !closed) {
+    print_error(io.err, closed.error().message());
     return 1;
   }
   report_read_problems(input, io.err);

@@ -6,24 +6,24 @@
 #include "report/commands.h"
 #include "report/histogram_text.h"
 #include "report/json_text.h"
+#include "report/json_writer.h"
 
 namespace usdt::report {
 
 namespace {
 
-std::string arg_stats_json(const ArgStats& s) {
-  std::string j = "\"count\":" + std::to_string(s.count()) + ",\"missing\":" + std::to_string(s.missing());
-  j += ",\"min\":" + s.min_text() + ",\"mean\":" + s.mean_text() + ",\"max\":" + s.max_text();
-  j += ",\"histogram\":[";
-  bool first = true;
+// The fields of one argument's statistics, into the object w has open.
+void write_arg_stats_fields(JsonWriter& w, const ArgStats& s) {
+  w.key("count").uint(s.count()).key("missing").uint(s.missing());
+  w.key("min").number_text(s.min_text()).key("mean").number_text(s.mean_text()).key("max").number_text(s.max_text());
+  w.key("histogram").begin_array();
   for (const HistogramBucket& b : trim_empty_ends(s.buckets())) {
-    if (!first) j += ',';
-    first = false;
-    j += "{\"low\":" + (b.has_low ? int128_to_string(b.low) : "null");
-    j += ",\"high\":" + (b.has_high ? int128_to_string(b.high) : "null");
-    j += ",\"count\":" + std::to_string(b.count) + "}";
+    w.begin_object();
+    w.key("low").number_text(b.has_low ? int128_to_string(b.low) : "null");
+    w.key("high").number_text(b.has_high ? int128_to_string(b.high) : "null");
+    w.key("count").uint(b.count).end_object();
   }
-  return j + "]";
+  w.end_array();
 }
 
 std::string arg_stats_text(const ArgStats& s) {
@@ -86,21 +86,22 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     probe_text += p;
   }
   if (options.format == "json") {
-    std::string j = "{\"probe\":" + json_string(probe_text) + ",\"arg\":" + std::to_string(options.arg) + ",";
-    j += arg_stats_json(analyzer.overall());
+    std::string j;
+    JsonWriter w(j);
+    w.begin_object().key("probe").string(probe_text).key("arg").sint(options.arg);
+    write_arg_stats_fields(w, analyzer.overall());
     if (options.by) {
-      j += ",\"by\":" + json_string(options.by->text()) + ",\"groups\":[";
-      bool first = true;
+      w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const ArgGroup* g : analyzer.groups()) {
-        if (!first) j += ',';
-        first = false;
-        j += "{\"key\":" + std::to_string(g->id);
-        if (input.hosts_differ()) j += ",\"host\":" + json_string(input.files()[g->domain].metadata.hostname);
-        j += "," + arg_stats_json(g->stats) + "}";
+        w.begin_object().key("key").uint(g->id);
+        if (input.hosts_differ()) w.key("host").string(input.files()[g->domain].metadata.hostname);
+        write_arg_stats_fields(w, g->stats);
+        w.end_object();
       }
-      j += "]";
+      w.end_array();
     }
-    j += "}\n";
+    w.end_object();
+    j += '\n';
     std::fputs(j.c_str(), io.out);
     return 0;
   }

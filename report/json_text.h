@@ -8,9 +8,10 @@
 
 namespace usdt::report {
 
-// Appends s as a quoted JSON string: '"', '\\' and control characters are
-// escaped; bytes >= 0x80 are copied (names come from ELF notes, normally
-// ASCII; invalid UTF-8 is passed through rather than altered).
+// Appends s as a quoted JSON string (RFC 8259): '"', '\\' and control
+// characters are escaped; valid UTF-8 is copied; each byte that is not part
+// of a valid UTF-8 sequence (names and strings come from the traced program
+// and may be any bytes) becomes \ufffd, so the output is always valid JSON.
 void append_json_string(std::string& out, std::string_view s);
 std::string json_string(std::string_view s);
 

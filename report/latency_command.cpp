@@ -9,6 +9,7 @@
 #include "report/duration.h"
 #include "report/histogram_text.h"
 #include "report/json_text.h"
+#include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 
@@ -29,27 +30,23 @@ std::vector<HistogramBucket> stats_buckets(const DurationStats& s) {
   return trim_empty_ends(log2_buckets(s.histogram().log2_counts()));
 }
 
-std::string stats_json_fields(const DurationStats& s) {
+// The fields of one set of durations, into the object w has open.
+void write_stats_fields(JsonWriter& w, const DurationStats& s) {
   bool any = s.count() > 0;
-  std::string j = "\"count\":" + std::to_string(s.count());
-  j += ",\"min_ns\":" + (any ? std::to_string(s.min()) : "null");
-  j += ",\"mean_ns\":" + s.mean_text();
-  for (const Percentile& p : kPercentiles) {
-    j += ",\"" + std::string(p.json_key) + "\":" + (any ? std::to_string(s.percentile(p.permille)) : "null");
-  }
-  j += ",\"max_ns\":" + (any ? std::to_string(s.max()) : "null");
-  j += ",\"relative_error\":" + json_double(LogLinearHistogram::kRelativeError);
-  j += ",\"histogram\":[";
-  bool first = true;
+  w.key("count").uint(s.count());
+  w.key("min_ns").uint_or_null(any, s.min());
+  w.key("mean_ns").number_text(s.mean_text());
+  for (const Percentile& p : kPercentiles) w.key(p.json_key).uint_or_null(any, any ? s.percentile(p.permille) : 0);
+  w.key("max_ns").uint_or_null(any, s.max());
+  w.key("relative_error").number(LogLinearHistogram::kRelativeError);
+  w.key("histogram").begin_array();
   for (const HistogramBucket& b : stats_buckets(s)) {
-    if (!first) j += ',';
-    first = false;
-    j += "{\"low_ns\":" + (b.has_low ? int128_to_string(b.low) : "null");
-    j += ",\"high_ns\":" + (b.has_high ? int128_to_string(b.high) : "null");
-    j += ",\"count\":" + std::to_string(b.count) + "}";
+    w.begin_object();
+    w.key("low_ns").number_text(b.has_low ? int128_to_string(b.low) : "null");
+    w.key("high_ns").number_text(b.has_high ? int128_to_string(b.high) : "null");
+    w.key("count").uint(b.count).end_object();
   }
-  j += "]";
-  return j;
+  w.end_array();
 }
 
 std::string stats_text(const DurationStats& s) {
@@ -115,42 +112,47 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   const DurationStats& all = analyzer.overall();
   const uint64_t start = input.timeline_start();
   if (options.format == "json") {
-    std::string j = "{\"start\":" + json_string(options.start) + ",\"end\":" + json_string(options.end);
-    j += ",\"key\":" + json_string(options.key.text()) + ",";
-    j += stats_json_fields(all);
-    j += ",\"unmatched_starts\":" + std::to_string(analyzer.unmatched_starts());
-    j += ",\"unmatched_ends\":" + std::to_string(analyzer.unmatched_ends());
-    j += ",\"missing_key_starts\":" + std::to_string(analyzer.missing_key_starts());
-    j += ",\"missing_key_ends\":" + std::to_string(analyzer.missing_key_ends());
+    std::string j;
+    JsonWriter w(j);
+    w.begin_object();
+    w.key("start").string(options.start).key("end").string(options.end);
+    w.key("key").string(options.key.text());
+    write_stats_fields(w, all);
+    w.key("unmatched_starts").uint(analyzer.unmatched_starts());
+    w.key("unmatched_ends").uint(analyzer.unmatched_ends());
+    w.key("missing_key_starts").uint(analyzer.missing_key_starts());
+    w.key("missing_key_ends").uint(analyzer.missing_key_ends());
     if (options.by) {
-      j += ",\"by\":" + json_string(options.by->text()) + ",\"groups\":[";
-      bool first = true;
+      w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const LatencyGroup* g : analyzer.groups()) {
-        if (!first) j += ',';
-        first = false;
-        j += "{\"key\":" + group_key_text(g->key, *options.by, true);
+        w.begin_object().key("key").number_text(group_key_text(g->key, *options.by, true));
         if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
-          j += ",\"host\":" + json_string(input.files()[g->key.domain].metadata.hostname);
+          w.key("host").string(input.files()[g->key.domain].metadata.hostname);
         }
-        j += "," + stats_json_fields(g->stats) + "}";
+        write_stats_fields(w, g->stats);
+        w.end_object();
       }
-      j += "]";
-      j += ",\"pairs_outside_groups\":" + std::to_string(analyzer.pairs_outside_groups());
+      w.end_array();
+      w.key("pairs_outside_groups").uint(analyzer.pairs_outside_groups());
     }
     if (options.top > 0) {
-      j += ",\"top\":[";
-      bool first = true;
+      w.key("top").begin_array();
       for (const LatencyPair& p : analyzer.top()) {
-        if (!first) j += ',';
-        first = false;
-        j += "{\"duration_ns\":" + std::to_string(p.duration) + ",\"start_ns\":" + std::to_string(p.start_time);
-        j += ",\"start_offset_ns\":" + std::to_string(p.start_time - start);
-        j += ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(p.tid);
-        j += ",\"key\":" + (options.key.kind == KeySpec::Kind::arg ? arg_text(p.key, p.key_type, true) : std::to_string(p.key)) + "}";
+        w.begin_object().key("duration_ns").uint(p.duration).key("start_ns").uint(p.start_time);
+        w.key("start_offset_ns").uint(p.start_time - start);
+        w.key("pid").uint(p.pid).key("tid").uint(p.tid);
+        w.key("key");
+        if (options.key.kind == KeySpec::Kind::arg) {
+          w.number_text(arg_text(p.key, p.key_type, true));
+        } else {
+          w.uint(p.key);
+        }
+        w.end_object();
       }
-      j += "]";
+      w.end_array();
     }
-    j += "}\n";
+    w.end_object();
+    j += '\n';
     std::fputs(j.c_str(), io.out);
     return 0;
   }

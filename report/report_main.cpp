@@ -18,6 +18,7 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
     return 1;
   }
   for (const std::string& w : (*set)->warnings()) print_warning(err, w + " (left out)");
+  for (const std::string& w : (*set)->duplicates()) print_warning(err, w);
   return run_command(parsed.options, **set, CommandIo{out, err});
 }
 

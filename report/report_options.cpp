@@ -82,7 +82,8 @@ const char* command_usage(Command c) {
              "One line per event, in time order. text: process name, pid/tid, [cpu], seconds\n"
              "since the start, provider:name, arguments. jsonl: one JSON object per event,\n"
              "time_ns being the recorded CLOCK_MONOTONIC time. csv: with a header line.\n"
-             "An argument that could not be recorded is null (empty in csv), never 0.\n";
+             "An argument that could not be recorded is null (in csv too), never 0. In csv\n"
+             "an empty argN field means that the event's probe has no argument N.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
@@ -103,7 +104,9 @@ const char* command_usage(Command c) {
              "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
              "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
              "chrome://tracing: start/end pairs as slices, other events as instants,\n"
-             "process and thread names as metadata.\n";
+             "process and thread names as metadata. Pairs on tid or pid nest on their\n"
+             "thread: complete slices (ph X). Pairs on argN may overlap on a thread without\n"
+             "nesting: async slices (ph b/e, id = the key's value in hex).\n";
   }
   return "";
 }
@@ -117,7 +120,24 @@ const char* kMainUsage =
     "  latency   durations between a start and an end probe, with percentiles\n"
     "  hist      distribution of one probe argument\n"
     "  export    Chrome/Perfetto trace JSON\n\n"
-    "'usdt-report COMMAND --help' explains a command and its options.\n";
+    "'usdt-report COMMAND --help' explains a command and its options.\n\n"
+    "A first word that is not a command is a TRACE when it is an existing file or\n"
+    "contains '/' or '.'; otherwise it is an unknown command.\n"
+    "The same recording given twice (one file under two names, or a copy: same\n"
+    "host and start times) is read once, with a warning naming both.\n\n"
+    "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
+    "write error); 2 misuse (unknown command or option, bad option value).\n";
+
+// The first word is taken for a command when it is not an option, not an
+// existing file, and does not look like a path (no '/' or '.'): so
+// `usdt-report frobnicate x.trace` is a misuse, while `usdt-report
+// gone.trace` still says that the file is missing.
+bool is_unknown_command(const std::string& word) {
+  if (word.empty() || word[0] == '-') return false;
+  if (word.find_first_of("/.") != std::string::npos) return false;
+  std::error_code ec;
+  return !std::filesystem::exists(word, ec);
+}
 
 ParsedCommandLine usage_error(const std::string& message, const std::string& command) {
   ParsedCommandLine p;
@@ -160,15 +180,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       parsed.action = ParsedCommandLine::Action::print_and_exit;
       parsed.text = kMainUsage;
       return parsed;
-    } else if (args[0][0] != '-') {
-      std::error_code ec;
-      if (!std::filesystem::exists(args[0], ec)) {
-        std::vector<std::string> names(std::begin(kCommands), std::end(kCommands));
-        std::string guess = closest_match(args[0], names);
-        if (!guess.empty()) {
-          return usage_error("unknown command '" + args[0] + "' (did you mean '" + guess + "'?)", "");
-        }
-      }
+    } else if (is_unknown_command(args[0])) {
+      std::vector<std::string> names(std::begin(kCommands), std::end(kCommands));
+      std::string guess = closest_match(args[0], names);
+      std::string message = "unknown command '" + args[0] + "'";
+      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+      message += "; the commands are summary, dump, latency, hist, export";
+      return usage_error(message, "");
     }
   }
   if (o.command == Command::export_trace) o.format = "chrome";
@@ -335,6 +353,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
     return usage_error("export needs both --start and --end, or neither", command_word);
+  }
+  if (o.command == Command::hist && o.by && o.by->kind == KeySpec::Kind::arg) {
+    return usage_error("hist --by takes pid or tid", command_word);
   }
   if (o.command == Command::hist && (probes.empty() || o.arg < 0)) {
     return usage_error("hist needs --probe PROBE and --arg N", command_word);

@@ -5,6 +5,7 @@
 #include "report/commands.h"
 #include "report/duration.h"
 #include "report/json_text.h"
+#include "report/json_writer.h"
 #include "report/summary_stats.h"
 
 namespace usdt::report {
@@ -152,53 +153,58 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
 
   if (options.format == "json") {
-    std::string j = "{\"events\":" + std::to_string(stats.events());
-    j += ",\"lost\":" + std::to_string(stats.lost());
-    j += std::string(",\"truncated\":") + (truncated ? "true" : "false");
-    j += ",\"chunks_bad\":" + std::to_string(chunks_bad);
-    j += ",\"start_ns\":" + std::to_string(span.start);
-    j += ",\"end_ns\":" + std::to_string(span.end);
-    j += ",\"duration_ns\":" + std::to_string(duration);
-    j += ",\"start_realtime_ns\":" + std::to_string(realtime_of(input, span.start));
-    j += ",\"first_event_ns\":" + (stats.events() ? std::to_string(stats.first_time()) : "null");
-    j += ",\"last_event_ns\":" + (stats.events() ? std::to_string(stats.last_time()) : "null");
-    j += ",\"unknown_site_events\":" + std::to_string(stats.unknown_site_events());
-    j += ",\"probes\":[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const ProbeInfo& p = catalog.probes()[rows[i].probe];
-      if (i) j += ',';
-      j += "{\"provider\":" + json_string(p.provider) + ",\"name\":" + json_string(p.name);
-      j += ",\"count\":" + std::to_string(rows[i].count) + ",\"lost\":" + std::to_string(rows[i].lost);
-      j += ",\"rate_per_s\":" + rate_text(rows[i].count, duration) + "}";
+    std::string j;
+    JsonWriter w(j);
+    w.begin_object();
+    w.key("events").uint(stats.events());
+    w.key("lost").uint(stats.lost());
+    w.key("truncated").boolean(truncated);
+    w.key("chunks_bad").uint(chunks_bad);
+    w.key("start_ns").uint(span.start);
+    w.key("end_ns").uint(span.end);
+    w.key("duration_ns").uint(duration);
+    w.key("start_realtime_ns").uint(realtime_of(input, span.start));
+    w.key("first_event_ns").uint_or_null(stats.events() > 0, stats.first_time());
+    w.key("last_event_ns").uint_or_null(stats.events() > 0, stats.last_time());
+    w.key("unknown_site_events").uint(stats.unknown_site_events());
+    w.key("probes").begin_array();
+    for (const ProbeRow& row : rows) {
+      const ProbeInfo& p = catalog.probes()[row.probe];
+      w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
+      w.key("count").uint(row.count).key("lost").uint(row.lost);
+      w.key("rate_per_s").number_text(rate_text(row.count, duration)).end_object();
     }
-    j += "],\"processes\":[";
-    for (size_t i = 0; i < processes.size(); ++i) {
-      const ProcessCount& p = processes[i];
-      if (i) j += ',';
-      j += "{\"pid\":" + std::to_string(p.pid) + ",\"comm\":";
-      j += p.name == ProcessNames::kNoName ? "null" : json_string(stats.names().name(p.name));
-      j += ",\"events\":" + std::to_string(p.events);
-      if (input.hosts_differ()) j += ",\"host\":" + json_string(host_of(p.domain));
-      j += "}";
+    w.end_array();
+    w.key("processes").begin_array();
+    for (const ProcessCount& p : processes) {
+      w.begin_object().key("pid").uint(p.pid).key("comm");
+      if (p.name == ProcessNames::kNoName) {
+        w.null();
+      } else {
+        w.string(stats.names().name(p.name));
+      }
+      w.key("events").uint(p.events);
+      if (input.hosts_differ()) w.key("host").string(host_of(p.domain));
+      w.end_object();
     }
-    j += "],\"lost_per_cpu\":[";
-    bool first = true;
+    w.end_array();
+    w.key("lost_per_cpu").begin_array();
     for (const auto& [cpu, count] : stats.lost_per_cpu()) {
-      if (!first) j += ',';
-      first = false;
-      j += "{\"cpu\":" + std::to_string(cpu) + ",\"lost\":" + std::to_string(count) + "}";
+      w.begin_object().key("cpu").uint(cpu).key("lost").uint(count).end_object();
     }
-    j += "],\"files\":[";
+    w.end_array();
+    w.key("files").begin_array();
     for (size_t i = 0; i < input.files().size(); ++i) {
       const TraceFileInfo& f = input.files()[i];
-      if (i) j += ',';
-      j += "{\"path\":" + json_string(f.path) + ",\"hostname\":" + json_string(f.metadata.hostname);
-      j += ",\"events\":" + std::to_string(stats.events_of_file(static_cast<uint32_t>(i)));
-      j += ",\"summary_events\":" + (f.summary ? std::to_string(f.summary->events) : "null");
-      j += std::string(",\"truncated\":") + (f.diagnostics.truncated ? "true" : "false");
-      j += ",\"chunks_bad\":" + std::to_string(f.diagnostics.chunks_bad) + "}";
+      w.begin_object().key("path").string(f.path).key("hostname").string(f.metadata.hostname);
+      w.key("events").uint(stats.events_of_file(static_cast<uint32_t>(i)));
+      w.key("summary_events").uint_or_null(f.summary.has_value(), f.summary ? f.summary->events : 0);
+      w.key("truncated").boolean(f.diagnostics.truncated);
+      w.key("chunks_bad").uint(f.diagnostics.chunks_bad).end_object();
     }
-    j += "]}\n";
+    w.end_array();
+    w.end_object();
+    j += '\n';
     std::fputs(j.c_str(), io.out);
     return 0;
   }

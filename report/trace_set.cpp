@@ -1,17 +1,73 @@
 #include "report/trace_set.h"
 
+#include <sys/stat.h>
+
+
 namespace usdt::report {
+
+namespace {
+
+const char* kind_of_non_regular(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a pipe";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// The same recording: one file (same device and inode, also through a
+// symlink or a hard link), or a copy of it (same host and start anchors,
+// which the recorder takes at one instant).
+bool same_recording(const struct stat& a, const format::TraceMetadata& ma, const struct stat& b,
+                    const format::TraceMetadata& mb) {
+  if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) return true;
+  return ma.hostname == mb.hostname && ma.start_monotonic_ns == mb.start_monotonic_ns &&
+         ma.start_realtime_ns == mb.start_realtime_ns;
+}
+
+}  // namespace
+
+Result<struct stat> regular_file_status(const std::string& path) {
+  struct stat st{};
+  // stat, not open: opening a FIFO without a writer would block.
+  if (::stat(path.c_str(), &st) != 0) {
+    return errno_error("cannot open '" + path + "'");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = kind_of_non_regular(st.st_mode);
+    return Error("'" + path + "' is " + kind + ", not a trace file");
+  }
+  return st;
+}
 
 Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths) {
   std::unique_ptr<TraceSet> set(new TraceSet());
   std::string last_error;
+  std::vector<struct stat> opened;  // per file in files_
   for (const std::string& path : paths) {
+    Result<struct stat> st = regular_file_status(path);
+    if (!st) {
+      last_error = st.error().message();
+      set->warnings_.push_back(last_error);
+      continue;
+    }
     Result<format::TraceReader> reader = format::TraceReader::open(path);
     if (!reader) {
       last_error = reader.error().message();
       set->warnings_.push_back(last_error);
       continue;
     }
+    bool duplicate = false;
+    for (size_t i = 0; i < set->files_.size() && !duplicate; ++i) {
+      if (same_recording(opened[i], set->files_[i].metadata, *st, reader->metadata())) {
+        set->duplicates_.push_back("'" + path + "' is the same recording as '" + set->files_[i].path +
+                                   "': counted once");
+        duplicate = true;
+      }
+    }
+    if (duplicate) continue;
+    opened.push_back(*st);
     TraceFileInfo info;
     info.path = path;
     info.metadata = reader->metadata();

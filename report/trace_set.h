@@ -3,6 +3,8 @@
 // reader already returns its own file in time order).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,16 +15,25 @@
 
 namespace usdt::report {
 
+// The status of path when it is a regular file; fails, without opening it
+// (a FIFO without a writer would block), for a missing file, a directory,
+// a pipe, a device or a socket: "'X' is a directory, not a trace file".
+Result<struct stat> regular_file_status(const std::string& path);
+
 class TraceSet : public TraceInput {
  public:
-  // Opens every file. A file that cannot be opened is left out with a
-  // warning (in warnings()); fails only when no file could be opened.
+  // Opens every file. A file that cannot be opened, or is not a regular
+  // file, is left out with a warning (in warnings()); fails only when no
+  // file could be opened. The same recording named twice (same file under
+  // two names, or a copy: same hostname, start_monotonic_ns and
+  // start_realtime_ns) is read once; duplicates() says which were dropped.
   static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths);
 
   bool next(Record& record) override;
   void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;
 
   const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<std::string>& duplicates() const { return duplicates_; }
 
  private:
   TraceSet() = default;
@@ -36,6 +47,7 @@ class TraceSet : public TraceInput {
   size_t last_ = SIZE_MAX;
   bool primed_ = false;
   std::vector<std::string> warnings_;
+  std::vector<std::string> duplicates_;
 };
 
 }  // namespace usdt::report

@@ -12,10 +12,18 @@
 //                    CPU 0 batch: that chunk is skipped and reported.
 //   other_host.trace host golden-host-b, whose clock is 4000 s ahead: merged by
 //                    wall clock with golden.trace.
+//   requests.trace   golden-host, 100 s later: requests paired on arg0 that
+//                    overlap on one thread without nesting (export as async).
+//   golden_copy.trace, golden_hardlink.trace, golden_link.trace: the same
+//                    recording again as a copy, a hard link and a symlink.
+//   fifo.trace       a FIFO without a writer (must be refused, not block).
 // Times below are in microseconds after the recording start (kStart).
 //
 // usage: make_golden_traces DIR
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -228,6 +236,56 @@ int write_other_host(const std::string& dir) {
   return check(w->finish(summary)) ? 0 : 1;
 }
 
+int write_requests(const std::string& dir) {
+  uint64_t start = kStart + 100000000000ull;  // 100 s after golden.trace
+  auto w = fmt::TraceWriter::create(dir + "/requests.trace", metadata("golden-host", start, kRealStart + 100000000000ull),
+                                    demo_sites());
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  fmt::ProcessEvent p = proc(0, fmt::ProcessEventKind::comm, 400, 401, "proxy");
+  p.time_ns = start;
+  if (!check(w->append(p))) return 1;
+  // Requests 1 and 2 on thread 401 overlap without nesting; request 3 ends
+  // on another thread.
+  for (const Ev& e : std::vector<Ev>{{100, 400, 401, 0, 0, {1, 10}},
+                                     {200, 400, 401, 0, 0, {2, 20}},
+                                     {300, 400, 401, 0, 1, {1}},
+                                     {400, 400, 401, 0, 1, {2}},
+                                     {500, 400, 401, 0, 0, {3, 30}},
+                                     {600, 400, 402, 1, 1, {3}}}) {
+    if (!check(w->append(to_event(e, start)))) return 1;
+  }
+  fmt::TraceSummary summary;
+  summary.end_monotonic_ns = start + 1000 * kUs;
+  summary.events = 6;
+  summary.events_per_site = {3, 3, 0, 0};
+  summary.lost_per_site = {0, 0, 0, 0};
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
+// Other names for golden.trace and a FIFO, for the input checks.
+int write_other_names(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::copy_file(dir + "/golden.trace", dir + "/golden_copy.trace", fs::copy_options::overwrite_existing, ec);
+  for (const char* name : {"/golden_hardlink.trace", "/golden_link.trace", "/fifo.trace"}) {
+    fs::remove(dir + name, ec);
+  }
+  if (!ec) fs::create_hard_link(dir + "/golden.trace", dir + "/golden_hardlink.trace", ec);
+  if (!ec) fs::create_symlink("golden.trace", dir + "/golden_link.trace", ec);
+  if (ec) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", ec.message().c_str());
+    return 1;
+  }
+  if (::mkfifo((dir + "/fifo.trace").c_str(), 0600) != 0) {
+    std::perror("make_golden_traces: mkfifo");
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -237,5 +295,7 @@ int main(int argc, char** argv) {
   }
   std::string dir = argv[1];
   if (int rc = write_golden(dir); rc != 0) return rc;
+  if (int rc = write_requests(dir); rc != 0) return rc;
+  if (int rc = write_other_names(dir); rc != 0) return rc;
   return write_other_host(dir);
 }

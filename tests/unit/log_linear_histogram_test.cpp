@@ -1,5 +1,7 @@
 #include "report/log_linear_histogram.h"
 
+#include "report/duration_stats.h"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -126,4 +128,41 @@ TEST_CASE("merge adds counts", "[log_linear_histogram]") {
   a.merge(b);
   CHECK(a.count() == 3);
   CHECK(a.value_at_permille(500, 10, 30) == 20);
+}
+
+TEST_CASE("percentiles of duration stats stay within [min, max]", "[log_linear_histogram][duration_stats]") {
+  // All values in one bucket [999424, 1003520), midpoint 1001471.
+  SECTION("the midpoint is above the maximum") {
+    usdt::report::DurationStats s;
+    for (uint64_t v = 999500; v <= 1000001; v += 7) s.add(v);
+    for (unsigned permille : {1u, 500u, 990u, 999u, 1000u}) {
+      INFO("permille " << permille);
+      CHECK(s.percentile(permille) >= s.min());
+      CHECK(s.percentile(permille) <= s.max());
+    }
+    CHECK(s.percentile(990) == s.max());
+  }
+  SECTION("the midpoint is below the minimum") {
+    usdt::report::DurationStats s;
+    for (uint64_t v = 1003000; v <= 1003500; v += 5) s.add(v);
+    for (unsigned permille : {1u, 500u, 990u, 1000u}) {
+      INFO("permille " << permille);
+      CHECK(s.percentile(permille) >= s.min());
+      CHECK(s.percentile(permille) <= s.max());
+    }
+    CHECK(s.percentile(10) == s.min());
+  }
+  SECTION("random spreads") {
+    std::mt19937_64 rng(3);
+    for (int round = 0; round < 200; ++round) {
+      usdt::report::DurationStats s;
+      uint64_t base = rng() >> (rng() % 60);
+      int n = 1 + static_cast<int>(rng() % 50);
+      for (int i = 0; i < n; ++i) s.add(base + rng() % (base / 64 + 1));
+      for (unsigned permille = 1; permille <= 1000; permille += 37) {
+        REQUIRE(s.percentile(permille) >= s.min());
+        REQUIRE(s.percentile(permille) <= s.max());
+      }
+    }
+  }
 }

@@ -1,11 +1,13 @@
-// The report commands end to end on in-memory traces (report/memory_trace.h),
+// The report commands end to end on in-memory traces (tests/unit/memory_trace.h),
 // and the command-line parsing.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 
 #include "report/commands.h"
-#include "report/memory_trace.h"
+#include "memory_trace.h"
 #include "report/report_options.h"
 
 using namespace usdt::report;
@@ -168,7 +170,71 @@ TEST_CASE("dump text and csv", "[report_commands]") {
   CHECK(csv.out ==
         "time_ns,pid,tid,cpu,comm,provider,name,arg0,arg1\n"
         "1000012000,10,12,0,server,demo,req_done,9,\n"
-        "1000013000,10,12,0,server,demo,req_start,3,\n");
+        "1000013000,10,12,0,server,demo,req_start,3,null\n");
+}
+
+TEST_CASE("csv tells a missing argument from one the probe does not have", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output csv = run({"dump", "--format", "csv", "--tid", "12"}, t);
+  // req_done has one argument: its arg1 field is empty. req_start's arg1
+  // was not recorded: null.
+  CHECK(csv.out.find("demo,req_done,9,\n") != std::string::npos);
+  CHECK(csv.out.find("demo,req_start,3,null\n") != std::string::npos);
+  CHECK(csv.out.find("demo,req_start,3,\n") == std::string::npos);
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  REQUIRE(f != nullptr);
+  return read_all(f);
+}
+
+}  // namespace
+
+TEST_CASE("export pairs on an argument as async slices", "[report_commands]") {
+  MemoryTrace t;
+  uint32_t f = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull),
+                          {site(0, "demo", "req_start", 1), site(1, "demo", "req_done", 1)});
+  // Requests 1 and 2 overlap on thread 11 without nesting.
+  t.add(f, ev(0, 1000001000, 10, 11, {1}));
+  t.add(f, ev(0, 1000002000, 10, 11, {2}));
+  t.add(f, ev(1, 1000003000, 10, 11, {1}));
+  t.add(f, ev(1, 1000004000, 10, 11, {2}));
+  std::string path = "/tmp/usdt_report_export_test_";
+  path.append(std::to_string(::getpid())).append(".json");
+  Output o = run({"export", "-o", path, "--start", "demo:req_start", "--end", "demo:req_done", "--key", "arg0"}, t);
+  REQUIRE(o.code == 0);
+  std::string json = read_file(path);
+  std::remove(path.c_str());
+  CHECK(json.find("\"ph\":\"X\"") == std::string::npos);
+  CHECK(json.find("{\"ph\":\"b\",\"name\":\"demo:req_start\",\"cat\":\"latency\",\"id\":\"0x1\",\"ts\":1.000,"
+                  "\"pid\":10,\"tid\":11,\"args\":{\"end\":\"demo:req_done\",\"duration_ns\":2000,\"arg0\":1}}") !=
+        std::string::npos);
+  CHECK(json.find("{\"ph\":\"e\",\"name\":\"demo:req_start\",\"cat\":\"latency\",\"id\":\"0x1\",\"ts\":3.000,"
+                  "\"pid\":10,\"tid\":11}") != std::string::npos);
+  CHECK(json.find("\"id\":\"0x2\",\"ts\":2.000") != std::string::npos);
+  CHECK(json.find("\"id\":\"0x2\",\"ts\":4.000") != std::string::npos);
+
+  // Paired on tid, slices nest on their thread: complete events.
+  MemoryTrace t2;
+  fill_demo(t2);
+  o = run({"export", "-o", path, "--start", "demo:req_start", "--end", "demo:req_done"}, t2);
+  REQUIRE(o.code == 0);
+  json = read_file(path);
+  std::remove(path.c_str());
+  CHECK(json.find("\"ph\":\"X\"") != std::string::npos);
+  CHECK(json.find("\"ph\":\"b\"") == std::string::npos);
+}
+
+TEST_CASE("export to a file that cannot be created fails", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  Output o = run({"export", "-o", "/nonexistent-dir/out.json"}, t);
+  CHECK(o.code == 1);
+  CHECK(o.err == "usdt-report: error: cannot create '/nonexistent-dir/out.json': No such file or directory\n");
 }
 
 TEST_CASE("latency json", "[report_commands]") {
@@ -279,6 +345,33 @@ TEST_CASE("command line parsing", "[report_options]") {
   p = parse({"sumary", "x.trace"});
   CHECK(p.exit_code == 2);
   CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
+  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"}).exit_code == 2);
+}
+
+TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_options]") {
+  auto parse = [](std::vector<const char*> words) {
+    words.insert(words.begin(), "usdt-report");
+    return parse_command_line(static_cast<int>(words.size()), words.data());
+  };
+  ParsedCommandLine p = parse({"frobnicate", "x.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::print_and_exit);
+  CHECK(p.exit_code == 2);
+  CHECK(p.to_stderr);
+  CHECK(p.text.find("usdt-report: error: unknown command 'frobnicate'; the commands are summary, dump, latency, "
+                    "hist, export\n") == 0);
+  CHECK(p.text.find("did you mean") == std::string::npos);
+  // A word that looks like a path is a trace, even when missing: the
+  // missing file is reported when it is opened.
+  p = parse({"gone.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.command == Command::summary);
+  CHECK(p.options.traces == std::vector<std::string>{"gone.trace"});
+  p = parse({"./frobnicate"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  p = parse({"/dev/null"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  p = parse({"--help"});
+  CHECK(p.text.find("exit status: 0 done; 1 failure") != std::string::npos);
   p = parse({"latency", "--help"});
   CHECK(p.exit_code == 0);
   CHECK(p.text.find("--start") != std::string::npos);

@@ -8,4 +8,6 @@ usdt_unit_test(report_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/arg_histogram_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_commands_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_robustness_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/trace_set_test.cpp
   LIBS usdt_report_lib)

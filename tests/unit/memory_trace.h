@@ -1,6 +1,7 @@
-// A TraceInput fed from vectors, for tests of the commands and analyses
-// without a trace file. Records must be added in time order per file; the
-// files are merged by time like TraceSet does.
+// A TraceInput fed from vectors (a test helper, not part of usdt-report),
+// for tests of the commands and analyses without a trace file. Records must
+// be added in time order per file; the files are merged by time like
+// TraceSet does.
 #pragma once
 
 #include <variant>
