@@ -33,6 +33,7 @@ enum class ArgSource : uint8_t {
   sampled_register = 1,  // PERF_SAMPLE_REGS_USER
   sampled_stack = 2,     // PERF_SAMPLE_STACK_USER (memory relative to the stack or frame pointer)
   not_in_sample = 3,     // heap, globals, %xmm, undecodable: recorded as missing
+  kernel_read = 4,       // read by the kernel at the hit (tracefs uprobe event fetch-args)
 };
 
 // Register numbers are perf's for the architecture (PERF_REG_X86_* from

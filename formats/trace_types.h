@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/arg_spec.h"
@@ -13,6 +15,8 @@ namespace usdt::format {
 // sys/sdt.h allows at most 12 arguments per probe.
 constexpr int kMaxArgs = 12;
 constexpr uint32_t kNoSite = 0xffffffffu;
+// The longest string argument a trace holds; the writer cuts longer ones.
+constexpr uint32_t kMaxStringArgBytes = 64 * 1024;
 
 enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3 };
 
@@ -25,6 +29,10 @@ struct ArgDescriptor {
   bool is_float = false;
   ArgLocation location = ArgLocation::undecodable;
   ArgSource source = ArgSource::not_in_sample;
+  // A string argument (usdt-record --string PROBE=argN): the kernel read the
+  // bytes the value points to; size is then 8. Last, so that aggregate
+  // initializers of the fields above keep working.
+  bool is_string = false;
 };
 
 // One probe site: a place in a file where a uprobe was attached.
@@ -52,8 +60,21 @@ struct TraceMetadata {
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment
 };
 
+// A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's --string-bytes; truncated says it was cut.
+struct StringArg {
+  std::string_view bytes;
+  bool truncated = false;
+};
+
 // One probe hit. Argument i is present when bit i of missing_mask is clear;
 // a missing argument is never a 0, it is absent.
+//
+// Argument i is a string when bit i of string_mask is set (as the site's
+// descriptor says): args[i] then holds a pointer to a StringArg,
+// reinterpret_cast<uint64_t>(const StringArg*). A string that could not be
+// read is missing (missing_mask bit set), as for numbers; an empty string is
+// present with size 0. Whoever produces an Event owns its StringArgs and their
+// bytes: TraceWriter copies them, TraceReader keeps them until its next next().
 struct Event {
   uint64_t time_ns = 0;  // CLOCK_MONOTONIC
   uint32_t pid = 0;
@@ -62,11 +83,18 @@ struct Event {
   uint32_t site_id = 0;
   uint8_t arg_count = 0;
   uint16_t missing_mask = 0;
+  uint16_t string_mask = 0;  // bit i: argument i is a string (args[i] is a StringArg*)
   // Raw bits of each argument: sign-extended to 64 bits for signed arguments,
-  // zero-extended for unsigned ones, the IEEE bits for floats.
+  // zero-extended for unsigned ones, the IEEE bits for floats; for a string,
+  // the address of its StringArg.
   uint64_t args[kMaxArgs] = {};
 
   bool has_arg(int i) const { return i < arg_count && !(missing_mask & (1u << i)); }
+  bool is_string(int i) const { return (string_mask >> i) & 1u; }
+  // Only for a present string argument (is_string(i) && has_arg(i)).
+  const StringArg& string_arg(int i) const {
+    return *reinterpret_cast<const StringArg*>(static_cast<uintptr_t>(args[i]));
+  }
 };
 
 enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4 };
@@ -103,6 +131,10 @@ struct TraceSummary {
   uint64_t lost = 0;
   std::vector<uint64_t> events_per_site;  // indexed by site id
   std::vector<uint64_t> lost_per_site;    // indexed by site id
+  // Samples the recorder dropped itself, by cause (e.g. {"malformed", 3},
+  // {"foreign_process", 120}); none of them is in the trace. Empty for
+  // files written before version 1.1.
+  std::vector<std::pair<std::string, uint64_t>> dropped;
 };
 
 }  // namespace usdt::format

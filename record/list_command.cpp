@@ -22,6 +22,7 @@ const char* source_label(const ArgSpec& spec, Arch arch) {
     case ArgSource::constant: return "[constant]";
     case ArgSource::sampled_register: return "[sampled register]";
     case ArgSource::sampled_stack: return "[sampled stack]";
+    case ArgSource::kernel_read: return "[kernel read]";
     case ArgSource::not_in_sample: break;
   }
   if (spec.location == ArgLocation::undecodable) return "[undecodable: not recorded]";

@@ -95,6 +95,7 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
       std::memcpy(&raw, stack.data + offset, spec.size);  // little-endian host
       return extend(raw, spec.size, sign);
     }
+    case ArgSource::kernel_read:  // not in the sample either
     case ArgSource::not_in_sample:
       break;
   }
