@@ -47,15 +47,38 @@ constexpr uint64_t kMaxComm = 4096;
 void ChunkBuilder::add(const Event& e) {
   uint8_t count = std::min<uint8_t>(e.arg_count, kMaxArgs);
   uint16_t missing = static_cast<uint16_t>(e.missing_mask & ((1u << count) - 1));
-  PendingEvent p{e.time_ns, e.pid,  e.tid, e.cpu, e.site_id, static_cast<uint32_t>(args_.size()),
-                 count,     missing};
-  events_.push_back(p);
+  uint16_t strings = static_cast<uint16_t>(e.string_mask & ((1u << count) - 1) & ~missing);
   size_t size = 6;
-  for (int i = 0; i < count; ++i) {
-    if (missing & (1u << i)) continue;
-    args_.push_back(e.args[i]);
-    size += varint_size(e.args[i]) > 2 ? 3 : 1;
+  uint32_t args_at = static_cast<uint32_t>(args_.size());
+  if (strings == 0) {
+    for (int i = 0; i < count; ++i) {
+      if (missing & (1u << i)) continue;
+      args_.push_back(e.args[i]);
+      size += varint_size(e.args[i]) > 2 ? 3 : 1;
+    }
+  } else {
+    for (int i = 0; i < count; ++i) {
+      if (missing & (1u << i)) continue;
+      if (!(strings & (1u << i))) {
+        args_.push_back(e.args[i]);
+        size += varint_size(e.args[i]) > 2 ? 3 : 1;
+        continue;
+      }
+      const auto* s = reinterpret_cast<const StringArg*>(static_cast<uintptr_t>(e.args[i]));
+      if (s == nullptr) {  // could not be read: missing, as for numbers
+        missing = static_cast<uint16_t>(missing | (1u << i));
+        strings = static_cast<uint16_t>(strings & ~(1u << i));
+        continue;
+      }
+      size_t length = std::min<size_t>(s->bytes.size(), kMaxStringArgBytes);
+      args_.push_back(pack_string(strings_.size(), length,
+                                  s->truncated || length < s->bytes.size()));
+      strings_.append(s->bytes.data(), length);
+      size += 3 + length;
+    }
   }
+  events_.push_back(PendingEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, args_at,
+                                 static_cast<uint16_t>(count | (missing << 4)), strings});
   estimated_size_ += size;
 }
 
@@ -103,6 +126,7 @@ ChunkHeader ChunkBuilder::encode(std::string& payload) {
 
   events_.clear();
   args_.clear();
+  strings_.clear();
   process_.clear();
   lost_.clear();
   estimated_size_ = 0;
@@ -123,6 +147,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   for (auto& c : columns_) c.clear();
   for (auto& c : delta_columns_) c.clear();
   prev_.clear();
+  strings_section_.clear();
 
   uint64_t last_time = h.min_time_ns;
   uint32_t last_site = kNoSite, last_site_local = 0;
@@ -154,13 +179,22 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
     }
     columns_[kThread].varint(last_thread_local);
     columns_[kCpu].varint(e.cpu);
-    columns_[kShape].varint(e.arg_count | (uint32_t{e.missing_mask} << 4));
+    columns_[kShape].varint(e.shape);
 
     uint32_t at = e.args_at;
     uint64_t* p = &prev_[size_t{last_site_local} * kMaxArgs];
-    for (int i = 0; i < e.arg_count; ++i) {
-      if (e.missing_mask & (1u << i)) continue;
+    const int arg_count = e.shape & 0xf;
+    const uint32_t missing_mask = e.shape >> 4;
+    for (int i = 0; i < arg_count; ++i) {
+      if (missing_mask & (1u << i)) continue;
       uint64_t v = args_[at++];
+      if (e.string_mask & (1u << i)) {
+        // The column holds length << 1 | truncated; the bytes go to the
+        // strings section in this (event, argument) order.
+        uint64_t length = (v >> 1) & ((uint64_t{1} << 17) - 1);
+        strings_section_.append(strings_, static_cast<size_t>(v >> 18), static_cast<size_t>(length));
+        v &= (uint64_t{1} << 18) - 1;
+      }
       columns_[kArg0 + i].varint(v);
       delta_columns_[i].varint(zigzag_encode(static_cast<int64_t>(v - p[i])));
       p[i] = v;
@@ -203,6 +237,10 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   out.reserve(out.size() + body_size);
   o.bytes(head.data(), head.size());
   for (const Column* c : chosen) o.bytes(c->data(), c->size());
+  if (!strings_section_.empty()) {
+    o.u8(static_cast<uint8_t>(SectionKind::strings));
+    o.str(strings_section_);
+  }
 }
 
 void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
@@ -254,8 +292,11 @@ void ChunkBuilder::encode_lost(std::string& out, ChunkHeader& h) {
 
 // ---------------------------------------------------------------------------
 
-ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts)
-    : payload_(std::move(payload)), site_arg_counts_(site_arg_counts) {}
+ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts,
+                           const std::vector<uint16_t>* site_string_masks)
+    : payload_(std::move(payload)),
+      site_arg_counts_(site_arg_counts),
+      site_string_masks_(site_string_masks) {}
 
 bool ChunkDecoder::fail(std::string why) {
   if (error_.empty()) error_ = std::move(why);
@@ -271,13 +312,13 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (header_.min_time_ns > header_.max_time_ns && header_.records() > 0) {
     return fail("chunk time range is inverted");
   }
-  bool seen[4] = {};
+  bool seen[5] = {};
   while (!in.at_end()) {
     uint8_t kind = in.u8();
     uint64_t size = in.varint();
     ByteCursor section = in.sub(size);
     if (!in.ok()) return fail("section runs past the end of the payload");
-    if (kind >= 1 && kind <= 3) {
+    if (kind >= 1 && kind <= 4) {
       if (seen[kind]) return fail("section " + std::to_string(kind) + " appears twice");
       seen[kind] = true;
     }
@@ -298,6 +339,11 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
         if (!section.ok() || lost_left_ != header_.lost_records) {
           return fail("lost record count differs from the chunk header");
         }
+        break;
+      case SectionKind::strings:
+        // Used as the events' string arguments are decoded; what remains at
+        // their end is damage.
+        strings_ = section;
         break;
       default:
         ++skipped_;  // a newer writer's section: skipped by its length
@@ -325,6 +371,8 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   uint64_t n_sites = s.varint_max(s.remaining());
   sites_.clear();
   site_args_.clear();
+  site_strings_.clear();
+  chunk_strings_ = 0;
   for (uint64_t i = 0; i < n_sites && s.ok(); ++i) {
     uint64_t id = s.varint();
     if (id >= site_arg_counts_->size()) {
@@ -332,6 +380,14 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
     }
     sites_.push_back(static_cast<uint32_t>(id));
     site_args_.push_back((*site_arg_counts_)[id]);
+    uint16_t strings = site_string_masks_ && id < site_string_masks_->size()
+                           ? (*site_string_masks_)[id]
+                           : uint16_t{0};
+    site_strings_.push_back(strings);
+    chunk_strings_ |= strings;
+  }
+  if (chunk_strings_ != 0) {
+    for (auto& v : strings_of_) v.resize(size_t{kBatch} * kMaxArgs);
   }
   uint64_t n_threads = s.varint_max(s.remaining() / 2);
   threads_.clear();
@@ -356,7 +412,11 @@ void ChunkDecoder::decode_batch() {
   len_ = 0;
   has_ev_ = false;
   uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
-  if (n == 0) return;
+  if (n == 0) {
+    // The string lengths must add up to the strings section exactly.
+    if (!strings_.at_end()) fail("strings section is longer than the events' strings");
+    return;
+  }
   events_left_ -= n;
   Event* b = batch_[buf_];
 
@@ -427,8 +487,37 @@ void ChunkDecoder::decode_batch() {
     }
     if (!col.ok()) return (void)fail("argument column ends early");
   }
+  if (chunk_strings_ != 0 && !decode_strings(b, n)) return;
   len_ = n;
   has_ev_ = true;
+}
+
+// Turns the batch's string arguments, decoded as length << 1 | truncated,
+// into pointers to StringArgs over the strings section, in event order then
+// argument order (FORMAT.md, "Strings section").
+bool ChunkDecoder::decode_strings(Event* b, uint32_t n) {
+  StringArg* out = strings_of_[buf_].data();
+  for (uint32_t j = 0; j < n; ++j) {
+    Event& e = b[j];
+    uint16_t strings = static_cast<uint16_t>(site_strings_[batch_site_[j]] &
+                                             ((1u << e.arg_count) - 1));
+    e.string_mask = strings;
+    strings &= static_cast<uint16_t>(~e.missing_mask);
+    while (strings != 0) {
+      int i = __builtin_ctz(strings);
+      strings = static_cast<uint16_t>(strings & (strings - 1));
+      uint64_t length = e.args[i] >> 1;
+      if (length > kMaxStringArgBytes) return fail("string argument longer than 64 KiB");
+      if (length > strings_.remaining()) {
+        return fail("string argument runs past the strings section");
+      }
+      StringArg& s = out[j * kMaxArgs + static_cast<uint32_t>(i)];
+      s.bytes = strings_.bytes(length);
+      s.truncated = e.args[i] & 1;
+      e.args[i] = reinterpret_cast<uint64_t>(&s);
+    }
+  }
+  return true;
 }
 
 void ChunkDecoder::decode_process() {

@@ -19,9 +19,13 @@
 
 namespace usdt::format {
 
-enum class SectionKind : uint8_t { events = 1, process = 2, lost = 3 };
+enum class SectionKind : uint8_t { events = 1, process = 2, lost = 3, strings = 4 };
 
 // Collects records in any order; encode() sorts them by time and writes a payload.
+// add() copies the bytes of an event's string arguments (bits of string_mask,
+// checked by the caller against the site): the caller may reuse them at once.
+// A string argument with a null StringArg* is stored as missing; one over
+// kMaxStringArgBytes is cut and marked truncated.
 class ChunkBuilder {
  public:
   void add(const Event& event);
@@ -42,16 +46,22 @@ class ChunkBuilder {
   struct PendingEvent {
     uint64_t time_ns;
     uint32_t pid, tid, cpu, site_id;
-    uint32_t args_at;  // index of the first present argument in args_
-    uint8_t arg_count;
-    uint16_t missing_mask;
+    uint32_t args_at;      // index of the first present argument in args_
+    uint16_t shape;        // arg_count | missing_mask << 4, as in the shape column
+    uint16_t string_mask;  // present string arguments only
   };
+  // A present string argument in args_: where its bytes are in strings_,
+  // their length and whether they were cut.
+  static uint64_t pack_string(size_t at, size_t length, bool truncated) {
+    return (uint64_t{at} << 18) | (uint64_t{length} << 1) | (truncated ? 1 : 0);
+  }
   void encode_events(std::string& out, ChunkHeader& header);
   void encode_process(std::string& out, ChunkHeader& header);
   void encode_lost(std::string& out, ChunkHeader& header);
 
   std::vector<PendingEvent> events_;
   std::vector<uint64_t> args_;  // present arguments only, in event order
+  std::string strings_;         // bytes of the string arguments, in append order
   std::vector<ProcessEvent> process_;
   std::vector<LostEvent> lost_;
   size_t estimated_size_ = 0;
@@ -80,6 +90,7 @@ class ChunkBuilder {
     size_t used_ = 0;
   };
   Column columns_[5 + kMaxArgs];
+  std::string strings_section_;  // the strings of the chunk in event order
   Column delta_columns_[kMaxArgs];
   std::vector<uint64_t> prev_;
 };
@@ -100,11 +111,17 @@ inline uint8_t record_rank(RecordKind kind) {
 // Streams the records of one decompressed payload in (time, rank) order.
 // Never reads outside the payload; a malformed payload stops the stream with
 // error() set. Validates site ids against the probe table so that consumers
-// can index per-site tables safely.
+// can index per-site tables safely. The StringArgs of the current event point
+// into the payload and live in the decoder: valid until the batch after the
+// next one is decoded (at least until the next advance()) and while the
+// decoder lives.
 class ChunkDecoder {
  public:
-  // site_arg_counts[i] is the number of arguments of site i.
-  ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts);
+  // site_arg_counts[i] is the number of arguments of site i; bit j of
+  // site_string_masks[i] (when given: else no site has strings) says that
+  // argument j of site i is a string.
+  ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts,
+               const std::vector<uint16_t>* site_string_masks = nullptr);
   ChunkDecoder(const ChunkDecoder&) = delete;
   ChunkDecoder& operator=(const ChunkDecoder&) = delete;
 
@@ -142,6 +159,7 @@ class ChunkDecoder {
   bool fail(std::string why);
   void advance_slow();
   void decode_batch();
+  bool decode_strings(Event* batch, uint32_t n);
   void decode_process();
   void decode_lost();
   void pick_next();
@@ -149,6 +167,7 @@ class ChunkDecoder {
 
   std::string payload_;
   const std::vector<uint8_t>* site_arg_counts_;
+  const std::vector<uint16_t>* site_string_masks_;
   ChunkHeader header_;
   std::string error_;
   uint64_t skipped_ = 0;
@@ -158,6 +177,9 @@ class ChunkDecoder {
   uint64_t ev_time_ = 0;
   std::vector<uint32_t> sites_;                         // local index -> site id
   std::vector<uint8_t> site_args_;                      // local index -> argument count
+  std::vector<uint16_t> site_strings_;                  // local index -> string mask
+  uint16_t chunk_strings_ = 0;  // OR of site_strings_: 0 = nothing to do for strings
+  ByteCursor strings_;          // the strings section's bytes not yet used
   std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
   std::vector<uint64_t> prev_;                          // local site * kMaxArgs + i
   ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
@@ -169,6 +191,9 @@ class ChunkDecoder {
   Event batch_[2][kBatch];
   uint32_t batch_site_[kBatch];  // local site index of each event of the batch
   int buf_ = 0;
+  // The StringArgs of batch_[b][j] argument i are at strings_of_[b][j * kMaxArgs + i];
+  // allocated once, for chunks with string arguments only.
+  std::vector<StringArg> strings_of_[2];
   uint32_t pos_ = 0, len_ = 0;
   const Event* cur_event_ = &batch_[0][0];
   bool has_ev_ = false;

@@ -54,7 +54,8 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
     for (const auto& a : s.args) {
       e.str(a.spec);
       e.u8(a.size);
-      e.u8(static_cast<uint8_t>((a.is_signed ? 1 : 0) | (a.is_float ? 2 : 0)));
+      e.u8(static_cast<uint8_t>((a.is_signed ? 1 : 0) | (a.is_float ? 2 : 0) |
+                                (a.is_string ? 4 : 0)));
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
@@ -93,11 +94,12 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
       uint8_t flags = e.u8();
       a.is_signed = flags & 1;
       a.is_float = flags & 2;
+      a.is_string = flags & 4;  // 1.1; later bits are ignored
       uint8_t location = e.u8();
       uint8_t source = e.u8();
       // Values a newer writer may add become the "unknown" member.
       a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
-      a.source = source <= 3 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
+      a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
       s.args.push_back(std::move(a));
     }
     if (!in.ok() || !e.ok()) {
@@ -117,6 +119,12 @@ void encode_summary(std::string& out, const TraceSummary& s) {
   for (uint64_t v : s.events_per_site) w.varint(v);
   w.varint(s.lost_per_site.size());
   for (uint64_t v : s.lost_per_site) w.varint(v);
+  // 1.1: appended, so that 1.0 readers still read the fields above.
+  w.varint(s.dropped.size());
+  for (const auto& [cause, count] : s.dropped) {
+    w.str(cause);
+    w.varint(count);
+  }
 }
 
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
@@ -133,6 +141,17 @@ Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
     for (uint64_t i = 0; i < n; ++i) v->push_back(in.varint());
   }
   if (!in.ok()) return Error("summary is truncated or malformed");
+  // 1.1: drops by cause. A 1.0 summary ends here; bytes after the fields
+  // this reader knows belong to a newer minor version and are ignored.
+  if (in.remaining() == 0) return s;
+  // Each cause takes at least its name's length byte and its count.
+  uint64_t n = in.varint_max(in.remaining() / 2);
+  for (uint64_t i = 0; i < n && in.ok(); ++i) {
+    std::string cause = in.str(kMaxString);
+    uint64_t count = in.varint();
+    if (in.ok()) s.dropped.emplace_back(std::move(cause), count);
+  }
+  if (!in.ok()) return Error("summary's drops by cause are truncated or malformed");
   return s;
 }
 

@@ -36,6 +36,7 @@ struct TraceReader::Impl {
   TraceMetadata metadata;
   std::vector<ProbeSite> sites;
   std::vector<uint8_t> site_arg_counts;
+  std::vector<uint16_t> site_string_masks;  // bit i: argument i is a string
   std::optional<TraceSummary> summary;
   ReadDiagnostics diag;
   ReadFilter filter;
@@ -170,8 +171,14 @@ struct TraceReader::Impl {
     auto table = decode_probe_table(body);
     if (!table) return table.error().context("cannot read " + where(offset));
     sites = std::move(*table);
-    for (const auto& site : sites)
+    for (const auto& site : sites) {
       site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
+      uint16_t strings = 0;
+      for (size_t i = 0; i < site.args.size(); ++i) {
+        if (site.args[i].is_string) strings = static_cast<uint16_t>(strings | (1u << i));
+      }
+      site_string_masks.push_back(strings);
+    }
     offset += *n;
 
     if (!read_footer(offset)) scan(offset);
@@ -481,7 +488,8 @@ struct TraceReader::Impl {
       bad_chunk(e.offset, s.error().message());
       return nullptr;
     }
-    auto d = std::make_unique<ChunkDecoder>(std::move(payload_buf), &site_arg_counts);
+    auto d = std::make_unique<ChunkDecoder>(std::move(payload_buf), &site_arg_counts,
+                                            &site_string_masks);
     payload_buf = std::string();
     if (!d->start(e.header)) {
       bad_chunk(e.offset, d->error());

@@ -81,7 +81,9 @@ class TraceReader {
   // by time_ns, for lost records time_begin_ns; at equal times process
   // events, then events, then lost records; then file order); false at the
   // end of what is readable. After it returns true, kind() says which accessor is valid;
-  // the references stay valid until the next call.
+  // the references stay valid until the next call. So do the StringArgs an
+  // event's string arguments point to and their bytes (they live in the
+  // decoded chunk): copy them to keep them longer.
   bool next();
   RecordKind kind() const;
   const Event& event() const;

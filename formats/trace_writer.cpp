@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 
 #include "common/file_io.h"
@@ -23,6 +24,12 @@ namespace {
 constexpr size_t kMaxChunkBytes = 8u << 20;
 constexpr uint64_t kMaxWriterChunkRecords = 1u << 20;
 
+std::string to_hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%x", v);
+  return buf;
+}
+
 }  // namespace
 
 struct TraceWriter::Impl {
@@ -33,11 +40,19 @@ struct TraceWriter::Impl {
   ChunkBuilder builder;
   ChunkIndex index;
   std::vector<uint8_t> site_arg_counts;
+  std::vector<uint16_t> site_string_masks;  // bit i: argument i is a string
   std::string payload, frame, block;
   uint64_t offset = 0;
   uint64_t events_written = 0;
   std::optional<Error> failed;  // sticky: the first write error
   bool finished = false;
+
+  // Whether the event's string arguments (below its arg_count) are those its
+  // site's descriptors say; the caller checked site_id and arg_count.
+  bool strings_agree(const Event& event) const {
+    uint32_t below_count = (1u << event.arg_count) - 1;
+    return ((event.string_mask ^ site_string_masks[event.site_id]) & below_count) == 0;
+  }
   std::chrono::steady_clock::time_point chunk_started;  // first append of the pending chunk
 
   explicit Impl(ZstdCompressor z) : zstd(std::move(z)) {}
@@ -125,6 +140,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMeta
                  " probe sites exceed the format's limit of " + std::to_string(kMaxSites));
   }
   std::vector<uint8_t> arg_counts;
+  std::vector<uint16_t> string_masks;
   for (size_t i = 0; i < sites.size(); ++i) {
     if (sites[i].id != i) {
       return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has id " +
@@ -136,6 +152,11 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMeta
                    std::to_string(kMaxArgs) + ")");
     }
     arg_counts.push_back(static_cast<uint8_t>(sites[i].args.size()));
+    uint16_t strings = 0;
+    for (size_t a = 0; a < sites[i].args.size(); ++a) {
+      if (sites[i].args[a].is_string) strings = static_cast<uint16_t>(strings | (1u << a));
+    }
+    string_masks.push_back(strings);
   }
   options.chunk_bytes = std::clamp<size_t>(options.chunk_bytes, 1, kMaxChunkBytes);
   auto zstd = ZstdCompressor::create(options.zstd_level);
@@ -148,6 +169,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMeta
   impl->fd = std::move(*fd);
   impl->options = options;
   impl->site_arg_counts = std::move(arg_counts);
+  impl->site_string_masks = std::move(string_masks);
 
   std::string header;
   encode_file_header(header);
@@ -177,6 +199,12 @@ Status TraceWriter::append(const Event& event) {
                  " arguments: probe site " + std::to_string(event.site_id) + " has " +
                  std::to_string(w.site_arg_counts[event.site_id]));
   }
+  if (!w.strings_agree(event)) {
+    return Error("cannot write an event of probe site " + std::to_string(event.site_id) +
+                 ": its string arguments (mask 0x" + to_hex(event.string_mask) +
+                 ") are not those of the site (mask 0x" +
+                 to_hex(w.site_string_masks[event.site_id]) + ")");
+  }
   w.builder.add(event);
   return w.after_append();
 }
@@ -186,7 +214,8 @@ Status TraceWriter::append_events(const std::vector<Event>& events) {
   if (Status s = w.usable(); !s) return s;
   const size_t sites = w.site_arg_counts.size();
   for (const Event& event : events) {
-    if (event.site_id >= sites || event.arg_count > w.site_arg_counts[event.site_id]) {
+    if (event.site_id >= sites || event.arg_count > w.site_arg_counts[event.site_id] ||
+        !w.strings_agree(event)) {
       return append(event);  // the per-event path words the error
     }
     w.builder.add(event);

@@ -40,7 +40,12 @@ class TraceWriter {
   // and what was flushed before stays readable. An event whose site_id is not
   // in the probe table, or with more arguments than its site, is refused
   // (not sticky); so is a lost record naming an unknown site (use kNoSite).
-  // Missing-mask bits at or above arg_count are dropped; comm is cut at 4096 bytes.
+  // So is an event whose string_mask (below its arg_count) differs from its
+  // site's string arguments. Missing-mask and string-mask bits at or above
+  // arg_count are dropped; comm is cut at 4096 bytes. The bytes of string
+  // arguments are copied (the caller may reuse them once append returns); a
+  // null StringArg* is stored as a missing argument, a string over 64 KiB is
+  // cut and marked truncated.
   Status append(const Event& event);
   // The same as appending each event in turn, checked once per call rather
   // than per event (the recorder's writer thread appends batches).

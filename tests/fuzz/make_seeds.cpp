@@ -1,8 +1,9 @@
 // Writes a few small valid traces into a directory, as the fuzzer's seed
 // corpus: different record kinds, argument shapes, chunk sizes, a trace cut
-// short and one without any chunk.
+// short, one without any chunk, and traces and chunks with string arguments.
 //   usage: make_seeds DIR
 #include <cstdio>
+#include <deque>
 #include <random>
 #include <string>
 
@@ -13,7 +14,16 @@ using namespace usdt::format;
 
 namespace {
 
-std::vector<ProbeSite> sites(int n) {
+// Strings the seeds point their string arguments to: ASCII, empty, invalid
+// UTF-8, with a NUL, and long.
+const std::string kTexts[] = {"hello", "", std::string("\xff\xfe\xc3\x28", 4),
+                              std::string("a\0b", 3), std::string(300, 'x')};
+
+// The string arguments of the fuzzer's chunk mode (trace_reader_fuzz.cpp):
+// bit i of kChunkStringMasks[site] says argument i of site is a string.
+const std::vector<uint16_t> kChunkStringMasks = {0, 0b1, 0b10, 0b101, 0x801};
+
+std::vector<ProbeSite> sites(int n, bool strings = false) {
   std::vector<ProbeSite> out;
   for (int i = 0; i < n; ++i) {
     ProbeSite s;
@@ -21,15 +31,20 @@ std::vector<ProbeSite> sites(int n) {
     s.path = "/bin/p";
     s.provider = "prov";
     s.name = "n" + std::to_string(i);
-    for (int a = 0; a < i % 4; ++a)
-      s.args.push_back(ArgDescriptor{"8@%rdi", 8, false, false, {}, {}});
+    for (int a = 0; a < i % 4; ++a) {
+      ArgDescriptor d;
+      d.spec = "8@%rdi";
+      d.is_string = strings && a % 2 == 1;  // the second argument of sites 2 and 3
+      if (d.is_string) d.source = usdt::ArgSource::kernel_read;
+      s.args.push_back(d);
+    }
     out.push_back(s);
   }
   return out;
 }
 
 bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes,
-                bool finish) {
+                bool finish, bool strings = false) {
   std::mt19937_64 rng(seed);
   TraceMetadata m;
   m.hostname = "h";
@@ -37,7 +52,8 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
   m.start_monotonic_ns = 1000;
   WriterOptions opt;
   opt.chunk_bytes = chunk_bytes;
-  auto site_table = sites(4);
+  auto site_table = sites(4, strings);
+  std::deque<StringArg> string_args;
   auto w = TraceWriter::create(path, m, site_table, opt);
   if (!w) return false;
   uint64_t t = 1000;
@@ -57,6 +73,13 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
       e.arg_count = static_cast<uint8_t>(e.site_id % 4);
       e.missing_mask = static_cast<uint16_t>(rng() % 8 == 0 ? 1 : 0);
       for (int a = 0; a < e.arg_count; ++a) e.args[a] = i + rng() % 10;
+      for (int a = 0; a < e.arg_count; ++a) {
+        if (!site_table[e.site_id].args[a].is_string) continue;
+        e.string_mask = static_cast<uint16_t>(e.string_mask | (1u << a));
+        const std::string& text = kTexts[rng() % 5];
+        string_args.push_back(StringArg{text, rng() % 4 == 0});
+        e.args[a] = reinterpret_cast<uint64_t>(&string_args.back());
+      }
       if (!w->append(e)) return false;
     }
   }
@@ -64,15 +87,17 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
     TraceSummary s;
     s.events = static_cast<uint64_t>(events);
     s.events_per_site = {1, 2, 3, 4};
+    if (strings) s.dropped = {{"malformed", 3}, {"foreign_process", 120}, {"writer_refused", 0}};
     return w->finish(s).ok();
   }
   return w->flush().ok();
 }
 
 // A decompressed chunk payload, prefixed with 'C' (the fuzzer's chunk mode).
-bool write_chunk_seed(const std::string& path, uint64_t seed) {
+bool write_chunk_seed(const std::string& path, uint64_t seed, bool strings = false) {
   std::mt19937_64 rng(seed);
   ChunkBuilder b;
+  std::deque<StringArg> string_args;
   for (int i = 0; i < 30; ++i) {
     Event e;
     e.time_ns = 1000 + rng() % 5000;
@@ -81,6 +106,15 @@ bool write_chunk_seed(const std::string& path, uint64_t seed) {
         static_cast<uint8_t>(std::min<uint64_t>(rng() % 4, e.site_id == 4 ? 12 : e.site_id));
     e.missing_mask = static_cast<uint16_t>(rng() % 2);
     for (int a = 0; a < e.arg_count; ++a) e.args[a] = rng() % 50;
+    if (strings) {
+      e.string_mask = static_cast<uint16_t>(kChunkStringMasks[e.site_id] & ~e.missing_mask &
+                                            ((1u << e.arg_count) - 1));
+      for (int a = 0; a < e.arg_count; ++a) {
+        if (!(e.string_mask & (1u << a))) continue;
+        string_args.push_back(StringArg{kTexts[rng() % 5], rng() % 2 == 0});
+        e.args[a] = reinterpret_cast<uint64_t>(&string_args.back());
+      }
+    }
     b.add(e);
   }
   b.add(ProcessEvent{2000, ProcessEventKind::comm, 1, 2, 0, 0, "name"});
@@ -107,7 +141,10 @@ int main(int argc, char** argv) {
             write_seed(dir + "/many_chunks", 3, 120, 200, true) &&
             write_seed(dir + "/no_footer", 4, 60, 300, false) &&
             write_seed(dir + "/tiny_chunks", 5, 20, 1, true) &&
-            write_chunk_seed(dir + "/chunk_a", 6) && write_chunk_seed(dir + "/chunk_b", 7);
+            write_seed(dir + "/strings", 8, 150, 400, true, true) &&
+            write_seed(dir + "/strings_no_footer", 9, 50, 1 << 20, false, true) &&
+            write_chunk_seed(dir + "/chunk_a", 6) && write_chunk_seed(dir + "/chunk_b", 7) &&
+            write_chunk_seed(dir + "/chunk_strings", 10, true);
   if (!ok) {
     std::fprintf(stderr, "make_seeds: error: cannot write the seed traces in '%s'\n", dir.c_str());
     return 1;

@@ -31,12 +31,26 @@ uint64_t record_time(const TraceReader& r) {
   __builtin_trap();
 }
 
+// Touches every byte of the event's strings (ASan sees a dangling one).
+void check_strings(const Event& e) {
+  for (int i = 0; i < e.arg_count; ++i) {
+    if (!e.is_string(i) || !e.has_arg(i)) continue;
+    const StringArg& s = e.string_arg(i);
+    if (s.bytes.size() > kMaxStringArgBytes) __builtin_trap();
+    unsigned sum = 0;
+    for (char c : s.bytes) sum += static_cast<unsigned char>(c);
+    if (sum == 0xffffffffu) __builtin_trap();  // keeps the loop
+  }
+}
+
 void fuzz_chunk(const uint8_t* data, size_t size) {
   std::string payload(reinterpret_cast<const char*>(data), size);
   ByteCursor in(payload);
   ChunkHeader header = decode_chunk_header(in);  // the payload's own copy
   static const std::vector<uint8_t> arg_counts = {0, 1, 2, 3, 12};
-  ChunkDecoder d(std::move(payload), &arg_counts);
+  // As make_seeds.cpp's kChunkStringMasks.
+  static const std::vector<uint16_t> string_masks = {0, 0b1, 0b10, 0b101, 0x801};
+  ChunkDecoder d(std::move(payload), &arg_counts, &string_masks);
   if (!d.start(header)) return;
   uint64_t last = 0;
   uint8_t last_rank = 0;
@@ -52,6 +66,7 @@ void fuzz_chunk(const uint8_t* data, size_t size) {
       if (e.time_ns != t || e.site_id >= arg_counts.size()) __builtin_trap();
       if (e.arg_count > arg_counts[e.site_id]) __builtin_trap();
       if (e.time_ns < header.min_time_ns || e.time_ns > header.max_time_ns) __builtin_trap();
+      check_strings(e);
     }
   }
 }
@@ -85,6 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Event& e = reader->event();
       if (e.site_id >= sites) __builtin_trap();
       if (e.arg_count > reader->sites()[e.site_id].args.size()) __builtin_trap();
+      check_strings(e);
     } else if (reader->kind() == RecordKind::lost) {
       uint32_t s = reader->lost().site_id;
       if (s != kNoSite && s >= sites) __builtin_trap();

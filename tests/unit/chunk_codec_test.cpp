@@ -173,3 +173,153 @@ TEST_CASE("argument columns pick deltas for counters and values for the rest", "
   }
   CHECK(i == 1000);
 }
+
+namespace {
+
+// "s<i>" (built by appending: GCC 12 warns wrongly on "s" + std::string).
+std::string s_text(int i) {
+  std::string s = "s";
+  s += std::to_string(i);
+  return s;
+}
+
+// Site 0: a number then a string; site 1: none; site 2: strings at 0 and 11.
+std::vector<uint16_t> kStringMasks = {0b10, 0, 0b100000000001};
+
+// A chunk of 200 events of site 0 and 2 whose strings are "s<i>" (site 0)
+// and "" / "long..." (site 2); returns the strings section's size.
+std::string strings_chunk(ChunkHeader& h, size_t& strings_bytes) {
+  ChunkBuilder b;
+  std::vector<std::string> texts, long_texts;
+  std::vector<StringArg> args(400);
+  for (int i = 0; i < 200; ++i) {
+    texts.push_back(s_text(i));
+    long_texts.push_back(texts.back());
+    long_texts.back().append("long");
+  }
+  for (int i = 0; i < 200; ++i) {
+    Event e = ev(1000 - static_cast<uint64_t>(i), i % 2 ? 0 : 2, i % 2 ? 2 : 12, 7);
+    if (i % 2) {
+      args[i] = StringArg{texts[i], i % 3 == 0};
+      e.args[1] = reinterpret_cast<uint64_t>(&args[i]);
+      e.string_mask = 0b10;
+    } else {
+      args[i] = StringArg{""};
+      args[i + 200] = StringArg{long_texts[i]};
+      e.args[0] = reinterpret_cast<uint64_t>(&args[i]);
+      e.args[11] = reinterpret_cast<uint64_t>(&args[i + 200]);
+      e.string_mask = kStringMasks[2];
+    }
+    b.add(e);
+  }
+  std::string payload;
+  h = b.encode(payload);
+  strings_bytes = 0;
+  for (int i = 0; i < 200; ++i) strings_bytes += texts[i].size() + (i % 2 ? 0 : 4);
+  return payload;
+}
+
+}  // namespace
+
+TEST_CASE("string arguments decode in event order from the strings section",
+          "[chunk_codec][strings]") {
+  ChunkHeader h;
+  size_t n_bytes = 0;
+  std::string payload = strings_chunk(h, n_bytes);
+  ChunkDecoder d(payload, &kArgCounts, &kStringMasks);
+  REQUIRE(d.start(h));
+  int count = 0;
+  while (d.has_next()) {
+    d.advance();
+    const Event& e = d.event();
+    int i = static_cast<int>(1000 - e.time_ns);  // events come in time order
+    INFO("event " << i);
+    if (i % 2) {
+      REQUIRE(e.string_mask == 0b10);
+      CHECK(e.args[0] == 7);
+      CHECK(e.string_arg(1).bytes == s_text(i));
+      CHECK(e.string_arg(1).truncated == (i % 3 == 0));
+    } else {
+      REQUIRE(e.string_mask == kStringMasks[2]);
+      CHECK(e.string_arg(0).bytes.empty());
+      std::string want = s_text(i);
+      want.append("long");
+      CHECK(e.string_arg(11).bytes == want);
+      CHECK(e.args[1] == 0);
+    }
+    ++count;
+  }
+  CHECK(count == 200);
+  CHECK_FALSE(d.failed());
+}
+
+TEST_CASE("string lengths must add up to the strings section", "[chunk_codec][strings]") {
+  ChunkHeader h;
+  size_t n_bytes = 0;
+  std::string payload = strings_chunk(h, n_bytes);
+  // The strings section is last: kind 4, a two-byte size, the bytes.
+  REQUIRE(payload.size() > n_bytes + 3);
+  REQUIRE(payload[payload.size() - n_bytes - 3] == 4);
+  std::string without = payload.substr(0, payload.size() - n_bytes - 3);
+  auto drain_error = [](const std::string& p, const ChunkHeader& hh,
+                        const std::vector<uint16_t>* masks) {
+    ChunkDecoder d(p, &kArgCounts, masks);
+    if (d.start(hh)) {
+      while (d.has_next()) d.advance();
+    }
+    return d.error();
+  };
+  SECTION("a section too short") {
+    std::string p = without;
+    p.append("\x04\x80\x01", 3);
+    p.append(128, 'x');
+    CHECK(drain_error(p, h, &kStringMasks) == "string argument runs past the strings section");
+  }
+  SECTION("no section at all") {
+    CHECK(drain_error(without, h, &kStringMasks) ==
+          "string argument runs past the strings section");
+  }
+  SECTION("bytes left over") {
+    std::string p = payload;
+    p[p.size() - n_bytes - 2] = static_cast<char>(p[p.size() - n_bytes - 2] + 1);
+    p += 'x';
+    CHECK(drain_error(p, h, &kStringMasks) == "strings section is longer than the events' strings");
+  }
+  SECTION("a reader whose sites have no strings refuses the leftover section") {
+    CHECK(drain_error(payload, h, nullptr) == "strings section is longer than the events' strings");
+  }
+  SECTION("a section twice") {
+    std::string p = payload;
+    p.append(payload, payload.size() - n_bytes - 3);
+    CHECK(drain_error(p, h, &kStringMasks) == "section 4 appears twice");
+  }
+}
+
+TEST_CASE("a string length over 64 KiB is refused before it is used", "[chunk_codec][strings]") {
+  // One event of site 0 whose string claims 64 KiB + 1 bytes, all present.
+  ChunkBuilder b;
+  std::string big(kMaxStringArgBytes, 'b');
+  StringArg s{big};
+  Event e = ev(100, 0, 2, 1);
+  e.args[1] = reinterpret_cast<uint64_t>(&s);
+  e.string_mask = 0b10;
+  b.add(e);
+  std::string payload;
+  ChunkHeader h = b.encode(payload);
+  ChunkDecoder ok(payload, &kArgCounts, &kStringMasks);
+  REQUIRE(ok.start(h));
+  ok.advance();
+  CHECK(ok.event().string_arg(1).bytes.size() == kMaxStringArgBytes);
+  // The column holds varint(65536 << 1) = 80 80 08: make it 65537 << 1 | 0
+  // and add the byte it needs.
+  size_t at = payload.find(std::string("\x80\x80\x08", 3));
+  REQUIRE(at != std::string::npos);
+  payload[at] = static_cast<char>(0x82);
+  size_t section = payload.size() - kMaxStringArgBytes - 4;  // kind, 3-byte size
+  REQUIRE(payload[section] == 4);
+  payload[section + 1] = static_cast<char>(0x81);  // 65537 = 81 80 04
+  payload += 'b';
+  ChunkDecoder d(payload, &kArgCounts, &kStringMasks);
+  CHECK_FALSE(d.start(h));
+  CHECK(d.error() == "string argument longer than 64 KiB");
+}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <deque>
 #include <random>
 #include <string>
 #include <variant>
@@ -65,13 +66,47 @@ inline uint64_t record_time(const Record& r) {
 }
 inline int record_rank(const Record& r) { return r.index() == 0 ? 1 : r.index() == 1 ? 0 : 2; }
 
+// Owns string arguments for events that must outlive their producer: test
+// input for the writer (make) and copies of what the reader returned (keep).
+class StringKeeper {
+ public:
+  uint64_t make(std::string_view bytes, bool truncated = false) {
+    strings_.emplace_back(bytes);
+    args_.push_back(StringArg{strings_.back(), truncated});
+    return reinterpret_cast<uint64_t>(&args_.back());
+  }
+  // A copy of e whose string arguments point to copies owned here.
+  Event keep(const Event& e) {
+    Event c = e;
+    for (int i = 0; i < e.arg_count; ++i) {
+      if (e.is_string(i) && e.has_arg(i)) {
+        c.args[i] = make(e.string_arg(i).bytes, e.string_arg(i).truncated);
+      }
+    }
+    return c;
+  }
+
+ private:
+  std::deque<std::string> strings_;
+  std::deque<StringArg> args_;
+};
+
 inline bool same(const Event& a, const Event& b) {
   if (a.time_ns != b.time_ns || a.pid != b.pid || a.tid != b.tid || a.cpu != b.cpu ||
-      a.site_id != b.site_id || a.arg_count != b.arg_count || a.missing_mask != b.missing_mask) {
+      a.site_id != b.site_id || a.arg_count != b.arg_count || a.missing_mask != b.missing_mask ||
+      a.string_mask != b.string_mask) {
     return false;
   }
   for (int i = 0; i < a.arg_count; ++i) {
-    if (a.has_arg(i) && a.args[i] != b.args[i]) return false;
+    if (!a.has_arg(i)) continue;
+    if (a.is_string(i)) {
+      if (a.string_arg(i).bytes != b.string_arg(i).bytes ||
+          a.string_arg(i).truncated != b.string_arg(i).truncated) {
+        return false;
+      }
+    } else if (a.args[i] != b.args[i]) {
+      return false;
+    }
   }
   return true;
 }
@@ -95,6 +130,17 @@ inline std::string describe(const Record& r) {
     snprintf(buf, sizeof buf, "event t=%llu site=%u pid=%u tid=%u cpu=%u n=%u miss=%x",
              (unsigned long long)e->time_ns, e->site_id, e->pid, e->tid, e->cpu, e->arg_count,
              e->missing_mask);
+    std::string out = buf;
+    if (e->string_mask != 0) {
+      snprintf(buf, sizeof buf, " str=%x", e->string_mask);
+      out += buf;
+      for (int i = 0; i < e->arg_count; ++i) {
+        if (!e->is_string(i) || !e->has_arg(i)) continue;
+        out += " \"" + std::string(e->string_arg(i).bytes) + "\"";
+        if (e->string_arg(i).truncated) out += "...";
+      }
+    }
+    return out;
   } else if (auto* p = std::get_if<ProcessEvent>(&r)) {
     snprintf(buf, sizeof buf, "process t=%llu kind=%d pid=%u comm=%s",
              (unsigned long long)p->time_ns, int(p->kind), p->pid, p->comm.c_str());
@@ -107,13 +153,18 @@ inline std::string describe(const Record& r) {
   return buf;
 }
 
-// Reads every record the reader returns.
-inline std::vector<Record> read_all(TraceReader& reader) {
+// Reads every record the reader returns; with strings, the events' string
+// arguments are copied into it (they live only until the next next()).
+inline std::vector<Record> read_all(TraceReader& reader, StringKeeper* strings = nullptr) {
   std::vector<Record> out;
   while (reader.next()) {
     switch (reader.kind()) {
       case RecordKind::event:
-        out.emplace_back(reader.event());
+        if (strings && reader.event().string_mask != 0) {
+          out.emplace_back(strings->keep(reader.event()));
+        } else {
+          out.emplace_back(reader.event());
+        }
         break;
       case RecordKind::process:
         out.emplace_back(reader.process());

@@ -19,8 +19,10 @@ using usdt::Result;
 
 namespace {
 
-// A small file of four chunks that overlap in time, with every record kind.
+// A small file of four chunks that overlap in time, with every record kind
+// and string arguments (site 2's second argument, site 3's first and third).
 struct SmallTrace {
+  StringKeeper strings;  // the string arguments of chunk_records
   std::string bytes;
   uint64_t data_start = 0;                       // end of the probe table
   std::vector<uint64_t> chunk_begin, chunk_end;  // offsets of each chunk block
@@ -56,6 +58,10 @@ const SmallTrace& small_trace() {
     SmallTrace t;
     TempPath tmp;
     auto sites = sample_sites(4);
+    sites[2].args[1].is_string = true;
+    sites[3].args[0].is_string = true;
+    sites[3].args[2].is_string = true;
+    const std::string texts[] = {"", "hello", std::string("\xff\xfe\0bad", 6), "cut"};
     WriterOptions opt;
     opt.chunk_bytes = 1 << 20;
     auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites, opt);
@@ -76,6 +82,17 @@ const SmallTrace& small_trace() {
         e.cpu = static_cast<uint32_t>(c);
         e.arg_count = static_cast<uint8_t>(e.site_id);
         for (int a = 0; a < e.arg_count; ++a) e.args[a] = 100u * c + i + a;
+        for (int a = 0; a < e.arg_count; ++a) {
+          if (!sites[e.site_id].args[a].is_string) continue;
+          e.string_mask = static_cast<uint16_t>(e.string_mask | (1u << a));
+          if (c == 1 && a == 2) {  // a string that could not be read
+            e.missing_mask = static_cast<uint16_t>(e.missing_mask | (1u << a));
+            e.args[a] = 0;
+            continue;
+          }
+          const std::string& text = texts[(c + i + a) % 4];
+          e.args[a] = t.strings.make(text, text == "cut");
+        }
         recs.push_back(e);
       }
       recs.push_back(LostEvent{base + 100, base + 2400, static_cast<uint32_t>(c), 1, 3});
@@ -88,7 +105,7 @@ const SmallTrace& small_trace() {
       t.chunk_records.push_back(recs);
     }
     t.chunks_end = w->bytes_written();
-    TraceSummary s{9000, 20, 12, {0, 8, 8, 4}, {0, 12, 0, 0}};
+    TraceSummary s{9000, 20, 12, {0, 8, 8, 4}, {0, 12, 0, 0}, {{"malformed", 3}, {"ring_resync", 0}}};
     REQUIRE(w->finish(s).ok());
     t.bytes = read_file_bytes(tmp.str());
     return t;
@@ -99,7 +116,8 @@ const SmallTrace& small_trace() {
 std::vector<Record> read_bytes(const std::string& bytes, Result<TraceReader>* keep = nullptr) {
   auto r = TraceReader::open_bytes(bytes, "x.trace");
   REQUIRE(r.ok());
-  auto out = read_all(*r);
+  static StringKeeper strings;  // outlives the records returned
+  auto out = read_all(*r, &strings);
   if (keep) *keep = std::move(r);
   return out;
 }
@@ -118,11 +136,14 @@ TEST_CASE("the small damage-test trace reads back whole", "[trace_reader][damage
   const SmallTrace& t = small_trace();
   auto r = TraceReader::open_bytes(t.bytes, "x.trace");
   REQUIRE(r.ok());
-  check_same(read_all(*r), expected_of(t, {0, 1, 2, 3}));
+  StringKeeper strings;
+  check_same(read_all(*r, &strings), expected_of(t, {0, 1, 2, 3}));
   CHECK(r->diagnostics().chunks_read == 4);
   CHECK_FALSE(r->diagnostics().truncated);
   REQUIRE(r->summary().has_value());
   CHECK(r->summary()->end_monotonic_ns == 9000);
+  using Drops = std::vector<std::pair<std::string, uint64_t>>;
+  CHECK(r->summary()->dropped == Drops{{"malformed", 3}, {"ring_resync", 0}});
 }
 
 TEST_CASE("a trace cut at every byte reads its complete chunks", "[trace_reader][damage]") {
@@ -144,7 +165,8 @@ TEST_CASE("a trace cut at every byte reads its complete chunks", "[trace_reader]
     for (size_t c = 0; c < t.chunk_end.size(); ++c) {
       if (t.chunk_end[c] <= len) complete.push_back(c);
     }
-    check_same(read_all(*r), expected_of(t, complete));
+    StringKeeper strings;
+    check_same(read_all(*r, &strings), expected_of(t, complete));
     const auto& d = r->diagnostics();
     CHECK(d.truncated);
     CHECK(d.chunks_bad == 0);
@@ -215,7 +237,8 @@ TEST_CASE("a flipped bit anywhere never crashes and never invents records",
         continue;
       }
       REQUIRE(r.ok());
-      auto got = read_all(*r);
+      StringKeeper strings;
+      auto got = read_all(*r, &strings);
       // Every record read is one that was written, in order.
       size_t j = 0;
       for (const auto& g : got) {

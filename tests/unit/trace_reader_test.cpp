@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "format_test_util.h"
 #include "formats/trace_writer.h"
@@ -38,7 +39,7 @@ TEST_CASE("a small trace round-trips", "[trace_reader]") {
     REQUIRE(w->append(make_event(2000, 2, 10, 11, 1, {5, 7})).ok());
     REQUIRE(w->append(make_event(1000, 3, 10, 10, 0, {1, 2, 3}, 0b010)).ok());
     REQUIRE(w->append(LostEvent{2500, 3000, 1, 2, 17}).ok());
-    TraceSummary s{4000, 2, 17, {0, 0, 1, 1}, {0, 0, 17, 0}};
+    TraceSummary s{4000, 2, 17, {0, 0, 1, 1}, {0, 0, 17, 0}, {}};
     REQUIRE(w->finish(s).ok());
   }
   auto r = TraceReader::open(tmp.str());
@@ -354,4 +355,257 @@ TEST_CASE("accessors before the first record and after the last return empty rec
   CHECK(r->event().time_ns == 0);
   CHECK(r->process().comm.empty());
   CHECK_FALSE(r->next());
+}
+
+// ---------------------------------------------------------------------------
+// String arguments (format 1.1).
+
+namespace {
+
+// Site 1: one string; site 2: a number then a string; site 3: string, number,
+// string.
+std::vector<ProbeSite> string_sites() {
+  auto sites = sample_sites(4);
+  sites[1].args[0].is_string = true;
+  sites[2].args[1].is_string = true;
+  sites[3].args[0].is_string = true;
+  sites[3].args[2].is_string = true;
+  for (auto& s : sites) {
+    for (auto& a : s.args) {
+      if (a.is_string) {
+        a.size = 8;
+        a.source = usdt::ArgSource::kernel_read;
+      }
+    }
+  }
+  return sites;
+}
+
+uint16_t string_mask_of(const ProbeSite& site, int arg_count) {
+  uint16_t mask = 0;
+  for (int i = 0; i < arg_count; ++i) {
+    if (site.args[i].is_string) mask = static_cast<uint16_t>(mask | (1u << i));
+  }
+  return mask;
+}
+
+}  // namespace
+
+TEST_CASE("string arguments round-trip: ASCII, empty, cut, invalid UTF-8, missing",
+          "[trace_reader][strings]") {
+  TempPath tmp;
+  auto sites = string_sites();
+  const std::string invalid_utf8("\xff\xfe\xc3\x28 \0x", 7);
+  const std::string long_text(4095, 'L');
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    // The writer copies: the caller's StringArgs and bytes are gone after append.
+    auto append = [&](uint64_t t, uint32_t site, std::vector<std::optional<StringArg>> strs,
+                      uint16_t missing = 0) {
+      std::vector<std::string> bytes;
+      std::vector<StringArg> args(strs.size());
+      Event e = make_event(t, site, 10, 11, 0, std::vector<uint64_t>(strs.size(), 0), missing);
+      e.string_mask = string_mask_of(sites[site], e.arg_count);
+      for (size_t i = 0; i < strs.size(); ++i) {
+        if (!(e.string_mask & (1u << i))) {
+          e.args[i] = 1000 + i;
+        } else if (strs[i]) {
+          bytes.emplace_back(strs[i]->bytes);
+        }
+      }
+      size_t b = 0;
+      for (size_t i = 0; i < strs.size(); ++i) {
+        if ((e.string_mask & (1u << i)) && strs[i]) {
+          args[i] = StringArg{bytes[b++], strs[i]->truncated};
+          e.args[i] = reinterpret_cast<uint64_t>(&args[i]);
+        }
+      }
+      usdt::Status s = w->append(e);
+      for (auto& x : bytes) x.assign(x.size(), '#');  // clobbered after append
+      for (auto& a : args) a = StringArg{"clobbered", false};
+      return s;
+    };
+    REQUIRE(append(100, 1, {StringArg{"hello"}}).ok());
+    REQUIRE(append(200, 1, {StringArg{""}}).ok());
+    REQUIRE(append(300, 1, {StringArg{"abc", true}}).ok());
+    REQUIRE(append(400, 1, {StringArg{invalid_utf8}}).ok());
+    REQUIRE(append(500, 1, {std::nullopt}).ok());  // null StringArg*: missing
+    REQUIRE(append(600, 1, {StringArg{"x"}}, 0b1).ok());  // marked missing
+    REQUIRE(append(700, 2, {std::nullopt, StringArg{"second"}}).ok());
+    REQUIRE(append(800, 3, {StringArg{"first"}, std::nullopt, StringArg{long_text}}).ok());
+    REQUIRE(append(900, 3, {StringArg{""}, std::nullopt, StringArg{"", true}}).ok());
+    REQUIRE(append(1000, 3, {StringArg{"only"}}).ok());  // arg_count 1 of 3
+    TraceSummary s{2000, 10, 0, {}, {}, {}};
+    REQUIRE(w->finish(s).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  REQUIRE(r->sites()[3].args[2].is_string);
+  CHECK_FALSE(r->sites()[3].args[1].is_string);
+  CHECK(r->sites()[3].args[0].source == usdt::ArgSource::kernel_read);
+  std::vector<std::string> got;
+  while (r->next()) {
+    REQUIRE(r->kind() == RecordKind::event);
+    Event e = r->event();
+    std::string line = std::to_string(e.time_ns) + ":";
+    for (int i = 0; i < e.arg_count; ++i) {
+      if (!e.has_arg(i)) {
+        line += e.is_string(i) ? " (missing string)" : " (missing)";
+      } else if (e.is_string(i)) {
+        const StringArg& s = e.string_arg(i);
+        line += " \"" + std::string(s.bytes) + "\"" + (s.truncated ? "..." : "");
+      } else {
+        line += " " + std::to_string(e.args[i]);
+      }
+    }
+    got.push_back(line);
+  }
+  std::vector<std::string> want = {
+      "100: \"hello\"",
+      "200: \"\"",
+      "300: \"abc\"...",
+      "400: \"" + invalid_utf8 + "\"",
+      "500: (missing string)",
+      "600: (missing string)",
+      "700: 1000 \"second\"",
+      "800: \"first\" 1001 \"" + long_text + "\"",
+      "900: \"\" 1001 \"\"...",
+      "1000: \"only\"",
+  };
+  CHECK(got == want);
+  CHECK(r->diagnostics().problems.empty());
+  CHECK(r->diagnostics().chunks_bad == 0);
+}
+
+TEST_CASE("a string over 64 KiB is cut and marked truncated", "[trace_reader][strings]") {
+  TempPath tmp;
+  auto sites = string_sites();
+  std::string big(kMaxStringArgBytes + 100, 'b');
+  big[kMaxStringArgBytes - 1] = 'e';
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    StringArg s{big};
+    Event e = make_event(100, 1, 1, 1, 0, {reinterpret_cast<uint64_t>(&s)});
+    e.string_mask = 1;
+    REQUIRE(w->append(e).ok());
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  REQUIRE(r->next());
+  const StringArg& s = r->event().string_arg(0);
+  CHECK(s.truncated);
+  CHECK(s.bytes == std::string_view(big).substr(0, kMaxStringArgBytes));
+  CHECK_FALSE(r->next());
+}
+
+TEST_CASE("strings across overlapping chunks come back merged, each with its event",
+          "[trace_reader][strings]") {
+  auto sites = string_sites();
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    INFO("seed " << seed);
+    TempPath tmp;
+    std::mt19937_64 rng(seed);
+    WriterOptions opt;
+    opt.chunk_bytes = 200 + rng() % 3000;
+    StringKeeper input;
+    std::vector<Record> expected;
+    {
+      auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites, opt);
+      REQUIRE(w.ok());
+      // Four "CPUs" drained in turn: their chunks overlap in time.
+      for (uint32_t round = 0; round < 5; ++round) {
+        for (uint32_t cpu = 0; cpu < 4; ++cpu) {
+          std::vector<Event> batch;
+          for (uint32_t k = 0; k < 50; ++k) {
+            uint64_t t = 10000 * round + 40 * k + cpu * 7 + rng() % 5;
+            uint32_t site = static_cast<uint32_t>(rng() % 4);
+            int n = static_cast<int>(rng() % (sites[site].args.size() + 1));
+            Event e = make_event(t, site, 100 + cpu, 200 + cpu, cpu,
+                                 std::vector<uint64_t>(static_cast<size_t>(n), 0));
+            e.string_mask = string_mask_of(sites[site], n);
+            for (int i = 0; i < n; ++i) {
+              if (rng() % 6 == 0) {
+                e.missing_mask = static_cast<uint16_t>(e.missing_mask | (1u << i));
+              } else if (e.is_string(i)) {
+                std::string text(rng() % 40, 'a');
+                for (auto& c : text) c = static_cast<char>(rng());
+                e.args[i] = input.make(text, rng() % 4 == 0);
+              } else {
+                e.args[i] = rng() % 3 ? rng() % 100 : rng();
+              }
+            }
+            batch.push_back(e);
+            expected.push_back(e);
+          }
+          REQUIRE(w->append_events(batch).ok());
+          REQUIRE(w->flush().ok());
+        }
+      }
+      REQUIRE(w->finish(TraceSummary{}).ok());
+    }
+    std::stable_sort(expected.begin(), expected.end(), [](const Record& a, const Record& b) {
+      return record_time(a) < record_time(b);
+    });
+    auto r = TraceReader::open(tmp.str());
+    REQUIRE(r.ok());
+    StringKeeper output;
+    auto got = read_all(*r, &output);
+    CHECK(r->diagnostics().chunks_read >= 20);
+    CHECK(r->diagnostics().problems.empty());
+    // Equal times across CPUs may come in chunk order: compare as multisets
+    // within each time, in order otherwise.
+    REQUIRE(got.size() == expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO("record " << i << ": " << describe(got[i]));
+      bool found = false;
+      for (size_t j = i; j < expected.size() && record_time(expected[j]) == record_time(got[i]);
+           ++j) {
+        if (same(got[i], expected[j])) {
+          std::swap(expected[i], expected[j]);
+          found = true;
+          break;
+        }
+      }
+      REQUIRE(found);
+    }
+
+    // Filtered reads hand out the strings of the events they return.
+    auto f = TraceReader::open(tmp.str());
+    REQUIRE(f.ok());
+    ReadFilter filter;
+    filter.site_ids = {3};
+    filter.pid = 102;
+    f->set_filter(filter);
+    size_t n = 0;
+    while (f->next()) {
+      const Event& e = f->event();
+      REQUIRE(e.site_id == 3);
+      for (int i = 0; i < e.arg_count; ++i) {
+        if (e.is_string(i) && e.has_arg(i)) CHECK(e.string_arg(i).bytes.size() < 40);
+      }
+      ++n;
+    }
+    CHECK(n > 0);
+  }
+}
+
+TEST_CASE("the summary's drops by cause round-trip", "[trace_reader][strings]") {
+  TempPath tmp;
+  using Drops = std::vector<std::pair<std::string, uint64_t>>;
+  Drops drops = {{"malformed", 3},         {"unknown_event_id", 1}, {"ring_resync", 2},
+                 {"foreign_process", 120}, {"writer_refused", 0},   {"", ~uint64_t{0}}};
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+    REQUIRE(w.ok());
+    TraceSummary s{4000, 0, 0, {0, 0}, {}, drops};
+    REQUIRE(w->finish(s).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  REQUIRE(r->summary().has_value());
+  CHECK(r->summary()->dropped == drops);
+  CHECK(r->summary()->events_per_site == std::vector<uint64_t>{0, 0});
 }

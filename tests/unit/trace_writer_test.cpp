@@ -113,3 +113,57 @@ TEST_CASE("a chunk older than the flush interval is flushed by the next appends"
   for (int i = 0; i < 255; ++i) REQUIRE(w2->append(e).ok());
   CHECK(w2->events_written() == 0);
 }
+
+TEST_CASE("the writer refuses an event whose string mask disagrees with its site",
+          "[trace_writer][strings]") {
+  TempPath tmp;
+  auto sites = sample_sites(3);
+  sites[2].args[1].is_string = true;  // site 2: a number, then a string
+  auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+  REQUIRE(w.ok());
+  StringArg text{"text"};
+  Event e;
+  e.site_id = 2;
+  e.arg_count = 2;
+  e.args[0] = 5;
+  e.args[1] = reinterpret_cast<uint64_t>(&text);
+  SECTION("the string not marked") {
+    e.string_mask = 0;
+    auto s = w->append(e);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message() ==
+          "cannot write an event of probe site 2: its string arguments (mask 0x0) are not "
+          "those of the site (mask 0x2)");
+  }
+  SECTION("a number marked as a string") {
+    e.string_mask = 0b11;
+    CHECK_FALSE(w->append(e).ok());
+  }
+  SECTION("in a batch: the events before it are kept") {
+    Event good = e;
+    good.string_mask = 0b10;
+    Event bad = e;
+    bad.string_mask = 0b01;
+    auto s = w->append_events({good, bad, good});
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message().find("mask 0x1") != std::string::npos);
+  }
+  // Not sticky; bits at or above arg_count do not matter.
+  e.string_mask = 0b10;
+  CHECK(w->append(e).ok());
+  e.arg_count = 1;
+  e.string_mask = 0b110;
+  CHECK(w->append(e).ok());
+  REQUIRE(w->finish(TraceSummary{}).ok());
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  std::vector<std::string> got;
+  while (r->next()) {
+    const Event& ev = r->event();
+    got.push_back(std::to_string(ev.arg_count) + " " + std::to_string(ev.string_mask) +
+                  (ev.arg_count == 2 ? " " + std::string(ev.string_arg(1).bytes) : ""));
+  }
+  std::vector<std::string> want = {"2 2 text", "1 0"};
+  if (got.size() == 3) want.insert(want.begin(), "2 2 text");  // the batch's first event
+  CHECK(got == want);
+}
