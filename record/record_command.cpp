@@ -38,6 +38,7 @@
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
 #include "record/stop_signals.h"
+#include "record/target_processes.h"
 #include "record/task_list.h"
 #include "record/writer_thread.h"
 
@@ -121,6 +122,13 @@ Status RecordSession::prepare() {
   }
   Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope);
   if (!resolved) return resolved.error();
+  if (!options_.pids.empty()) {
+    std::vector<std::string> warnings;
+    if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s;
+    for (const std::string& w : warnings) {
+      if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
+    }
+  }
 
   std::set<std::string> files;
   for (ResolvedSite& r : *resolved) {
@@ -438,7 +446,19 @@ int RecordSession::run() {
 }  // namespace
 
 int run_record_command(const RecordOptions& options) {
-  RecordSession session(options);
+  // -p ids become processes first: a thread id stands for its process.
+  RecordOptions targets = options;
+  std::vector<std::string> notes;
+  Result<std::vector<pid_t>> pids = resolve_target_pids(options.pids, notes);
+  if (!pids) {
+    print_error(pids.error());
+    return 1;
+  }
+  targets.pids = std::move(*pids);
+  for (const std::string& note : notes) {
+    if (!options.quiet) std::cerr << "usdt-record: note: " << note << '\n';
+  }
+  RecordSession session(targets);
   return session.run();
 }
 

@@ -6,3 +6,4 @@ usdt_unit_test(sample_decoder_test SOURCES sample_decoder_test.cpp LIBS usdt_rec
 usdt_unit_test(ring_buffer_test SOURCES ring_buffer_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(record_support_test SOURCES record_support_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 usdt_unit_test(probe_resolver_test SOURCES probe_resolver_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
+usdt_unit_test(target_processes_test SOURCES target_processes_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
