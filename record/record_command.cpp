@@ -153,8 +153,13 @@ Status RecordSession::prepare() {
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
   // The file comes before any attach: an unwritable path costs nothing.
-  Result<format::TraceWriter> writer =
-      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
+  // Chunks are flushed by size as well as once a second (writer_thread.h):
+  // 256 KiB of payload, a few tens of KiB compressed, so that a full disk
+  // loses at most that last chunk even at a high event rate.
+  format::WriterOptions writer_options;
+  writer_options.chunk_bytes = 256 * 1024;
+  Result<format::TraceWriter> writer = format::TraceWriter::create(
+      options_.output, make_metadata(), probe_sites_, writer_options);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   return Status::success();
