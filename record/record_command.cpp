@@ -79,6 +79,9 @@ class RecordSession {
   bool identifier() const { return sites_.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
+  // Closes the events, then ends the command if it still runs (SIGTERM, then
+  // SIGKILL after 2 s). Returns the command's exit status, 0 if it was ended.
+  int end_command();
   // Closes every perf event (slow in the kernel; says so when it will be).
   void release_events();
 
@@ -380,9 +383,13 @@ int RecordSession::finish(bool failed) {
     print_error(written.error().context("recording stopped"));
     std::cerr << "usdt-record: what was written before the error stays readable in "
               << options_.output << '\n';
+    end_command();
     return 1;
   }
-  if (failed) return 1;
+  if (failed) {
+    end_command();
+    return 1;
+  }
   if (!options_.quiet) {
     warn_stack_misses();
     EndReport report;
@@ -396,19 +403,21 @@ int RecordSession::finish(bool failed) {
     report.lost_per_site = drainer_->lost_per_site();
     print_end_report(report, std::cerr);
   }
+  return end_command();
+}
+
+int RecordSession::end_command() {
   release_events();
-  if (child_) {
-    int status;
-    if (!child_status_ && child_->try_wait(status)) child_status_ = status;
-    if (child_status_) return *child_status_;
-    // Stopped by --duration or a signal while the command still runs: end
-    // it, firmly if it does not listen within two seconds.
-    kill(child_->pid(), SIGTERM);
-    for (int waited = 0; !child_->try_wait(status); ++waited) {
-      if (waited == 200) kill(child_->pid(), SIGKILL);
-      usleep(10000);
-    }
-    return 0;
+  if (!child_) return 0;
+  int status;
+  if (!child_status_ && child_->try_wait(status)) child_status_ = status;
+  if (child_status_) return *child_status_;
+  // Stopped by --duration, a signal or a write error while the command still
+  // runs: end it, firmly if it does not listen within two seconds.
+  kill(child_->pid(), SIGTERM);
+  for (int waited = 0; !child_->try_wait(status); ++waited) {
+    if (waited == 200) kill(child_->pid(), SIGKILL);
+    usleep(10000);
   }
   return 0;
 }
