@@ -1,6 +1,7 @@
 #include "record/target_processes.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <charconv>
@@ -69,6 +70,29 @@ bool file_id(const std::string& path, FileId* id) {
   return true;
 }
 
+// A maps line's "fd:01" (hex major:minor) as a dev_t; false if malformed.
+bool parse_dev(const std::string& text, dev_t* dev) {
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  unsigned major_part = 0, minor_part = 0;
+  auto a = std::from_chars(text.data(), text.data() + colon, major_part, 16);
+  auto b = std::from_chars(text.data() + colon + 1, text.data() + text.size(), minor_part, 16);
+  if (a.ec != std::errc() || b.ec != std::errc()) return false;
+  *dev = makedev(major_part, minor_part);
+  return true;
+}
+
+// What one process maps, by device and inode as its maps file states them
+// (no need to open the files, which another user's process may not allow)
+// and by path.
+struct Mapped {
+  std::set<FileId> ids;
+  std::set<std::string> paths;
+  bool maps(const FileId& id, const std::string& path) const {
+    return ids.count(id) != 0 || paths.count(path) != 0;
+  }
+};
+
 }  // namespace
 
 Result<std::vector<pid_t>> resolve_target_pids(const std::vector<pid_t>& ids,
@@ -101,13 +125,17 @@ Status check_pids_map_sites(const std::vector<pid_t>& pids, const std::vector<Re
     if (it == files.end()) it = files.insert(files.end(), {&site, {}});
     it->second.insert(site.provider + ":" + site.name);
   }
-  std::map<pid_t, std::set<FileId>> mapped;
+  // A process whose maps cannot be read is not judged: attaching will say why.
+  std::map<pid_t, Mapped> mapped;
   for (pid_t pid : pids) {
-    Result<std::vector<MappedFile>> maps = mapped_elf_files(pid);
-    if (!maps) return maps.error();
-    for (const MappedFile& f : *maps) {
-      FileId id;
-      if (file_id(f.open_path, &id)) mapped[pid].insert(id);
+    Result<std::vector<MapEntry>> maps = read_proc_maps(pid);
+    if (!maps || maps->empty()) continue;
+    Mapped& m = mapped[pid];
+    for (const MapEntry& e : *maps) {
+      if (e.inode == 0 || e.path.empty()) continue;
+      dev_t dev;
+      if (parse_dev(e.dev, &dev)) m.ids.insert({dev, static_cast<ino_t>(e.inode)});
+      m.paths.insert(e.path);
     }
   }
   for (const auto& [site, probes] : files) {
@@ -118,7 +146,8 @@ Status check_pids_map_sites(const std::vector<pid_t>& pids, const std::vector<Re
     std::string missing;
     size_t mapping = 0;
     for (pid_t pid : pids) {
-      if (mapped[pid].count(id) != 0) {
+      auto m = mapped.find(pid);
+      if (m == mapped.end() || m->second.maps(id, site->path)) {
         ++mapping;
         continue;
       }
