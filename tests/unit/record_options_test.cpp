@@ -95,6 +95,8 @@ TEST_CASE("help and version", "[record_options]") {
   CHECK(text.find("usdt:PATH:PROVIDER:NAME") != std::string::npos);
   CHECK(text.find("--buffer-pages") != std::string::npos);
   CHECK(text.find("examples:") != std::string::npos);
+  CHECK(text.find("a write error (a full disk) end a recording alike") != std::string::npos);
+  CHECK(text.find("SIGTERM, then SIGKILL after 2 s") != std::string::npos);
 }
 
 TEST_CASE("usage errors", "[record_options]") {
