@@ -14,8 +14,11 @@ build=${BUILD_DIR:-$root/build-fuzz}
 cxx=${CXX_FUZZ:-clang++}
 if ! command -v "$cxx" >/dev/null 2>&1; then
   # 77: skipped (CTest SKIP_RETURN_CODE); CI installs clang (scripts/install-deps.sh).
+  if [ "${CI:-}" = "true" ]; then
+    echo "fuzz: cannot run under CI=true: no $cxx (clang with libFuzzer) here" >&2
+    exit 1
+  fi
   echo "skipped: no $cxx (clang with libFuzzer) here" >&2
-  if [ "${CI:-}" = "true" ]; then exit 1; fi
   exit 77
 fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
