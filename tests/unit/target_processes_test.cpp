@@ -83,8 +83,8 @@ TEST_CASE("a probed file a target does not map: warning, or error when none does
   CHECK(check_pids_map_sites({getpid()}, {site_in(self, "a")}, warnings).ok());
   CHECK(warnings.empty());
 
-  auto none = check_pids_map_sites({getpid()}, {site_in(FIXTURE_LIB, "b"), site_in(FIXTURE_LIB, "c")},
-                                   warnings);
+  auto none = check_pids_map_sites(
+      {getpid()}, {site_in(FIXTURE_LIB, "b"), site_in(FIXTURE_LIB, "c")}, warnings);
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().message() == std::string("no traced process maps '") + FIXTURE_LIB +
                                       "' (probe p:b, p:c; PID " + std::to_string(getpid()) + ")");
