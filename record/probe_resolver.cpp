@@ -203,9 +203,10 @@ class Resolver {
     }
     // Only PROVIDER:NAME searches files on its own; a named file was the user's choice.
     if (spec.path.empty()) {
-      msg += "\nhint: libraries loaded with dlopen() (libjvm.so under java) and files behind a "
-             "wrapper script are not searched: name the file, usdt:/path/to/library.so:" +
-             spec.provider + ":" + spec.name;
+      msg +=
+          "\nhint: libraries loaded with dlopen() (libjvm.so under java) and files behind a "
+          "wrapper script are not searched: name the file, usdt:/path/to/library.so:" +
+          spec.provider + ":" + spec.name;
     }
     return Error(msg);
   }
