@@ -1,14 +1,20 @@
-# usdt_tag_tests(TARGET exe MARKER marker PREFIX prefix LABEL label SOURCES files...
+# usdt_tag_tests(TARGET exe MARKER marker PREFIX prefix LABEL label [SOURCES files...]
 #                [LAUNCHER cmd...])
 #
-# One CTest entry per hidden Catch2 case of SOURCES, found in the files at
-# configure time rather than listed by hand: a case tagged "[.MARKER][TAG]..."
+# One CTest entry per hidden Catch2 case of SOURCES (default: the *_test.cpp
+# sources of TARGET), found in the files at configure time rather than
+# listed by hand: a case tagged "[.MARKER][TAG]..."
 # becomes the entry PREFIX_TAG, which runs `LAUNCHER exe "[TAG]" -w NoTests`
 # (a tag that selects nothing fails). TAG must be unique. A case that also
 # carries [itest_control] gets RESOURCE_LOCK itest_control. Exit status 77 is
 # a skip (tests/skip_case.h). Editing a source re-runs the configure step.
 function(usdt_tag_tests)
   cmake_parse_arguments(T "" "TARGET;MARKER;PREFIX;LABEL" "SOURCES;LAUNCHER" ${ARGN})
+  if(NOT T_SOURCES)
+    # By default, the target's own *_test.cpp files.
+    get_target_property(T_SOURCES ${T_TARGET} SOURCES)
+    list(FILTER T_SOURCES INCLUDE REGEX "_test\\.cpp$")
+  endif()
   set(word "[A-Za-z0-9_]+")
   set(seen "")
   foreach(src IN LISTS T_SOURCES)
