@@ -126,7 +126,10 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
     targets.push_back(arg);
   }
   if (targets.empty() && options.pids.empty()) {
-    err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n";
+    err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n"
+        << "hint: name the file or library whose probes to list, e.g. usdt-record -l '"
+        << (options.list_args.empty() ? "PROVIDER:NAME" : options.list_args.front())
+        << "' /usr/bin/python3.11, or a running process with -p PID\n";
     return 2;
   }
 

@@ -92,7 +92,7 @@ class Resolver {
         }
       }
     }
-    if (matched == 0) return no_match(text, *files);
+    if (matched == 0) return no_match(*spec, *files);
     return Status::success();
   }
 
@@ -175,31 +175,52 @@ class Resolver {
     return Status::success();
   }
 
-  Error no_match(const std::string& text, const std::vector<SearchFile>& files) {
+  // "matches nothing in 3 files (a, b, c); probes there: ...", with one hint
+  // when the probe may live in a file that was not searched.
+  Error no_match(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
     std::set<std::string> existing;
     for (const SearchFile& f : files) {
       Result<const UsdtFile*> usdt = read(f);
       if (!usdt) continue;
       for (const UsdtProbe& p : (*usdt)->probes) existing.insert(p.provider + ":" + p.name);
     }
-    std::string msg = "probe '" + text + "' matches nothing in " + std::to_string(files.size()) +
-                      (files.size() == 1 ? " file (" + files[0].path + ")" : " files");
-    std::string skipped;
-    for (const std::string& s : skipped_) skipped += "; skipped " + s;
-    if (!skipped_.empty()) {
-      skipped += "\nhint: name the probed file: usdt:PATH:PROVIDER:NAME";
-    }
-    if (existing.empty()) return Error(msg + ", which have no USDT probes" + skipped);
-    msg += "; probes there:";
-    size_t shown = 0;
-    for (const std::string& p : existing) {
-      if (shown++ == 30) {
-        msg += " ...";
-        break;
+    std::string msg = "probe '" + spec.text + "' matches nothing in " +
+                      std::to_string(files.size()) + (files.size() == 1 ? " file (" : " files (") +
+                      file_names(files) + ")";
+    for (const std::string& s : skipped_) msg += "; skipped " + s;
+    if (existing.empty()) {
+      msg += files.size() == 1 ? ", which has no USDT probes" : ", which have no USDT probes";
+    } else {
+      msg += "; probes there:";
+      size_t shown = 0;
+      for (const std::string& p : existing) {
+        if (shown++ == 30) {
+          msg += " ...";
+          break;
+        }
+        msg += " " + p;
       }
-      msg += " " + p;
     }
-    return Error(msg + skipped);
+    // Only PROVIDER:NAME searches files on its own; a named file was the user's choice.
+    if (spec.path.empty()) {
+      msg +=
+          "\nhint: libraries loaded with dlopen() (libjvm.so under java) and files behind a "
+          "wrapper script are not searched: name the file, usdt:/path/to/library.so:" +
+          spec.provider + ":" + spec.name;
+    }
+    return Error(msg);
+  }
+
+  // The searched files' paths, the first 10 of them.
+  static std::string file_names(const std::vector<SearchFile>& files) {
+    constexpr size_t kShown = 10;
+    std::string names;
+    for (size_t i = 0; i < files.size() && i < kShown; ++i) {
+      if (i != 0) names += ", ";
+      names += files[i].path;
+    }
+    if (files.size() > kShown) names += ", ...";
+    return names;
   }
 
   LibraryFinder finder_;

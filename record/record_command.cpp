@@ -43,6 +43,7 @@
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
 #include "record/stop_signals.h"
+#include "record/target_processes.h"
 #include "record/task_list.h"
 #include "record/writer_thread.h"
 
@@ -90,6 +91,9 @@ class RecordSession {
   // Samples the kernel delivered that the recorder did not write, by cause
   // (zero counts included: the trace says what was checked).
   std::vector<std::pair<std::string, uint64_t>> dropped_by_cause() const;
+  // Closes the events, then ends the command if it still runs (SIGTERM, then
+  // SIGKILL after 2 s). Returns the command's exit status, 0 if it was ended.
+  int end_command();
   // Closes every perf event (slow in the kernel; says so when it will be).
   void release_events();
 
@@ -150,6 +154,13 @@ Status RecordSession::prepare() {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
     }
   }
+  if (!options_.pids.empty()) {
+    std::vector<std::string> warnings;
+    if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s;
+    for (const std::string& w : warnings) {
+      if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
+    }
+  }
 
   // With -- and -p every site becomes a tracefs event (per task, inherited);
   // with -a only those that read memory in the kernel.
@@ -195,8 +206,13 @@ Status RecordSession::prepare() {
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
   // The file comes before any attach: an unwritable path costs nothing.
+  // Chunks are flushed by size as well as once a second (writer_thread.h):
+  // 256 KiB of payload, a few tens of KiB compressed, so that a full disk
+  // loses at most that last chunk even at a high event rate.
+  format::WriterOptions writer_options;
+  writer_options.chunk_bytes = 256 * 1024;
   Result<format::TraceWriter> writer =
-      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_);
+      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_, writer_options);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   return Status::success();
@@ -489,9 +505,13 @@ int RecordSession::finish(bool failed) {
     print_error(written.error().context("recording stopped"));
     std::cerr << "usdt-record: what was written before the error stays readable in "
               << options_.output << '\n';
+    end_command();
     return 1;
   }
-  if (failed) return 1;
+  if (failed) {
+    end_command();
+    return 1;
+  }
   if (!options_.quiet) {
     warn_stack_misses();
     EndReport report;
@@ -506,19 +526,21 @@ int RecordSession::finish(bool failed) {
     report.dropped = summary.dropped;
     print_end_report(report, std::cerr);
   }
+  return end_command();
+}
+
+int RecordSession::end_command() {
   release_events();
-  if (child_) {
-    int status;
-    if (!child_status_ && child_->try_wait(status)) child_status_ = status;
-    if (child_status_) return *child_status_;
-    // Stopped by --duration or a signal while the command still runs: end
-    // it, firmly if it does not listen within two seconds.
-    kill(child_->pid(), SIGTERM);
-    for (int waited = 0; !child_->try_wait(status); ++waited) {
-      if (waited == 200) kill(child_->pid(), SIGKILL);
-      usleep(10000);
-    }
-    return 0;
+  if (!child_) return 0;
+  int status;
+  if (!child_status_ && child_->try_wait(status)) child_status_ = status;
+  if (child_status_) return *child_status_;
+  // Stopped by --duration, a signal or a write error while the command still
+  // runs: end it, firmly if it does not listen within two seconds.
+  kill(child_->pid(), SIGTERM);
+  for (int waited = 0; !child_->try_wait(status); ++waited) {
+    if (waited == 200) kill(child_->pid(), SIGKILL);
+    usleep(10000);
   }
   return 0;
 }
@@ -568,7 +590,19 @@ int RecordSession::run() {
 }  // namespace
 
 int run_record_command(const RecordOptions& options) {
-  RecordSession session(options);
+  // -p ids become processes first: a thread id stands for its process.
+  RecordOptions targets = options;
+  std::vector<std::string> notes;
+  Result<std::vector<pid_t>> pids = resolve_target_pids(options.pids, notes);
+  if (!pids) {
+    print_error(pids.error());
+    return 1;
+  }
+  targets.pids = std::move(*pids);
+  for (const std::string& note : notes) {
+    if (!options.quiet) std::cerr << "usdt-record: note: " << note << '\n';
+  }
+  RecordSession session(targets);
   return session.run();
 }
 

@@ -2,7 +2,6 @@
 
 #include <boost/program_options.hpp>
 #include <charconv>
-#include <cmath>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -76,8 +75,42 @@ Result<StringArgs> parse_string_args(const std::string& value) {
   return out;
 }
 
+// The numbers are taken as text and converted here: Boost reads "-1" into
+// a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
+struct NumberTexts {
+  std::string duration, buffer_pages, stack_bytes, string_bytes;
+};
+
+// A whole unsigned decimal number up to max, or an error naming the option
+// and the value as the user typed it.
+Result<uint32_t> parse_count(const std::string& option, const std::string& text, uint32_t max) {
+  uint32_t value = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || value > max) {
+    return Error(option + " must be a whole number up to " + std::to_string(max) + ", not '" + text +
+                 "'");
+  }
+  return value;
+}
+
+// The longest --duration: the recording timer needs whole seconds in a
+// time_t; ten years is long enough for any recording.
+constexpr double kMaxDurationSeconds = 10 * 365.25 * 24 * 3600;
+
+Result<double> parse_duration(const std::string& text) {
+  double value = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !(value > 0) ||
+      !(value <= kMaxDurationSeconds)) {
+    return Error("--duration must be a number of seconds above 0 and at most " +
+                 std::to_string(static_cast<uint64_t>(kMaxDurationSeconds)) + " (ten years), not '" +
+                 text + "'");
+  }
+  return value;
+}
+
 po::options_description make_options(RecordOptions* o, std::vector<std::string>* pid_values,
-                                     double* duration, std::vector<std::string>* string_values) {
+                                     NumberTexts* numbers, std::vector<std::string>* string_values) {
   po::options_description desc("Options");
   desc.add_options()
       ("help,h", "show this help")
@@ -88,16 +121,16 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("output,o", po::value<std::string>(&o->output), "trace file (default usdt.trace)")
       ("pid,p", po::value<std::vector<std::string>>(pid_values)->composing(), "trace (or list) PID[,PID...]")
       ("all,a", "trace every process that runs the probed files")
-      ("duration", po::value<double>(duration), "stop after SECONDS")
+      ("duration", po::value<std::string>(&numbers->duration), "stop after SECONDS")
       ("quiet,q", "print nothing but errors")
-      ("buffer-pages", po::value<uint32_t>(&o->buffer_pages),
+      ("buffer-pages", po::value<std::string>(&numbers->buffer_pages),
        "per-CPU ring buffer size in pages, a power of 2 (default 1024)")
-      ("stack-bytes", po::value<uint32_t>(&o->stack_bytes),
+      ("stack-bytes", po::value<std::string>(&numbers->stack_bytes),
        "user stack bytes copied per event for stack arguments, multiple of 8 (default 512)")
       ("string", po::value<std::vector<std::string>>(string_values)->composing(),
        "PROBE=argN[,argN...]: record those arguments of matching probes as strings read at "
        "the hit (repeatable; wildcards in PROBE)")
-      ("string-bytes", po::value<uint32_t>(&o->string_bytes),
+      ("string-bytes", po::value<std::string>(&numbers->string_bytes),
        "longest string kept, in bytes (default 256, at most 4095); longer ones are cut and "
        "marked truncated");
   return desc;
@@ -116,9 +149,6 @@ Status check_recording(const RecordOptions& o) {
   if (o.stack_bytes % 8 != 0 || o.stack_bytes > 65528) {
     return Error("--stack-bytes must be a multiple of 8 up to 65528, not " +
                  std::to_string(o.stack_bytes));
-  }
-  if (o.duration_seconds && !(*o.duration_seconds > 0 && std::isfinite(*o.duration_seconds))) {
-    return Error("--duration must be a positive number of seconds");
   }
   if (o.string_bytes == 0 || o.string_bytes > kMaxStringBytes) {
     return Error("--string-bytes must be between 1 and " + std::to_string(kMaxStringBytes) +
@@ -160,9 +190,9 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
 
   RecordOptions o;
   std::vector<std::string> pid_values;
-  double duration = 0;
+  NumberTexts numbers;
   std::vector<std::string> string_values;
-  auto desc = make_options(&o, &pid_values, &duration, &string_values);
+  auto desc = make_options(&o, &pid_values, &numbers, &string_values);
   po::options_description hidden;
   hidden.add_options()("positional", po::value<std::vector<std::string>>(&o.list_args));
   po::options_description all;
@@ -184,7 +214,26 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   o.verbose = vm.count("verbose") != 0;
   o.all = vm.count("all") != 0;
   o.quiet = vm.count("quiet") != 0;
-  if (vm.count("duration") != 0) o.duration_seconds = duration;
+  if (vm.count("duration") != 0) {
+    Result<double> duration = parse_duration(numbers.duration);
+    if (!duration) return duration.error();
+    o.duration_seconds = *duration;
+  }
+  if (vm.count("buffer-pages") != 0) {
+    Result<uint32_t> pages = parse_count("--buffer-pages", numbers.buffer_pages, 1u << 30);
+    if (!pages) return pages.error();
+    o.buffer_pages = *pages;
+  }
+  if (vm.count("stack-bytes") != 0) {
+    Result<uint32_t> bytes = parse_count("--stack-bytes", numbers.stack_bytes, 65528);
+    if (!bytes) return bytes.error();
+    o.stack_bytes = *bytes;
+  }
+  if (vm.count("string-bytes") != 0) {
+    Result<uint32_t> bytes = parse_count("--string-bytes", numbers.string_bytes, kMaxStringBytes);
+    if (!bytes) return bytes.error();
+    o.string_bytes = *bytes;
+  }
   auto pids = parse_pids(pid_values);
   if (!pids) return pids.error();
   o.pids = std::move(*pids);
@@ -215,7 +264,7 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
 std::string record_help_text() {
   RecordOptions o;
   std::vector<std::string> pids, strings;
-  double duration = 0;
+  NumberTexts numbers;
   std::ostringstream text;
   text << "usage:\n"
           "  usdt-record -l [-v] [PATTERN...] TARGET...     list the USDT probes of files or libraries\n"
@@ -226,6 +275,10 @@ std::string record_help_text() {
           "\n"
           "Records USDT probes (sys/sdt.h) through uprobes into a compressed trace file;\n"
           "read it with usdt-report. Ctrl-C or SIGTERM ends a recording cleanly.\n"
+          "--duration, Ctrl-C, SIGTERM and a write error (a full disk) end a recording alike:\n"
+          "a COMMAND still running gets SIGTERM, then SIGKILL after 2 s (-p processes are\n"
+          "left alone); after a write error the file keeps what fitted and the exit status is 1.\n"
+          "-p takes process or thread ids; a thread id traces its whole process.\n"
           "\n"
           "TARGET is a path to an ELF file or a library name (libstdc++, libstdc++.so.6),\n"
           "found like the dynamic loader does (ld.so.cache, then the standard directories).\n"
@@ -241,7 +294,7 @@ std::string record_help_text() {
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
           "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
           "\n"
-          << make_options(&o, &pids, &duration, &strings)
+          << make_options(&o, &pids, &numbers, &strings)
           << "\n"
              "The traced COMMAND follows '--' or the last option.\n"
              "\n"

@@ -12,6 +12,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 cxx=${CXX_FUZZ:-clang++}
+if ! command -v "$cxx" >/dev/null 2>&1; then
+  # 77: skipped (CTest SKIP_RETURN_CODE); CI installs clang (scripts/install-deps.sh).
+  if [ "${CI:-}" = "true" ]; then
+    echo "fuzz: cannot run under CI=true: no $cxx (clang with libFuzzer) here" >&2
+    exit 1
+  fi
+  echo "skipped: no $cxx (clang with libFuzzer) here" >&2
+  exit 77
+fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
 
 sources="formats/chunk_codec.cpp formats/file_layout.cpp formats/table_codec.cpp

@@ -57,11 +57,28 @@ TEST_CASE("rejects broken caches", "[library_finder]") {
   CHECK_FALSE(LibraryFinder::parse_cache("").ok());
   CHECK_FALSE(LibraryFinder::parse_cache("ld.so-1.7.0").ok());
   auto bytes = make_cache({{"libfoo.so.1", "/opt/lib/libfoo.so.1"}}, kX8664Libc6);
-  // Every truncation fails cleanly or parses what is complete, never crashes.
+  // Every truncation fails cleanly or parses what is complete, never crashes:
+  // an entry that comes out is the whole entry, never a cut name or path.
+  size_t failed = 0;
   for (size_t n = 0; n < bytes.size(); ++n) {
+    INFO("cut at " << n << " of " << bytes.size());
     auto r = LibraryFinder::parse_cache(std::string_view(bytes).substr(0, n));
-    (void)r;
+    if (!r.ok()) {
+      ++failed;
+      CHECK_FALSE(r.error().message().empty());
+      continue;
+    }
+    CHECK(r->size() <= 1);
+    for (const auto& e : *r) {
+      CHECK(e.soname == "libfoo.so.1");
+      CHECK(e.path == "/opt/lib/libfoo.so.1");
+    }
   }
+  // At least every cut inside the header and the entry table is refused.
+  CHECK(failed >= 60);
+  auto whole = LibraryFinder::parse_cache(bytes);
+  REQUIRE(whole.ok());
+  CHECK(whole->size() == 1);
   CHECK_FALSE(LibraryFinder::parse_cache(std::string_view(bytes).substr(0, 60)).ok());
   std::string huge = bytes;
   uint32_t n = 1000000;

@@ -171,6 +171,17 @@ TEST_CASE("usage errors exit 2", "[list_command]") {
   CHECK(starts_with(bad_pattern.err, "usdt-record: error: invalid probe 'usdt::x:y'"));
 }
 
+TEST_CASE("a pattern without a target: the error and one hint", "[list_command]") {
+  auto r = run("-l 'python:*'");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(count_lines(r.err) == 2);
+  CHECK(starts_with(r.err, "usdt-record: error: no TARGET to list (patterns given: 1)\n"));
+  CHECK(r.err.find("\nhint: name the file or library whose probes to list, e.g. usdt-record -l "
+                   "'python:*' /usr/bin/python3.11, or a running process with -p PID\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("-l -p lists the process's binary and its libraries", "[list_command]") {
   WaitingFixture fixture(FIXTURE_USELIB);
   auto r = run("-l -p " + std::to_string(fixture.pid()));

@@ -1,5 +1,6 @@
 #include "record/probe_resolver.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fixture_paths.h"
@@ -52,6 +53,38 @@ TEST_CASE("a spec that matches nothing lists what exists", "[probe_resolver]") {
   CHECK(msg.find("probe 'fixture:nope' matches nothing") == 0);
   CHECK(msg.find("fixture:multi") != std::string::npos);
   CHECK(msg.find("fixture:guarded") != std::string::npos);
+}
+
+TEST_CASE("matching nothing names the searched files and hints at dlopen()", "[probe_resolver]") {
+  // fixture_uselib and its libraries (libfixture_lib.so, libc, ld.so), all named.
+  auto sites = resolve_probes({"hotspot:gc__begin"}, command(FIXTURE_USELIB));
+  REQUIRE_FALSE(sites.ok());
+  std::string msg = sites.error().message();
+  INFO(msg);
+  CHECK(msg.find("probe 'hotspot:gc__begin' matches nothing in ") == 0);
+  CHECK(msg.find(" files (" FIXTURE_USELIB ", ") != std::string::npos);
+  CHECK(msg.find("/libfixture_lib.so, ") != std::string::npos);
+  CHECK(msg.find("/libc.so.6") != std::string::npos);
+  CHECK(msg.find("); probes there: fixturelib:call fixturelib:loaded uselib:after\n") !=
+        std::string::npos);
+  CHECK(msg.find("\nhint: libraries loaded with dlopen() (libjvm.so under java) and files behind "
+                 "a wrapper script are not searched: name the file, "
+                 "usdt:/path/to/library.so:hotspot:gc__begin") != std::string::npos);
+  // One error line and one hint line, nothing more.
+  CHECK(std::count(msg.begin(), msg.end(), '\n') == 1);
+}
+
+TEST_CASE("one file without probes: grammar, and no hint for a named file", "[probe_resolver]") {
+  auto several = resolve_probes({"x:y"}, command(FIXTURE_NOPROBES));
+  REQUIRE_FALSE(several.ok());
+  INFO(several.error().message());
+  CHECK(several.error().message().find("), which have no USDT probes\nhint: ") !=
+        std::string::npos);
+  auto named = resolve_probes({std::string("usdt:") + FIXTURE_NOPROBES + ":x:y"}, SearchScope{});
+  REQUIRE_FALSE(named.ok());
+  CHECK(named.error().message() == std::string("probe 'usdt:") + FIXTURE_NOPROBES +
+                                       ":x:y' matches nothing in 1 file (" + FIXTURE_NOPROBES +
+                                       "), which has no USDT probes");
 }
 
 TEST_CASE("-a needs a path", "[probe_resolver]") {

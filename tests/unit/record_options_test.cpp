@@ -95,6 +95,8 @@ TEST_CASE("help and version", "[record_options]") {
   CHECK(text.find("usdt:PATH:PROVIDER:NAME") != std::string::npos);
   CHECK(text.find("--buffer-pages") != std::string::npos);
   CHECK(text.find("examples:") != std::string::npos);
+  CHECK(text.find("a write error (a full disk) end a recording alike") != std::string::npos);
+  CHECK(text.find("SIGTERM, then SIGKILL after 2 s") != std::string::npos);
 }
 
 TEST_CASE("usage errors", "[record_options]") {
@@ -109,9 +111,35 @@ TEST_CASE("usage errors", "[record_options]") {
         "--buffer-pages must be a power of 2, not 100");
   CHECK(parse_error({"-e", "a:b", "-a", "--stack-bytes", "12"}) ==
         "--stack-bytes must be a multiple of 8 up to 65528, not 12");
-  CHECK(parse_error({"-e", "a:b", "-a", "--duration", "0"}) == "--duration must be a positive number of seconds");
+  CHECK(parse_error({"-e", "a:b", "-a", "--duration", "0"}) ==
+        "--duration must be a number of seconds above 0 and at most 315576000 (ten years), not '0'");
   CHECK_FALSE(parse({"-e", "a:b", "-a", "--duration", "abc"}).ok());
   CHECK_FALSE(parse({"-e"}).ok());
   CHECK(parse_error({"-l"}) == "-l needs a TARGET (file or library name) or -p PID");
   CHECK(parse_error({"-l", "-a", "/bin/x"}) == "-a cannot be combined with -l");
+}
+
+TEST_CASE("numbers are checked before anything runs, named as typed", "[record_options]") {
+  // Every bad --duration is a usage error of the parser, also with a command
+  // to run: nothing may start before it is rejected.
+  for (const char* bad : {"1e30", "-1", "nan", "NaN", "inf", "0", "0.0", "-0", "", "2s", "1e-400"}) {
+    INFO(bad);
+    std::string error = parse_error({"-e", "a:b", "--duration", bad, "--", "./demo"});
+    CHECK(error.find("--duration must be") == 0);
+    CHECK(error.find(std::string("not '") + bad + "'") != std::string::npos);
+  }
+  CHECK(*parse_ok({"-e", "a:b", "--duration", "0.001", "-a"}).duration_seconds == 0.001);
+  CHECK(*parse_ok({"-e", "a:b", "--duration=3600", "-a"}).duration_seconds == 3600);
+
+  CHECK(parse_error({"-e", "a:b", "-a", "--buffer-pages", "-1"}) ==
+        "--buffer-pages must be a whole number up to 1073741824, not '-1'");
+  CHECK(parse_error({"-e", "a:b", "-a", "--buffer-pages=-64"}) ==
+        "--buffer-pages must be a whole number up to 1073741824, not '-64'");
+  CHECK(parse_error({"-e", "a:b", "-a", "--buffer-pages", "4294967296"}) ==
+        "--buffer-pages must be a whole number up to 1073741824, not '4294967296'");
+  CHECK(parse_error({"-e", "a:b", "-a", "--stack-bytes", "-8"}) ==
+        "--stack-bytes must be a whole number up to 65528, not '-8'");
+  CHECK(parse_error({"-e", "a:b", "-a", "--stack-bytes", "8x"}) ==
+        "--stack-bytes must be a whole number up to 65528, not '8x'");
+  CHECK(parse_ok({"-e", "a:b", "-a", "--stack-bytes", "0"}).stack_bytes == 0);
 }

@@ -13,6 +13,7 @@
 
 #include "common/library_finder.h"
 #include "common/usdt_probe.h"
+#include "tests/skip_case.h"
 
 using namespace usdt;
 
@@ -141,36 +142,32 @@ size_t cross_check(const std::string& path) {
   return sites;
 }
 
-bool present(const std::string& path) {
-  if (access(path.c_str(), R_OK) == 0) return true;
-  WARN("skipped: " << path << " is not installed");
-  return false;
+// Skips the case (tests/skip_case.h) when the program is not installed.
+void require_installed(const std::string& path) {
+  if (access(path.c_str(), R_OK) != 0) usdt::test::skip_case(path + " is not installed");
 }
 
 }  // namespace
 
-TEST_CASE("python3.11 matches readelf", "[usdt_probe][readelf]") {
+TEST_CASE("python3.11 matches readelf", "[.real][readelf_python][usdt_probe]") {
   const std::string path = "/usr/bin/python3.11";
-  if (!present(path)) return;
+  require_installed(path);
   CHECK(cross_check(path) == 8);
 }
 
-TEST_CASE("postgres matches readelf: 71 sites", "[usdt_probe][readelf]") {
+TEST_CASE("postgres matches readelf: 71 sites", "[.real][readelf_postgres][usdt_probe]") {
   const std::string path = "/usr/lib/postgresql/15/bin/postgres";
-  if (!present(path)) return;
+  require_installed(path);
   CHECK(cross_check(path) == 71);
 }
 
-TEST_CASE("libstdc++ matches readelf", "[usdt_probe][readelf]") {
+TEST_CASE("libstdc++ matches readelf", "[.real][readelf_libstdcxx][usdt_probe]") {
   auto path = LibraryFinder::system().find("libstdc++.so.6");
-  if (!path.ok()) {
-    WARN("skipped: libstdc++.so.6 not found: " << path.error().message());
-    return;
-  }
+  if (!path.ok()) usdt::test::skip_case("libstdc++.so.6 not found: " + path.error().message());
   CHECK(cross_check(*path) == 3);
 }
 
-TEST_CASE("libjvm.so matches readelf", "[usdt_probe][readelf]") {
+TEST_CASE("libjvm.so matches readelf", "[.real][readelf_libjvm][usdt_probe]") {
   std::error_code ec;
   size_t checked = 0;
   for (const auto& jdk : std::filesystem::directory_iterator("/usr/lib/jvm", ec)) {
@@ -179,5 +176,6 @@ TEST_CASE("libjvm.so matches readelf", "[usdt_probe][readelf]") {
     CHECK(cross_check(lib.string()) > 0);
     ++checked;
   }
-  if (checked == 0) WARN("skipped: no libjvm.so under /usr/lib/jvm");
+  // A JDK is not among the installed dependencies: skipped under CI too.
+  if (checked == 0) usdt::test::skip_case("no libjvm.so under /usr/lib/jvm", usdt::test::InCi::skip);
 }

@@ -18,6 +18,7 @@
 
 #include "common/file_io.h"
 #include "fixture_paths.h"
+#include "tests/skip_case.h"
 
 using namespace usdt;
 
@@ -607,13 +608,11 @@ TEST_CASE("synthetic malformed notes", "[usdt_probe]") {
         std::string::npos);
 }
 
-TEST_CASE("sym(%rip) operands are resolved through the symbol table", "[usdt_probe]") {
-  // Real binaries: PostgreSQL references NBuffers; skip when it is absent.
+TEST_CASE("sym(%rip) operands are resolved through the symbol table",
+          "[.real][postgres_symbols][usdt_probe]") {
+  // Real binaries: PostgreSQL references NBuffers; skipped when it is absent.
   const char* postgres = "/usr/lib/postgresql/15/bin/postgres";
-  if (access(postgres, R_OK) != 0) {
-    WARN("skipped: " << postgres << " is not installed");
-    return;
-  }
+  if (access(postgres, R_OK) != 0) usdt::test::skip_case(std::string(postgres) + " is not installed");
   auto file = read_usdt_file(postgres);
   REQUIRE(file.ok());
   size_t sites = 0, nbuffers = 0;
