@@ -495,3 +495,29 @@ TEST_CASE("aarch64 operands", "[arg_spec]") {
   CHECK(arm("8@[x1").location == ArgLocation::undecodable);
   CHECK(arm("8@%rax").location == ArgLocation::undecodable);
 }
+
+TEST_CASE("every cut and byte flip of the new forms is a value, never a crash", "[arg_spec]") {
+  const char* forms[] = {"8@16(%rsp,%rcx,8)", "-4@(%rbp,%rax,4)", "8@-8+8(%rsp)",
+                         "8@8+-16(%rbp)",     "4@sym-4(%rip)",    "4@8+sym+4(%rip)",
+                         "8@0x20000000",      "%rdi",             "-8+32(%rbp)",
+                         "$-5",               "%esi",             "4@counter.0(%rip)"};
+  for (const char* form : forms) {
+    std::string text(form);
+    for (size_t cut = 0; cut <= text.size(); ++cut) {
+      auto s = x86(text.substr(0, cut));
+      INFO("'" << text.substr(0, cut) << "'");
+      CHECK((s.location != ArgLocation::undecodable || !s.error.empty()));
+      (void)describe(s, Arch::x86_64);
+      (void)arg_source(s, Arch::x86_64);
+    }
+    for (size_t i = 0; i < text.size(); ++i) {
+      for (char c : {'+', '-', '(', ')', ',', '@', '%', '$', ' ', 'x', '9', '\0', '\xff'}) {
+        std::string flipped = text;
+        flipped[i] = c;
+        auto s = x86(flipped);
+        CHECK((s.location != ArgLocation::undecodable || !s.error.empty()));
+        (void)describe(s, Arch::x86_64);
+      }
+    }
+  }
+}
