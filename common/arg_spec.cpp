@@ -133,6 +133,55 @@ bool is_symbol_char(char c) {
          c == '@';
 }
 
+// A displacement expression as GNU as prints it before "(": a sum of
+// decimal or 0x-hex terms and at most one symbol, e.g. "-24", "-8+8",
+// "8+-16", "16-8", "0x10+4", "sym+8", "sym-4", "40+CheckpointStats".
+// SystemTap's tapsets.cxx accepts up to three such terms
+// (sdt_uprobe_var_expanding_visitor::try_parse_arg_offset_register,
+// "+-N+-N+-N"), and an offset on either side of the symbol
+// (try_parse_arg_varname). Sets spec->displacement and spec->symbol; false
+// when the text is not such a sum (an empty term, a second or negated
+// symbol, a malformed number).
+bool parse_displacement(std::string_view s, ArgSpec* spec) {
+  int64_t sum = 0;
+  std::string symbol;
+  size_t i = 0;
+  bool first = true;
+  while (i < s.size() || first) {
+    bool negative = false;
+    size_t signs = 0;
+    while (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+      if (s[i] == '-') negative = !negative;
+      ++i;
+      ++signs;
+    }
+    if (!first && signs == 0) return false;  // two terms need an operator between them
+    if (signs > 2) return false;
+    if (i == s.size()) return first && signs == 0;  // "" is no displacement; "8+" is bad
+    first = false;
+    if (is_symbol_start(s[i])) {
+      size_t end = i + 1;
+      while (end < s.size() && is_symbol_char(s[end])) ++end;
+      if (negative || !symbol.empty()) return false;
+      symbol = std::string(s.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    size_t end = i;
+    while (end < s.size() && std::isalnum(static_cast<unsigned char>(s[end]))) ++end;
+    auto v = parse_integer(s.substr(i, end - i));
+    if (!v) return false;
+    // Two's complement wrap, as the assembler computes it.
+    uint64_t term = static_cast<uint64_t>(*v);
+    sum = static_cast<int64_t>(negative ? static_cast<uint64_t>(sum) - term
+                                        : static_cast<uint64_t>(sum) + term);
+    i = end;
+  }
+  spec->displacement = sum;
+  spec->symbol = std::move(symbol);
+  return true;
+}
+
 ArgSpec fail(ArgSpec spec, std::string why) {
   spec.location = ArgLocation::undecodable;
   spec.error = std::move(why);
@@ -168,38 +217,27 @@ ArgSpec parse_x86_operand(ArgSpec spec, std::string_view op) {
 
   // Memory: [sym[+-off] | disp] ( [%base] [, %index [, scale]] )
   size_t open = op.find('(');
-  if (open == std::string_view::npos || op.back() != ')') {
+  if (open == std::string_view::npos) {
+    // An absolute address: "0x20000000" is AT&T for the memory at that
+    // address. (A bare symbol, which SystemTap's try_parse_arg_varname also
+    // takes, is left undecodable: GCC writes "sym(%rip)" on x86-64.)
+    if (!parse_displacement(op, &spec) || !spec.symbol.empty()) {
+      spec.symbol.clear();
+      spec.displacement = 0;
+      return fail(std::move(spec), "unrecognized operand '" + std::string(op) + "'");
+    }
+    spec.location = ArgLocation::memory;
+    return spec;
+  }
+  if (op.back() != ')') {
     return fail(std::move(spec), "unrecognized operand '" + std::string(op) + "'");
   }
   std::string_view prefix = op.substr(0, open);
   std::string_view inside = op.substr(open + 1, op.size() - open - 2);
 
-  // "40+CheckpointStats(%rip)": GCC also puts the offset before the symbol.
-  int64_t leading = 0;
-  if (size_t plus = prefix.find('+'); plus != std::string_view::npos && plus + 1 < prefix.size() &&
-                                      is_symbol_start(prefix[plus + 1]) && plus > 0 &&
-                                      !is_symbol_start(prefix[0])) {
-    auto d = parse_integer(prefix.substr(0, plus));
-    if (!d) return fail(std::move(spec), "bad displacement in '" + std::string(op) + "'");
-    leading = *d;
-    prefix.remove_prefix(plus + 1);
+  if (!parse_displacement(prefix, &spec)) {
+    return fail(std::move(spec), "bad displacement in '" + std::string(op) + "'");
   }
-  if (!prefix.empty() && is_symbol_start(prefix[0])) {
-    size_t end = 1;
-    while (end < prefix.size() && is_symbol_char(prefix[end])) ++end;
-    spec.symbol = std::string(prefix.substr(0, end));
-    prefix.remove_prefix(end);
-    if (!prefix.empty() && prefix[0] != '+' && prefix[0] != '-') {
-      return fail(std::move(spec), "bad symbol offset in '" + std::string(op) + "'");
-    }
-  }
-  if (!prefix.empty()) {
-    auto d = parse_integer(prefix);
-    if (!d) return fail(std::move(spec), "bad displacement in '" + std::string(op) + "'");
-    spec.displacement = *d;
-  }
-  spec.displacement += leading;
-
   std::string_view parts[3];
   size_t count = 0;
   while (true) {
@@ -320,6 +358,9 @@ std::string x86_subregister_name(int16_t reg, uint8_t size) {
 }
 
 std::string x86_memory_operand(const ArgSpec& spec) {
+  if (spec.reg == kNoReg && spec.index_reg == kNoReg && spec.symbol.empty()) {
+    return "absolute address " + hex(static_cast<uint64_t>(spec.displacement));
+  }
   std::string s;
   if (!spec.symbol.empty()) {
     s = spec.symbol;
@@ -336,14 +377,46 @@ std::string x86_memory_operand(const ArgSpec& spec) {
   return s + ")";
 }
 
+// The size-less form ("%rdi", "-4(%rbp)", "$5"): notes written by hand with
+// STAP_PROBE_ASM, and old sys/sdt.h versions, give no "N@". We follow
+// SystemTap (tapsets.cxx): sdt_uprobe_var_expanding_visitor::
+// parse_out_arg_precision gives an argument without '@' in a .note.stapsdt
+// (version 3, uprobe3_type) note the precision sizeof(long), positive, i.e.
+// 8 bytes unsigned on a 64-bit target ("V3 asm does not have precision field
+// so default to unsigned long"; only the older .probes formats V1/V2 got
+// -sizeof(long), signed). With that precision, try_parse_arg_register masks a
+// sub-register to its width without sign extension ("%eax" -> rax & 0xffffffff,
+// "%ah" -> (rax >> 8) & 0xff, "%ax" -> & 0xffff), memory is read with
+// user_int64 (8 bytes; precision_to_function(8)), and a literal is read as
+// uint64. sdt_v3_tokenize (PR13934) then splits the argument string on spaces.
+// Here: size 8 unsigned, except that a sub-register gets its own width, unsigned,
+// which yields the same zero-extended value.
+ArgSpec parse_sizeless(ArgSpec spec, std::string_view operand, Arch arch) {
+  spec.size = 8;
+  spec.is_signed = false;
+  spec.implicit_size = true;
+  if (arch == Arch::x86_64 && operand.size() > 1 && operand[0] == '%') {
+    if (auto r = lookup_x86_register(operand.substr(1)); r && r->width < 8) {
+      spec.size = r->width;
+    }
+  }
+  if (arch == Arch::aarch64 && operand.size() > 1 && operand[0] == 'w') {
+    uint8_t width = 8;
+    if (lookup_arm64_register(operand, &width)) spec.size = width;
+  }
+  if (arch == Arch::aarch64) return parse_arm64_operand(std::move(spec), operand);
+  return parse_x86_operand(std::move(spec), operand);
+}
+
 }  // namespace
 
 ArgSpec parse_arg_spec(std::string_view text, Arch arch) {
   ArgSpec spec;
   spec.text = std::string(text);
   std::string_view s = trim(text);
+  if (s.empty()) return fail(std::move(spec), "empty spec");
   size_t at = s.find('@');
-  if (at == std::string_view::npos) return fail(std::move(spec), "missing '@'");
+  if (at == std::string_view::npos) return parse_sizeless(std::move(spec), s, arch);
   std::string_view size_part = s.substr(0, at);
   std::string_view operand = trim(s.substr(at + 1));
   if (!size_part.empty() && size_part[0] == '-') {
@@ -386,6 +459,12 @@ std::vector<ArgSpec> parse_arg_specs(std::string_view args, Arch arch) {
   return specs;
 }
 
+bool is_stack_relative(const ArgSpec& spec, Arch arch) {
+  if (spec.location != ArgLocation::memory || !spec.symbol.empty()) return false;
+  if (arch == Arch::x86_64) return spec.reg == x86_reg::sp || spec.reg == x86_reg::bp;
+  return spec.reg == arm64_reg::sp || spec.reg == 29;
+}
+
 ArgSource arg_source(const ArgSpec& spec, Arch arch) {
   switch (spec.location) {
     case ArgLocation::constant:
@@ -393,20 +472,32 @@ ArgSource arg_source(const ArgSpec& spec, Arch arch) {
     case ArgLocation::reg:
       if (arch == Arch::x86_64 && is_xmm(spec.reg)) return ArgSource::not_in_sample;
       return ArgSource::sampled_register;
-    case ArgLocation::memory: {
-      if (!spec.symbol.empty() || spec.index_reg != kNoReg) return ArgSource::not_in_sample;
-      bool stack_base = arch == Arch::x86_64
-                            ? (spec.reg == x86_reg::sp || spec.reg == x86_reg::bp)
-                            : (spec.reg == arm64_reg::sp || spec.reg == 29);
-      return stack_base ? ArgSource::sampled_stack : ArgSource::not_in_sample;
-    }
+    case ArgLocation::memory:
+      if (spec.index_reg != kNoReg) return ArgSource::not_in_sample;
+      return is_stack_relative(spec, arch) ? ArgSource::sampled_stack : ArgSource::not_in_sample;
     case ArgLocation::undecodable:
       break;
   }
   return ArgSource::not_in_sample;
 }
 
+namespace {
+
+std::string describe_location(const ArgSpec& spec, Arch arch);
+
+}  // namespace
+
 std::string describe(const ArgSpec& spec, Arch arch) {
+  std::string s = describe_location(spec, arch);
+  if (spec.implicit_size && spec.location != ArgLocation::undecodable) {
+    s += " (no size in the note: SystemTap's default)";
+  }
+  return s;
+}
+
+namespace {
+
+std::string describe_location(const ArgSpec& spec, Arch arch) {
   if (spec.location == ArgLocation::undecodable) return "undecodable: " + spec.error;
   std::string type = type_name(spec);
   switch (spec.location) {
@@ -445,6 +536,8 @@ std::string describe(const ArgSpec& spec, Arch arch) {
   }
   return "undecodable";
 }
+
+}  // namespace
 
 std::string register_name(int16_t reg, Arch arch) {
   if (arch == Arch::aarch64) {

@@ -5,7 +5,11 @@
 // and the operand syntax GNU as accepts for sys/sdt.h's "nor" constraints.
 //
 // Each spec is "[-]SIZE[f]@OPERAND": SIZE is 1, 2, 4 or 8 bytes, a leading '-'
-// means signed, an 'f' means a floating-point value. A spec that cannot be
+// means signed, an 'f' means a floating-point value. An OPERAND without
+// "SIZE@" (hand-written STAP_PROBE_ASM notes) is read as SystemTap does: 8
+// bytes unsigned, a sub-register such as %eax zero-extended from its width.
+// A memory displacement may be a sum such as "-8+8(%rsp)" or "sym-4(%rip)",
+// folded into one displacement. A spec that cannot be
 // parsed is kept as ArgLocation::undecodable with its text and the reason; it
 // never aborts the caller.
 #pragma once
@@ -57,6 +61,9 @@ struct ArgSpec {
   uint8_t size = 8;  // bytes: 1, 2, 4 or 8
   bool is_signed = false;
   bool is_float = false;
+  // The note gave no "N@" (e.g. "%rdi"): size and sign are SystemTap's
+  // defaults for such operands (8 bytes unsigned; a sub-register's own width).
+  bool implicit_size = false;
 
   int64_t constant = 0;  // location == constant
 
@@ -88,6 +95,12 @@ ArgSpec parse_arg_spec(std::string_view text, Arch arch);
 // Splits a note's argument string ("8@%rdi -4@$5") on whitespace and parses
 // each operand.
 std::vector<ArgSpec> parse_arg_specs(std::string_view args, Arch arch);
+
+// True for memory relative to the stack or frame pointer (%rsp/%rbp, sp/x29),
+// with or without an index register: a sample's registers and stack dump can
+// hold it. arg_source still says not_in_sample for the indexed ones, because
+// the recorder must also sample the index register and size the dump for it.
+bool is_stack_relative(const ArgSpec& spec, Arch arch);
 
 // How the recorder will obtain the value (see ArgSource).
 ArgSource arg_source(const ArgSpec& spec, Arch arch);

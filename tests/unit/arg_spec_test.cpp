@@ -166,6 +166,219 @@ TEST_CASE("indexed memory operands", "[arg_spec]") {
   CHECK(arg_source(x86("4@-8(%rbp,%rax,4)"), Arch::x86_64) == ArgSource::not_in_sample);
 }
 
+TEST_CASE("scaled-index stack operands", "[arg_spec]") {
+  auto s = x86("8@16(%rsp,%rcx,8)");
+  REQUIRE(s.location == ArgLocation::memory);
+  CHECK(s.reg == x86_reg::sp);
+  CHECK(s.index_reg == x86_reg::cx);
+  CHECK(s.scale == 8);
+  CHECK(s.displacement == 16);
+  CHECK(s.size == 8);
+  CHECK_FALSE(s.is_signed);
+  CHECK(is_stack_relative(s, Arch::x86_64));
+  CHECK(describe(s, Arch::x86_64) == "uint64 at 16(%rsp,%rcx,8)");
+
+  auto bp = x86("-4@(%rbp,%rax,4)");
+  REQUIRE(bp.location == ArgLocation::memory);
+  CHECK(bp.reg == x86_reg::bp);
+  CHECK(bp.index_reg == x86_reg::ax);
+  CHECK(bp.scale == 4);
+  CHECK(bp.displacement == 0);
+  CHECK(bp.is_signed);
+  CHECK(is_stack_relative(bp, Arch::x86_64));
+
+  auto neg = x86("-2@-0x20(%rbp,%r10,2)");
+  REQUIRE(neg.location == ArgLocation::memory);
+  CHECK(neg.reg == x86_reg::bp);
+  CHECK(neg.index_reg == x86_reg::r8 + 2);
+  CHECK(neg.scale == 2);
+  CHECK(neg.displacement == -32);
+
+  auto sum = x86("8@-8+24(%rsp,%rdx,8)");
+  REQUIRE(sum.location == ArgLocation::memory);
+  CHECK(sum.displacement == 16);
+  CHECK(sum.index_reg == x86_reg::dx);
+
+  // The recorder must sample the index register before it can read these.
+  CHECK(arg_source(s, Arch::x86_64) == ArgSource::not_in_sample);
+  CHECK_FALSE(is_stack_relative(x86("8@16(%rax,%rcx,8)"), Arch::x86_64));
+  CHECK_FALSE(is_stack_relative(x86("8@sym(%rip)"), Arch::x86_64));
+  CHECK_FALSE(is_stack_relative(x86("8@%rsp"), Arch::x86_64));
+  CHECK(is_stack_relative(x86("8@-8(%rsp)"), Arch::x86_64));
+  CHECK(is_stack_relative(arm("8@[sp, 8]"), Arch::aarch64));
+  CHECK(is_stack_relative(arm("8@[x29, -8]"), Arch::aarch64));
+  CHECK_FALSE(is_stack_relative(arm("8@[x1, 8]"), Arch::aarch64));
+}
+
+TEST_CASE("displacement expressions fold into one displacement", "[arg_spec]") {
+  struct Case {
+    const char* text;
+    int16_t reg;
+    int64_t displacement;
+  };
+  const Case cases[] = {
+      {"8@-8+8(%rsp)", x86_reg::sp, 0},        {"8@8+-16(%rbp)", x86_reg::bp, -8},
+      {"8@16-8(%rsp)", x86_reg::sp, 8},        {"4@0x10+4(%rax)", x86_reg::ax, 20},
+      {"4@-4-4(%rbp)", x86_reg::bp, -8},       {"4@+8(%rsp)", x86_reg::sp, 8},
+      {"4@1+2+3(%rsp)", x86_reg::sp, 6},       {"4@-0x10+0x8(%rbp)", x86_reg::bp, -8},
+      {"4@8--8(%rsp)", x86_reg::sp, 16},       {"4@-24(%rbp)", x86_reg::bp, -24},
+  };
+  for (const auto& c : cases) {
+    auto s = x86(c.text);
+    INFO(c.text << " error=" << s.error);
+    REQUIRE(s.location == ArgLocation::memory);
+    CHECK(s.reg == c.reg);
+    CHECK(s.displacement == c.displacement);
+    CHECK(s.symbol.empty());
+    CHECK(s.index_reg == kNoReg);
+  }
+  CHECK(describe(x86("8@-8+8(%rsp)"), Arch::x86_64) == "uint64 at (%rsp)");
+  CHECK(describe(x86("8@8+-16(%rbp)"), Arch::x86_64) == "uint64 at -8(%rbp)");
+  CHECK(arg_source(x86("8@-8+8(%rsp)"), Arch::x86_64) == ArgSource::sampled_stack);
+
+  auto plus = x86("8@sym+8(%rip)");
+  REQUIRE(plus.location == ArgLocation::memory);
+  CHECK(plus.symbol == "sym");
+  CHECK(plus.reg == x86_reg::ip);
+  CHECK(plus.displacement == 8);
+  auto minus = x86("-4@sym-4(%rip)");
+  REQUIRE(minus.location == ArgLocation::memory);
+  CHECK(minus.symbol == "sym");
+  CHECK(minus.displacement == -4);
+  auto both = x86("4@8+sym+4(%rip)");
+  REQUIRE(both.location == ArgLocation::memory);
+  CHECK(both.symbol == "sym");
+  CHECK(both.displacement == 12);
+  auto hex_sym = x86("4@counter.1+0x10(%rip)");
+  REQUIRE(hex_sym.location == ArgLocation::memory);
+  CHECK(hex_sym.symbol == "counter.1");
+  CHECK(hex_sym.displacement == 16);
+  auto dotted = x86("8@my.dotted.sym(%rip)");
+  REQUIRE(dotted.location == ArgLocation::memory);
+  CHECK(dotted.symbol == "my.dotted.sym");
+  CHECK(dotted.displacement == 0);
+
+  const char* bad[] = {"4@sym+(%rip)", "4@8+(%rsp)",     "4@+(%rsp)",       "4@-sym(%rip)",
+                       "4@a+b(%rip)",  "4@8 8(%rsp)",    "4@8+-+8(%rsp)",   "4@0x(%rsp)",
+                       "4@8*2(%rsp)",  "4@sym8+x(%rip)", "4@1+2+(%rsp)",    "4@8++(%rsp)"};
+  for (const char* text : bad) {
+    INFO(text);
+    auto s = x86(text);
+    CHECK(s.location == ArgLocation::undecodable);
+    CHECK_FALSE(s.error.empty());
+  }
+}
+
+TEST_CASE("absolute addresses", "[arg_spec]") {
+  auto s = x86("8@0x20000000");
+  REQUIRE(s.location == ArgLocation::memory);
+  CHECK(s.reg == kNoReg);
+  CHECK(s.index_reg == kNoReg);
+  CHECK(s.symbol.empty());
+  CHECK(s.displacement == 0x20000000);
+  CHECK(arg_source(s, Arch::x86_64) == ArgSource::not_in_sample);
+  CHECK_FALSE(is_stack_relative(s, Arch::x86_64));
+  CHECK(describe(s, Arch::x86_64) == "uint64 at absolute address 0x20000000");
+  CHECK(x86("-4@4096").displacement == 4096);
+  CHECK(x86("4@0x1000+8").displacement == 0x1008);
+  // A bare symbol is not taken: GCC writes sym(%rip) on x86-64.
+  CHECK(x86("4@counter").location == ArgLocation::undecodable);
+}
+
+TEST_CASE("size-less operands follow SystemTap", "[arg_spec]") {
+  // tapsets.cxx, parse_out_arg_precision: no '@' in a v3 note means
+  // sizeof(long), unsigned; try_parse_arg_register masks a sub-register
+  // to its width without sign extension.
+  auto rdi = x86("%rdi");
+  REQUIRE(rdi.location == ArgLocation::reg);
+  CHECK(rdi.reg == x86_reg::di);
+  CHECK(rdi.size == 8);
+  CHECK_FALSE(rdi.is_signed);
+  CHECK_FALSE(rdi.is_float);
+  CHECK(rdi.implicit_size);
+  CHECK(rdi.text == "%rdi");
+  CHECK(arg_source(rdi, Arch::x86_64) == ArgSource::sampled_register);
+  CHECK(describe(rdi, Arch::x86_64) == "uint64 in %rdi (no size in the note: SystemTap's default)");
+  CHECK_FALSE(x86("8@%rdi").implicit_size);
+
+  struct Case {
+    const char* text;
+    int16_t reg;
+    uint8_t size;
+    uint8_t shift;
+  };
+  const Case regs[] = {
+      {"%eax", x86_reg::ax, 4, 0}, {"%ax", x86_reg::ax, 2, 0},  {"%al", x86_reg::ax, 1, 0},
+      {"%ah", x86_reg::ax, 1, 8},  {"%r9d", x86_reg::r8 + 1, 4, 0}, {"%r10w", x86_reg::r8 + 2, 2, 0},
+      {"%r11b", x86_reg::r8 + 3, 1, 0}, {"%r15", x86_reg::r8 + 7, 8, 0}, {"%sil", x86_reg::si, 1, 0},
+  };
+  for (const auto& c : regs) {
+    INFO(c.text);
+    auto s = x86(c.text);
+    require_reg(s, c.reg, c.size, false, c.shift);
+    CHECK(s.implicit_size);
+  }
+
+  auto mem = x86("-4(%rbp)");
+  REQUIRE(mem.location == ArgLocation::memory);
+  CHECK(mem.reg == x86_reg::bp);
+  CHECK(mem.displacement == -4);
+  CHECK(mem.size == 8);
+  CHECK_FALSE(mem.is_signed);
+  CHECK(arg_source(mem, Arch::x86_64) == ArgSource::sampled_stack);
+  auto sum = x86("-8+16(%rsp)");
+  REQUIRE(sum.location == ArgLocation::memory);
+  CHECK(sum.displacement == 8);
+  CHECK(sum.size == 8);
+  auto idx = x86("8(%rsp,%rcx,8)");
+  REQUIRE(idx.location == ArgLocation::memory);
+  CHECK(idx.index_reg == x86_reg::cx);
+  CHECK(idx.scale == 8);
+  CHECK(idx.size == 8);
+  auto glob = x86("sym+4(%rip)");
+  REQUIRE(glob.location == ArgLocation::memory);
+  CHECK(glob.symbol == "sym");
+  CHECK(glob.displacement == 4);
+
+  auto five = x86("$5");
+  REQUIRE(five.location == ArgLocation::constant);
+  CHECK(five.constant == 5);
+  CHECK(five.size == 8);
+  CHECK_FALSE(five.is_signed);
+  // uint64 of "-5": the same 64 bits as -5.
+  CHECK(x86("$-5").constant == -5);
+  CHECK(describe(x86("$-5"), Arch::x86_64) ==
+        "uint64 constant 18446744073709551611 (no size in the note: SystemTap's default)");
+
+  auto specs = parse_arg_specs("%rdi -4(%rbp) $5 8@%rsi", Arch::x86_64);
+  REQUIRE(specs.size() == 4);
+  CHECK(specs[0].implicit_size);
+  CHECK(specs[1].implicit_size);
+  CHECK(specs[2].implicit_size);
+  CHECK_FALSE(specs[3].implicit_size);
+  CHECK(specs[1].location == ArgLocation::memory);
+
+  auto x1 = arm("x1");
+  REQUIRE(x1.location == ArgLocation::reg);
+  CHECK(x1.size == 8);
+  CHECK(x1.implicit_size);
+  auto w2 = arm("w2");
+  REQUIRE(w2.location == ArgLocation::reg);
+  CHECK(w2.size == 4);
+  CHECK_FALSE(w2.is_signed);
+  auto armmem = arm("[sp, 16]");
+  REQUIRE(armmem.location == ArgLocation::memory);
+  CHECK(armmem.size == 8);
+
+  for (const char* text : {"garbage", "%foo", "rdi", "-4(%rbx", "(%eax)", "$x", "%"}) {
+    INFO(text);
+    auto s = x86(text);
+    CHECK(s.location == ArgLocation::undecodable);
+    CHECK_FALSE(s.error.empty());
+    CHECK(describe(s, Arch::x86_64).rfind("undecodable: ", 0) == 0);
+  }
+}
+
 TEST_CASE("symbol-relative operands", "[arg_spec]") {
   auto s = x86("-4@NBuffers(%rip)");
   REQUIRE(s.location == ArgLocation::memory);
@@ -281,4 +494,30 @@ TEST_CASE("aarch64 operands", "[arg_spec]") {
   CHECK(arm("8@[w1]").location == ArgLocation::undecodable);
   CHECK(arm("8@[x1").location == ArgLocation::undecodable);
   CHECK(arm("8@%rax").location == ArgLocation::undecodable);
+}
+
+TEST_CASE("every cut and byte flip of the new forms is a value, never a crash", "[arg_spec]") {
+  const char* forms[] = {"8@16(%rsp,%rcx,8)", "-4@(%rbp,%rax,4)", "8@-8+8(%rsp)",
+                         "8@8+-16(%rbp)",     "4@sym-4(%rip)",    "4@8+sym+4(%rip)",
+                         "8@0x20000000",      "%rdi",             "-8+32(%rbp)",
+                         "$-5",               "%esi",             "4@counter.0(%rip)"};
+  for (const char* form : forms) {
+    std::string text(form);
+    for (size_t cut = 0; cut <= text.size(); ++cut) {
+      auto s = x86(text.substr(0, cut));
+      INFO("'" << text.substr(0, cut) << "'");
+      CHECK((s.location != ArgLocation::undecodable || !s.error.empty()));
+      (void)describe(s, Arch::x86_64);
+      (void)arg_source(s, Arch::x86_64);
+    }
+    for (size_t i = 0; i < text.size(); ++i) {
+      for (char c : {'+', '-', '(', ')', ',', '@', '%', '$', ' ', 'x', '9', '\0', '\xff'}) {
+        std::string flipped = text;
+        flipped[i] = c;
+        auto s = x86(flipped);
+        CHECK((s.location != ArgLocation::undecodable || !s.error.empty()));
+        (void)describe(s, Arch::x86_64);
+      }
+    }
+  }
 }
