@@ -86,6 +86,12 @@ EventSet::~EventSet() {
   for (std::thread& t : closers) t.join();
 }
 
+void EventSet::close_site_fds(uint32_t site_id) const {
+  for (size_t i = 0; i < events_.size() && i < ids_.size(); ++i) {
+    if (ids_[i].second == site_id) close(events_[i].fd());
+  }
+}
+
 void EventSet::disable_all() {
   for (const PerfEvent& e : events_) (void)e.disable();
 }

@@ -75,6 +75,9 @@ class EventSet {
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }
   size_t event_count() const { return events_.size(); }
+  // Closes the events of one site, leaving the object's bookkeeping alone:
+  // only for a process that is about to exit (the background detacher).
+  void close_site_fds(uint32_t site_id) const;
 
  private:
   EventSet(KernelFeatures features, size_t buffer_pages)

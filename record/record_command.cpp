@@ -550,12 +550,25 @@ void RecordSession::release_events() {
   // Closing the last reference of a uprobe's perf event takes the kernel a
   // grace period per probe (background_detach.h): a child does it after we
   // exit, and deletes our tracefs events and mount then.
+  // Each site's tracefs event is deleted as soon as its perf events are
+  // closed, so that another recorder starting meanwhile finds none of ours
+  // to take for a dead recorder's.
+  const EventSet* events = &*events_;
   UprobeEventGroup* group = group_ ? &*group_ : nullptr;
   TracefsMount* tracefs = tracefs_ ? &*tracefs_ : nullptr;
-  bool detached = detach_after_exit([group, tracefs] {
-    if (group != nullptr) group->delete_all();
-    if (tracefs != nullptr) tracefs->unmount_if_ours();
-  });
+  bool detached = detach_after_exit(
+      [events, group] {
+        if (group == nullptr) return;
+        std::vector<std::string> names = group->names();  // "s<site id>"
+        for (const std::string& name : names) {
+          events->close_site_fds(static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)));
+          group->delete_one(name);
+        }
+        group->delete_all();  // forgets the deleted ones, retries the rest
+      },
+      [tracefs] {
+        if (tracefs != nullptr) tracefs->unmount_if_ours();
+      });
   if (detached) {
     if (group_) group_->release();
     if (tracefs_) tracefs_->release();

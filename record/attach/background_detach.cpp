@@ -19,7 +19,7 @@ void close_all_but(int keep) {
 
 }  // namespace
 
-bool detach_after_exit(const std::function<void()>& cleanup) {
+bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
   pid_t child = fork();
@@ -50,8 +50,9 @@ bool detach_after_exit(const std::function<void()>& cleanup) {
     n = read(fds[0], &byte, 1);
   } while (n < 0 && errno == EINTR);
   // The recorder has exited: every perf event is ours alone to close.
+  release();
   close_all_but(fds[0]);
-  cleanup();
+  last();
   _exit(0);
 }
 

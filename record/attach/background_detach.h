@@ -16,9 +16,10 @@
 namespace usdt::record {
 
 // Forks a child in a session of its own that waits for this process to
-// exit, then closes every file descriptor it inherited, runs cleanup and
+// exit, then runs release (which closes what it wants, in the order it
+// wants), closes every other file descriptor it inherited, runs last and
 // exits. Returns false when no child could be made: the caller then does
 // the work itself.
-bool detach_after_exit(const std::function<void()>& cleanup);
+bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last);
 
 }  // namespace usdt::record

@@ -1,6 +1,8 @@
 #include "record/attach/uprobe_event_group.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +17,22 @@ namespace usdt::record {
 namespace {
 
 constexpr std::string_view kGroupPrefix = "usdtrec_";
+constexpr const char* kLockDir = "/run/usdt-trace";
+
+std::string lock_path(const std::string& group) {
+  return std::string(kLockDir) + "/" + group + ".lock";
+}
+
+enum class Owner { alive, gone, unknown };
+
+// Whether the holder of a group's lock file still runs.
+Owner lock_owner(const std::string& group) {
+  int fd = open(lock_path(group).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return Owner::unknown;
+  UniqueFd owner(fd);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) return errno == EWOULDBLOCK ? Owner::alive : Owner::unknown;
+  return Owner::gone;
+}
 
 // Appends one command line to uprobe_events. The kernel applies each write
 // on its own; an error comes back from the write itself.
@@ -127,16 +145,29 @@ uint64_t process_start_ticks(pid_t pid) {
 
 UprobeEventGroup UprobeEventGroup::for_this_process(std::string tracefs_dir) {
   pid_t self = getpid();
-  return UprobeEventGroup(std::move(tracefs_dir),
-                          recorder_group_name(self, process_start_ticks(self)));
+  UprobeEventGroup group(std::move(tracefs_dir),
+                         recorder_group_name(self, process_start_ticks(self)));
+  group.take_lock();
+  return group;
+}
+
+void UprobeEventGroup::take_lock() {
+  mkdir(kLockDir, 0755);
+  int fd = open(lock_path(group_).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // the pid in the name still tells
+  lock_.reset(fd);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) lock_.reset();
 }
 
 UprobeEventGroup::UprobeEventGroup(UprobeEventGroup&& other) noexcept
     : dir_(std::move(other.dir_)),
       group_(std::move(other.group_)),
-      names_(std::exchange(other.names_, {})) {}
+      names_(std::exchange(other.names_, {})),
+      lock_(std::move(other.lock_)) {}
 
-UprobeEventGroup::~UprobeEventGroup() { delete_all(); }
+UprobeEventGroup::~UprobeEventGroup() {
+  if (delete_all() && lock_) unlink(lock_path(group_).c_str());
+}
 
 Result<TracefsEvent> UprobeEventGroup::add(const std::string& name, bool retprobe,
                                            const std::string& probe,
@@ -167,6 +198,11 @@ Result<TracefsEvent> UprobeEventGroup::add(const std::string& name, bool retprob
   return event;
 }
 
+bool UprobeEventGroup::delete_one(const std::string& name) {
+  Status s = write_command(dir_, "-:" + group_ + "/" + name);
+  return s || s.error().errno_value() == ENOENT;
+}
+
 bool UprobeEventGroup::delete_all() {
   std::vector<std::string> left;
   for (const std::string& name : names_) {
@@ -175,6 +211,7 @@ bool UprobeEventGroup::delete_all() {
     if (!s && s.error().errno_value() != ENOENT) left.push_back(name);
   }
   names_ = std::move(left);
+  if (names_.empty() && lock_) unlink(lock_path(group_).c_str());
   return names_.empty();
 }
 
@@ -204,8 +241,11 @@ void UprobeEventGroup::remove_stale_groups(const std::string& tracefs_dir, std::
     std::string_view ticks_text = rest.substr(sep + 1);
     auto [p, ec] = std::from_chars(ticks_text.data(), ticks_text.data() + ticks_text.size(), ticks);
     if (ec != std::errc() || p != ticks_text.data() + ticks_text.size()) continue;
-    if (process_start_ticks(static_cast<pid_t>(pid)) == ticks) continue;  // still recording
+    Owner owner = lock_owner(group);
+    if (owner == Owner::alive) continue;
+    if (owner == Owner::unknown && process_start_ticks(static_cast<pid_t>(pid)) == ticks) continue;
     if (write_command(tracefs_dir, "-:" + group + "/" + name)) ++removed;
+    if (owner == Owner::gone) unlink(lock_path(group).c_str());
   }
   if (removed != 0) {
     err << "usdt-record: removed " << removed << " uprobe event" << (removed == 1 ? "" : "s")

@@ -8,8 +8,12 @@
 // them when it goes away, which the kernel allows only once no perf event
 // is open on them, so the perf events must be closed first. A recorder
 // killed by SIGKILL leaves its group behind: remove_stale_groups() deletes
-// the groups whose recorder no longer runs. Events of other groups are
-// never touched.
+// the groups whose owner is gone. Events of other groups are never touched.
+//
+// Who owns a group: whoever holds the flock on /run/usdt-trace/GROUP.lock,
+// the recorder and then its background detacher (the lock belongs to the
+// open file, which the detacher inherits). Without a lock file (no /run),
+// the recorder's pid and start time in the group name tell.
 #pragma once
 
 #include <sys/types.h>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace usdt::record {
 
@@ -70,22 +75,33 @@ class UprobeEventGroup {
   // Deletes the events; false when some could not be (a perf event still
   // open on them). Safe to call again.
   bool delete_all();
+  // Deletes one event (no perf event may be open on it); false on failure.
+  bool delete_one(const std::string& name);
+  // The names defined and not yet deleted.
+  const std::vector<std::string>& names() const { return names_; }
   // Forgets the events without deleting them: another process deletes them.
-  void release() { names_.clear(); }
+  // (The lock stays held by the other process's copy of the file.)
+  void release() {
+    names_.clear();
+    lock_.reset();
+  }
 
   const std::string& group() const { return group_; }
   const std::string& tracefs_dir() const { return dir_; }
 
   // Deletes the events of usdtrec_* groups whose recorder is gone (killed
-  // before it could clean up); says so on err. Events in use are left.
+  // before it could clean up, or its background detacher is still at work);
+  // says so on err. Events still open are left (the kernel refuses).
   static void remove_stale_groups(const std::string& tracefs_dir, std::ostream& err);
 
  private:
   UprobeEventGroup(std::string dir, std::string group)
       : dir_(std::move(dir)), group_(std::move(group)) {}
+  void take_lock();
   std::string dir_;
   std::string group_;
   std::vector<std::string> names_;  // defined, not yet deleted
+  UniqueFd lock_;                   // flock held while this group is in use
 };
 
 }  // namespace usdt::record
