@@ -9,14 +9,16 @@
 // the kernel refuses to mmap an inherited event opened with cpu = -1, so
 // perf-style per-task-per-CPU events it is), or the whole system (pid = -1,
 // cpu = N: every process that maps a probed file, also those started later;
-// needs root or CAP_PERFMON).
+// needs root or CAP_SYS_ADMIN for the uprobe PMU).
 //
-// Uprobe events cannot be inherited: the kernel re-reads the probe's path
-// from the user pointer in attr.config1 when it copies the event into a new
-// thread or child, in the new task's memory, and clone() then fails with
-// EFAULT (measured on 6.18: the traced program's pthread_create failed). So
-// uprobe events are always opened system-wide, and only the dummy tracking
-// events follow the traced tasks with inherit (see Drainer's pid filter).
+// Uprobe-PMU events cannot be inherited: the kernel re-reads the probe's
+// path from the user pointer in attr.config1 when it copies the event into a
+// new thread or child, in the new task's memory, and clone() then fails with
+// EFAULT (measured on 6.18: the traced program's pthread_create failed).
+// Tracefs uprobe events (opened as tracepoints) carry no pointer and are
+// inherited: with -- and -p the session opens those per traced task, so
+// that only the traced processes take the breakpoint; without tracefs it
+// falls back to system-wide uprobe-PMU events and the Drainer's pid filter.
 //
 // Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
 // itself, which never exits, so the buffer never reports POLLHUP while

@@ -40,7 +40,8 @@ Error perf_open_error(int err, const std::string& what, bool uses_semaphore) {
   switch (err) {
     case EACCES:
     case EPERM:
-      msg += "\nhint: run as root, or grant CAP_PERFMON, or lower kernel.perf_event_paranoid";
+      msg += "\nhint: run as root or with CAP_SYS_ADMIN (the uprobe PMU refuses CAP_PERFMON "
+             "alone and ignores kernel.perf_event_paranoid)";
       break;
     case EINVAL:
       if (uses_semaphore) {
