@@ -10,16 +10,6 @@ void BatchQueue::push(EventBatch batch) {
   not_empty_.notify_one();
 }
 
-bool BatchQueue::pop(EventBatch& batch) {
-  std::unique_lock lock(mutex_);
-  not_empty_.wait(lock, [&] { return closed_ || !batches_.empty(); });
-  if (batches_.empty()) return false;
-  batch = std::move(batches_.front());
-  batches_.pop_front();
-  not_full_.notify_one();
-  return true;
-}
-
 BatchQueue::PopResult BatchQueue::pop_for(EventBatch& batch, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   if (!not_empty_.wait_for(lock, timeout, [&] { return closed_ || !batches_.empty(); })) {

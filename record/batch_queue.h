@@ -45,10 +45,9 @@ class BatchQueue {
   // Waits while the queue is full; drops the batch if the queue was closed.
   void push(EventBatch batch);
   enum class PopResult { batch, timeout, closed };
-  // Waits for a batch; false once the queue is closed and empty.
-  bool pop(EventBatch& batch);
-  // Like pop(), but gives up after timeout so the consumer can do periodic
-  // work (the writer thread flushes its chunk then).
+  // Waits for a batch, giving up after timeout so the consumer can do
+  // periodic work (the writer thread flushes its chunk then); closed once
+  // the queue is closed and empty.
   PopResult pop_for(EventBatch& batch, std::chrono::milliseconds timeout);
   // No more pushes; pop() returns what is left, then false.
   void close();

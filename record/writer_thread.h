@@ -29,7 +29,8 @@ class WriterThread {
   // the summary. Returns the first error of the whole run.
   Status finish(const format::TraceSummary& summary);
 
-  uint64_t bytes_written() const { return writer_.bytes_written(); }
+  // Only after finish(): the writer belongs to the thread until then.
+  uint64_t bytes_written() const { return thread_.joinable() ? 0 : writer_.bytes_written(); }
 
  private:
   void run();

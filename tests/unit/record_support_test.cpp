@@ -54,8 +54,12 @@ TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue
   std::vector<uint32_t> got;
   std::thread consumer([&] {
     EventBatch b;
-    while (q.pop(b)) {
-      for (const auto& e : b.events) got.push_back(e.site_id);
+    for (;;) {
+      BatchQueue::PopResult r = q.pop_for(b, std::chrono::milliseconds(100));
+      if (r == BatchQueue::PopResult::closed) break;
+      if (r == BatchQueue::PopResult::batch) {
+        for (const auto& e : b.events) got.push_back(e.site_id);
+      }
     }
   });
   for (uint32_t i = 0; i < 100; ++i) {
@@ -69,6 +73,24 @@ TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue
   consumer.join();
   REQUIRE(got.size() == 100);
   for (uint32_t i = 0; i < 100; ++i) CHECK(got[i] == i);
+}
+
+TEST_CASE("a batch owns copies of its events' strings", "[batch_queue]") {
+  EventBatch b;
+  std::string text = "SELECT 1";
+  format::StringArg arg{text, false};
+  format::Event e;
+  e.arg_count = 2;
+  e.string_mask = 1;
+  e.missing_mask = 2;
+  e.args[0] = reinterpret_cast<uint64_t>(&arg);
+  b.add(e);
+  text = "changed!";
+  arg.truncated = true;
+  REQUIRE(b.events.size() == 1);
+  CHECK(b.events[0].string_arg(0).bytes == "SELECT 1");
+  CHECK_FALSE(b.events[0].string_arg(0).truncated);
+  CHECK(b.events[0].args[0] != reinterpret_cast<uint64_t>(&arg));
 }
 
 TEST_CASE("task lists and liveness come from /proc", "[task_list]") {
