@@ -2,8 +2,10 @@
  *   itest:regs   -4@%eax (a negative int), 1@%al, 2@%ax, -1@%al,
  *                -2@%ax, 8@%rdx, 4@%ecx (upper bits set in %rcx), 1@%ah
  *   itest:stack  -4@8(%rsp) 8@16(%rsp) -2@24(%rsp) 1@25(%rsp)
- *   itest:redzone 8@-8(%rsp) (below the stack pointer: missing)
- *   itest:global 4@itest_global(%rip) (memory outside the stack: missing)
+ *   itest:redzone 8@-8(%rsp) (below the stack pointer, in the red zone:
+ *                0x5eed0000 + i, read by the kernel at the hit)
+ *   itest:global 4@itest_global(%rip) (memory outside the stack: 77, read by
+ *                the kernel at the hit)
  * Each fires once per iteration i (ITERATIONS from argv[1], default 1),
  * with the values documented at each probe below. */
 #include <stdint.h>
@@ -91,7 +93,9 @@ static void __attribute__((noinline)) fire_stack(long i) {
       : "memory");
 }
 
-static void __attribute__((noinline)) fire_missing(void) {
+static void __attribute__((noinline)) fire_memory(long i) {
+  /* A leaf function: the 128 bytes below %rsp are its own (the red zone). */
+  __asm__ __volatile__("movq %0, -8(%%rsp)" : : "r"(0x5eed0000ull + (uint64_t)i) : "memory");
   ITEST_NOTE(itest, redzone, "8@-8(%%rsp)");
   ITEST_NOTE(itest, global, "4@itest_global(%%rip)");
 }
@@ -101,7 +105,7 @@ int main(int argc, char** argv) {
   for (long i = 0; i < n; ++i) {
     fire_regs(i);
     fire_stack(i);
-    fire_missing();
+    fire_memory(i);
   }
   return 0;
 }
