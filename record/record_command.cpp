@@ -39,6 +39,7 @@
 #include "record/kernel_features.h"
 #include "record/planned_site.h"
 #include "record/probe_resolver.h"
+#include "record/recording_plan.h"
 #include "record/recording_metadata.h"
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
@@ -76,16 +77,13 @@ class RecordSession {
 
  private:
   Status prepare();
-  Result<uint32_t> string_mask_for(const ResolvedSite& site) const;
-  Status plan_sites(std::vector<ResolvedSite> resolved, bool kernel_reads);
-  Status define_tracefs_events();
   Status attach();
   Status attach_process(pid_t pid);
   Status loop();
   bool targets_alive();
   void name_unnamed_threads();
   // Records need the event id only to tell several sites apart.
-  bool identifier() const { return sites_.size() > 1; }
+  bool identifier() const { return plan_.sites.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
   // Samples the kernel delivered that the recorder did not write, by cause
@@ -99,20 +97,17 @@ class RecordSession {
 
   const RecordOptions& options_;
   KernelFeatures features_;
-  std::vector<PlannedSite> sites_;
   std::vector<format::ProbeSite> probe_sites_;
   std::vector<SiteAttach> attach_;
-  size_t file_count_ = 0;
   std::optional<format::TraceWriter> writer_;
   std::optional<StopSignals> signals_;
   std::optional<ChildProcess> child_;
-  // Declared before events_, so destroyed after: tracefs events can only be
-  // deleted once no perf event is open on them.
-  std::optional<TracefsMount> tracefs_;
+  // Declared in this order, so destroyed in the reverse one: the perf events
+  // are closed first, then the group deletes the tracefs events (the kernel
+  // refuses while a perf event is open on them), then a tracefs we mounted
+  // is unmounted (it lives in plan_).
+  RecordingPlan plan_;
   std::optional<UprobeEventGroup> group_;
-  // --/-p: every event is per traced task (inherited by threads and
-  // children), so other processes running the same files take no breakpoint.
-  bool per_task_ = false;
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
   size_t ids_registered_ = 0;
@@ -144,16 +139,6 @@ Status RecordSession::prepare() {
   }
   Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope);
   if (!resolved) return resolved.error();
-  for (const StringArgs& strings : options_.strings) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
-    if (!spec) return spec.error().context("--string");
-    bool matched = std::any_of(resolved->begin(), resolved->end(), [&](const ResolvedSite& r) {
-      return spec->matches(r.path, r.provider, r.name);
-    });
-    if (!matched) {
-      return Error("--string " + strings.probe + " matches none of the recorded probes");
-    }
-  }
   if (!options_.pids.empty()) {
     std::vector<std::string> warnings;
     if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s;
@@ -162,45 +147,19 @@ Status RecordSession::prepare() {
     }
   }
 
-  // With -- and -p every site becomes a tracefs event (per task, inherited);
-  // with -a only those that read memory in the kernel.
-  per_task_ = !options_.all;
-  if (Status s = plan_sites(*resolved, true); !s) return s;
-  bool kernel_reads = std::any_of(sites_.begin(), sites_.end(), [](const PlannedSite& p) {
-    return p.sampling.needs_kernel_reads();
-  });
-  if (per_task_ || kernel_reads) {
-    Result<TracefsMount> tracefs = TracefsMount::open();
-    if (tracefs) {
-      tracefs_.emplace(std::move(*tracefs));
-    } else {
-      // Registers and the stack still work through the uprobe PMU.
-      if (!options_.quiet) {
-        std::cerr << "usdt-record: warning: " << tracefs.error().message()
-                  << ": no kernel reads (memory and string arguments are recorded as missing"
-                  << (per_task_ ? "; other processes running the probed files take the "
-                                  "breakpoint too"
-                                : "")
-                  << ")\n";
-      }
-      per_task_ = false;
-      sites_.clear();
-      if (Status s = plan_sites(*resolved, false); !s) return s;
-    }
-  }
-  std::set<std::string> files;
-  for (const PlannedSite& p : sites_) files.insert(p.resolved.open_path);
-  file_count_ = files.size();
+  Result<RecordingPlan> plan = plan_recording(options_, *resolved, std::cerr);
+  if (!plan) return plan.error();
+  plan_ = std::move(*plan);
   if (!options_.quiet) {
-    warn_missing_args(sites_, std::cerr);
-    warn_relro_semaphores(sites_, std::cerr);
+    warn_missing_args(plan_.sites, std::cerr);
+    warn_relro_semaphores(plan_.sites, std::cerr);
   }
 
   std::vector<SiteDecoding> decodings;
-  for (uint32_t id = 0; id < sites_.size(); ++id) {
-    probe_sites_.push_back(to_probe_site(sites_[id], id));
-    attach_.push_back(to_site_attach(sites_[id], id));
-    decodings.push_back(to_site_decoding(sites_[id], id));
+  for (uint32_t id = 0; id < plan_.sites.size(); ++id) {
+    probe_sites_.push_back(to_probe_site(plan_.sites[id], id));
+    attach_.push_back(to_site_attach(plan_.sites[id], id));
+    decodings.push_back(to_site_decoding(plan_.sites[id], id));
     decodings.back().string_bytes = options_.string_bytes;
   }
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
@@ -218,59 +177,6 @@ Status RecordSession::prepare() {
   return Status::success();
 }
 
-Result<uint32_t> RecordSession::string_mask_for(const ResolvedSite& r) const {
-  uint32_t mask = 0;
-  for (const StringArgs& strings : options_.strings) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
-    if (!spec) return spec.error();
-    if (spec->matches(r.path, r.provider, r.name)) mask |= strings.arg_mask;
-  }
-  if (r.args.size() < 32) mask &= (1u << r.args.size()) - 1;
-  return mask;
-}
-
-Status RecordSession::plan_sites(std::vector<ResolvedSite> resolved, bool kernel_reads) {
-  for (ResolvedSite& r : resolved) {
-    Result<uint32_t> strings = string_mask_for(r);
-    if (!strings) return strings.error();
-    SamplingChoices choices;
-    choices.stack_bytes = options_.stack_bytes;
-    choices.kernel_reads = kernel_reads;
-    choices.string_mask = *strings;
-    PlannedSite p;
-    p.sampling = plan_site_sampling(r.args, r.arch, choices);
-    p.resolved = std::move(r);
-    sites_.push_back(std::move(p));
-  }
-  return Status::success();
-}
-
-// Defines the tracefs events of the sites that need one (all of them with
-// -- and -p) and points their perf events and decoding at them.
-Status RecordSession::define_tracefs_events() {
-  if (!tracefs_) return Status::success();
-  UprobeEventGroup::remove_stale_groups(tracefs_->dir(), std::cerr);
-  group_.emplace(UprobeEventGroup::for_this_process(tracefs_->dir()));
-  for (uint32_t id = 0; id < sites_.size(); ++id) {
-    const PlannedSite& site = sites_[id];
-    const bool raw = site.sampling.needs_kernel_reads();
-    if (!per_task_ && !raw) continue;
-    std::string name = "s";
-    name += std::to_string(id);
-    Result<TracefsEvent> event =
-        group_->add(name, site.resolved.kind == format::ProbeKind::uretprobe,
-                    tracefs_probe_location(site), tracefs_fetch_args(site));
-    const std::string what = site.resolved.provider + ":" + site.resolved.name;
-    if (!event) return event.error().context("cannot define " + what);
-    Result<std::vector<RawArg>> layout = raw_layout(site, *event);
-    if (!layout) return layout.error().context("the tracefs event of " + what);
-    decoder_->set_raw_layout(id, std::move(*layout));
-    attach_[id].config.tracepoint_id = event->id;
-    attach_[id].config.raw = raw;
-  }
-  return Status::success();
-}
-
 Status RecordSession::attach_process(pid_t pid) {
   // Threads that exist now each get a tracking event; threads they create later
   // are followed through inherit. Threads born between the listing and the
@@ -280,7 +186,7 @@ Status RecordSession::attach_process(pid_t pid) {
     bool added = false;
     for (pid_t tid : list_threads(pid)) {
       if (attached.count(tid) != 0) continue;
-      Status s = events_->add_target(tid, true, true, per_task_ ? attach_ : kNoSites);
+      Status s = events_->add_target(tid, true, true, plan_.per_task ? attach_ : kNoSites);
       if (!s) {
         if (tid != pid && (s.error().errno_value() == ESRCH || !process_alive(pid))) continue;
         return s.error().context("cannot attach to PID " + std::to_string(pid) + " thread " +
@@ -311,28 +217,32 @@ Status RecordSession::attach() {
   Result<EventSet> events = EventSet::create(features_, options_.buffer_pages, identifier());
   if (!events) return events.error();
   events_ = std::move(*events);
-  drainer_ = std::make_unique<Drainer>(*decoder_, queue_, sites_.size());
+  drainer_ = std::make_unique<Drainer>(*decoder_, queue_, plan_.sites.size());
 
-  if (Status s = define_tracefs_events(); !s) return s;
+  if (plan_.tracefs) {
+    Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr);
+    if (!group) return group.error();
+    group_.emplace(std::move(*group));
+  }
   if (!options_.command.empty()) {
     Result<ChildProcess> child = ChildProcess::spawn(options_.command);
     if (!child) return child.error();
     child_.emplace(std::move(*child));
-    if (Status s = events_->add_target(child_->pid(), true, true, per_task_ ? attach_ : kNoSites);
+    if (Status s = events_->add_target(child_->pid(), true, true, plan_.per_task ? attach_ : kNoSites);
         !s) {
       return s;
     }
-    if (!per_task_) drainer_->set_pid_filter({child_->pid()});
+    if (!plan_.per_task) drainer_->set_pid_filter({child_->pid()});
   } else if (!options_.all) {
     for (pid_t pid : options_.pids) {
       if (Status s = attach_process(pid); !s) return s;
     }
-    if (!per_task_) drainer_->set_pid_filter(options_.pids);
+    if (!plan_.per_task) drainer_->set_pid_filter(options_.pids);
   }
   // Without tracefs, uprobe-PMU events cannot be inherited (event_set.h):
   // system-wide, and with -- and -p the drainer keeps only the traced
   // processes' samples.
-  if (!per_task_) {
+  if (!plan_.per_task) {
     if (Status s = events_->add_target(-1, false, options_.all, attach_); !s) return s;
   }
   for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
@@ -347,9 +257,9 @@ Status RecordSession::attach() {
   if (Status s = events_->enable_all(); !s) return s;
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
   if (!options_.quiet) {
-    std::cerr << "usdt-record: recording " << sites_.size() << " probe site"
-              << (sites_.size() == 1 ? "" : "s") << " in " << file_count_ << " file"
-              << (file_count_ == 1 ? "" : "s") << "; Ctrl-C to end" << std::endl;
+    std::cerr << "usdt-record: recording " << plan_.sites.size() << " probe site"
+              << (plan_.sites.size() == 1 ? "" : "s") << " in " << plan_.file_count << " file"
+              << (plan_.file_count == 1 ? "" : "s") << "; Ctrl-C to end" << std::endl;
   }
   if (child_) {
     if (Status s = child_->release(); !s) return s;
@@ -439,10 +349,10 @@ Status RecordSession::loop() {
 void RecordSession::warn_stack_misses() const {
   const auto& misses = decoder_->stack_misses();
   std::set<std::string> said;
-  for (size_t site = 0; site < misses.size() && site < sites_.size(); ++site) {
+  for (size_t site = 0; site < misses.size() && site < plan_.sites.size(); ++site) {
     for (size_t arg = 0; arg < misses[site].size(); ++arg) {
       if (misses[site][arg] == 0) continue;
-      const ResolvedSite& r = sites_[site].resolved;
+      const ResolvedSite& r = plan_.sites[site].resolved;
       std::string line = r.provider + ":" + r.name + " arg " + std::to_string(arg) + " (" +
                          r.args[arg].text +
                          ") was outside the sampled stack (below %rsp, or "
@@ -555,7 +465,7 @@ void RecordSession::release_events() {
   // to take for a dead recorder's.
   const EventSet* events = &*events_;
   UprobeEventGroup* group = group_ ? &*group_ : nullptr;
-  TracefsMount* tracefs = tracefs_ ? &*tracefs_ : nullptr;
+  TracefsMount* tracefs = plan_.tracefs ? &*plan_.tracefs : nullptr;
   bool detached = detach_after_exit(
       [events, group] {
         if (group == nullptr) return;
@@ -571,7 +481,7 @@ void RecordSession::release_events() {
       });
   if (detached) {
     if (group_) group_->release();
-    if (tracefs_) tracefs_->release();
+    if (plan_.tracefs) plan_.tracefs->release();
   } else if (!options_.quiet && events_->event_count() >= 20) {
     std::cerr << "usdt-record: detaching " << events_->event_count()
               << " perf events (the kernel takes up to 0.1 s for each probe)" << std::endl;

@@ -24,7 +24,15 @@ class TracefsMount {
       : dir_(std::move(other.dir_)), mounted_(other.mounted_) {
     other.mounted_ = false;
   }
-  TracefsMount& operator=(TracefsMount&&) = delete;
+  TracefsMount& operator=(TracefsMount&& other) noexcept {
+    if (this != &other) {
+      unmount_if_ours();
+      dir_ = std::move(other.dir_);
+      mounted_ = other.mounted_;
+      other.mounted_ = false;
+    }
+    return *this;
+  }
   TracefsMount(const TracefsMount&) = delete;
   ~TracefsMount();
 

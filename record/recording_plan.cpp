@@ -1,0 +1,122 @@
+#include "record/recording_plan.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "common/probe_spec.h"
+
+namespace usdt::record {
+namespace {
+
+// The arguments of site r that --string asks for, as a mask.
+Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSite& r) {
+  uint32_t mask = 0;
+  for (const StringArgs& strings : options.strings) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
+    if (!spec) return spec.error().context("--string");
+    if (spec->matches(r.path, r.provider, r.name)) mask |= strings.arg_mask;
+  }
+  if (r.args.size() < 32) mask &= (1u << r.args.size()) - 1;
+  return mask;
+}
+
+Status check_string_patterns(const RecordOptions& options,
+                             const std::vector<ResolvedSite>& resolved) {
+  for (const StringArgs& strings : options.strings) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
+    if (!spec) return spec.error().context("--string");
+    bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
+      return spec->matches(r.path, r.provider, r.name);
+    });
+    if (!matched) {
+      return Error("--string " + strings.probe + " matches none of the recorded probes");
+    }
+  }
+  return Status::success();
+}
+
+Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
+                                            const std::vector<ResolvedSite>& resolved,
+                                            bool kernel_reads) {
+  std::vector<PlannedSite> sites;
+  for (const ResolvedSite& r : resolved) {
+    Result<uint32_t> strings = string_mask_for(options, r);
+    if (!strings) return strings.error();
+    SamplingChoices choices;
+    choices.stack_bytes = options.stack_bytes;
+    choices.kernel_reads = kernel_reads;
+    choices.string_mask = *strings;
+    PlannedSite p;
+    p.sampling = plan_site_sampling(r.args, r.arch, choices);
+    p.resolved = r;
+    sites.push_back(std::move(p));
+  }
+  return sites;
+}
+
+}  // namespace
+
+Result<RecordingPlan> plan_recording(const RecordOptions& options,
+                                     const std::vector<ResolvedSite>& resolved, std::ostream& err) {
+  if (Status s = check_string_patterns(options, resolved); !s) return s.error();
+  RecordingPlan plan;
+  plan.per_task = !options.all;
+  Result<std::vector<PlannedSite>> sites = plan_sites(options, resolved, true);
+  if (!sites) return sites.error();
+  plan.sites = std::move(*sites);
+  bool kernel_reads = std::any_of(plan.sites.begin(), plan.sites.end(), [](const PlannedSite& p) {
+    return p.sampling.needs_kernel_reads();
+  });
+  if (plan.per_task || kernel_reads) {
+    Result<TracefsMount> tracefs = TracefsMount::open();
+    if (tracefs) {
+      plan.tracefs.emplace(std::move(*tracefs));
+    } else {
+      // Registers and the stack still work through the uprobe PMU.
+      if (!options.quiet) {
+        err << "usdt-record: warning: " << tracefs.error().message()
+            << ": no kernel reads (memory and string arguments are recorded as missing"
+            << (plan.per_task ? "; other processes running the probed files take the "
+                                "breakpoint too"
+                              : "")
+            << ")\n";
+      }
+      plan.per_task = false;
+      sites = plan_sites(options, resolved, false);
+      if (!sites) return sites.error();
+      plan.sites = std::move(*sites);
+    }
+  }
+  std::set<std::string> files;
+  for (const PlannedSite& p : plan.sites) files.insert(p.resolved.open_path);
+  plan.file_count = files.size();
+  return plan;
+}
+
+Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
+                                               std::vector<SiteAttach>& attach,
+                                               SampleDecoder& decoder, std::ostream& err) {
+  UprobeEventGroup::remove_stale_groups(plan.tracefs->dir(), err);
+  UprobeEventGroup group = UprobeEventGroup::for_this_process(plan.tracefs->dir());
+  for (uint32_t id = 0; id < plan.sites.size(); ++id) {
+    const PlannedSite& site = plan.sites[id];
+    const bool raw = site.sampling.needs_kernel_reads();
+    if (!plan.per_task && !raw) continue;
+    std::string name = "s";  // the detacher reads the site id back from the name
+    name += std::to_string(id);
+    Result<TracefsEvent> event =
+        group.add(name, site.resolved.kind == format::ProbeKind::uretprobe,
+                  tracefs_probe_location(site), tracefs_fetch_args(site));
+    const std::string what = site.resolved.provider + ":" + site.resolved.name;
+    if (!event) return event.error().context("cannot define " + what);
+    Result<std::vector<RawArg>> layout = raw_layout(site, *event);
+    if (!layout) return layout.error().context("the tracefs event of " + what);
+    decoder.set_raw_layout(id, std::move(*layout));
+    attach[id].config.tracepoint_id = event->id;
+    attach[id].config.raw = raw;
+  }
+  return group;
+}
+
+}  // namespace usdt::record
