@@ -71,8 +71,8 @@ void ChunkBuilder::add(const Event& e) {
         continue;
       }
       size_t length = std::min<size_t>(s->bytes.size(), kMaxStringArgBytes);
-      args_.push_back(pack_string(strings_.size(), length,
-                                  s->truncated || length < s->bytes.size()));
+      args_.push_back(
+          pack_string(strings_.size(), length, s->truncated || length < s->bytes.size()));
       strings_.append(s->bytes.data(), length);
       size += 3 + length;
     }
@@ -192,7 +192,8 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
         // The column holds length << 1 | truncated; the bytes go to the
         // strings section in this (event, argument) order.
         uint64_t length = (v >> 1) & ((uint64_t{1} << 17) - 1);
-        strings_section_.append(strings_, static_cast<size_t>(v >> 18), static_cast<size_t>(length));
+        strings_section_.append(strings_, static_cast<size_t>(v >> 18),
+                                static_cast<size_t>(length));
         v &= (uint64_t{1} << 18) - 1;
       }
       columns_[kArg0 + i].varint(v);
@@ -499,8 +500,8 @@ bool ChunkDecoder::decode_strings(Event* b, uint32_t n) {
   StringArg* out = strings_of_[buf_].data();
   for (uint32_t j = 0; j < n; ++j) {
     Event& e = b[j];
-    uint16_t strings = static_cast<uint16_t>(site_strings_[batch_site_[j]] &
-                                             ((1u << e.arg_count) - 1));
+    uint16_t strings =
+        static_cast<uint16_t>(site_strings_[batch_site_[j]] & ((1u << e.arg_count) - 1));
     e.string_mask = strings;
     strings &= static_cast<uint16_t>(~e.missing_mask);
     while (strings != 0) {

@@ -60,7 +60,8 @@ struct TraceMetadata {
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment
 };
 
-// A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's --string-bytes; truncated says it was cut.
+// A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's
+// --string-bytes; truncated says it was cut.
 struct StringArg {
   std::string_view bytes;
   bool truncated = false;

@@ -43,8 +43,8 @@ std::vector<ProbeSite> sites(int n, bool strings = false) {
   return out;
 }
 
-bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes,
-                bool finish, bool strings = false) {
+bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes, bool finish,
+                bool strings = false) {
   std::mt19937_64 rng(seed);
   TraceMetadata m;
   m.hostname = "h";

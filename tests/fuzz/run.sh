@@ -24,6 +24,7 @@ fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
 
 sources="formats/chunk_codec.cpp formats/file_layout.cpp formats/table_codec.cpp
+  formats/chunk_locator.cpp formats/chunk_merger.cpp formats/reader_state.cpp formats/record_filter.cpp
   formats/trace_reader.cpp formats/trace_writer.cpp formats/zstd_codec.cpp
   common/result.cpp common/file_io.cpp tests/fuzz/trace_reader_fuzz.cpp tests/fuzz/make_seeds.cpp"
 flags="-std=c++20 -O1 -g -I$root -Wall -Wextra"

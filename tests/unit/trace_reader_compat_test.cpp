@@ -208,10 +208,12 @@ TEST_CASE("a version 1.1 trace with strings and drops still reads exactly",
   CHECK(describe(recs[3]) == "event t=1800 site=2 pid=10 tid=11 cpu=1 n=2 miss=0 str=2 \"\"");
   CHECK(std::get<Event>(recs[3]).args[0] == 7);
   CHECK(describe(recs[4]) ==
-        "event t=1900 site=2 pid=10 tid=11 cpu=1 n=2 miss=0 str=2 \"\xff\xfe" "cut\"...");
+        "event t=1900 site=2 pid=10 tid=11 cpu=1 n=2 miss=0 str=2 \"\xff\xfe"
+        "cut\"...");
   CHECK(std::get<Event>(recs[4]).args[0] == 0xfffffffffffffffbull);
   CHECK(describe(recs[5]) == "event t=2000 site=1 pid=10 tid=11 cpu=0 n=1 miss=1 str=1");
-  CHECK(describe(recs[6]) == "event t=2100 site=1 pid=10 tid=11 cpu=1 n=1 miss=0 str=1 \"\xc3\xa9\"");
+  CHECK(describe(recs[6]) ==
+        "event t=2100 site=1 pid=10 tid=11 cpu=1 n=1 miss=0 str=1 \"\xc3\xa9\"");
   CHECK(r->diagnostics().chunks_read == 2);
   CHECK(r->diagnostics().problems.empty());
   CHECK(r->diagnostics().records_skipped == 0);

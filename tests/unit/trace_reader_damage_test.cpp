@@ -105,7 +105,8 @@ const SmallTrace& small_trace() {
       t.chunk_records.push_back(recs);
     }
     t.chunks_end = w->bytes_written();
-    TraceSummary s{9000, 20, 12, {0, 8, 8, 4}, {0, 12, 0, 0}, {{"malformed", 3}, {"ring_resync", 0}}};
+    TraceSummary s{
+        9000, 20, 12, {0, 8, 8, 4}, {0, 12, 0, 0}, {{"malformed", 3}, {"ring_resync", 0}}};
     REQUIRE(w->finish(s).ok());
     t.bytes = read_file_bytes(tmp.str());
     return t;

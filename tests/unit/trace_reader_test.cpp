@@ -430,7 +430,7 @@ TEST_CASE("string arguments round-trip: ASCII, empty, cut, invalid UTF-8, missin
     REQUIRE(append(200, 1, {StringArg{""}}).ok());
     REQUIRE(append(300, 1, {StringArg{"abc", true}}).ok());
     REQUIRE(append(400, 1, {StringArg{invalid_utf8}}).ok());
-    REQUIRE(append(500, 1, {std::nullopt}).ok());  // null StringArg*: missing
+    REQUIRE(append(500, 1, {std::nullopt}).ok());         // null StringArg*: missing
     REQUIRE(append(600, 1, {StringArg{"x"}}, 0b1).ok());  // marked missing
     REQUIRE(append(700, 2, {std::nullopt, StringArg{"second"}}).ok());
     REQUIRE(append(800, 3, {StringArg{"first"}, std::nullopt, StringArg{long_text}}).ok());
@@ -462,16 +462,11 @@ TEST_CASE("string arguments round-trip: ASCII, empty, cut, invalid UTF-8, missin
     got.push_back(line);
   }
   std::vector<std::string> want = {
-      "100: \"hello\"",
-      "200: \"\"",
-      "300: \"abc\"...",
-      "400: \"" + invalid_utf8 + "\"",
-      "500: (missing string)",
-      "600: (missing string)",
-      "700: 1000 \"second\"",
-      "800: \"first\" 1001 \"" + long_text + "\"",
-      "900: \"\" 1001 \"\"...",
-      "1000: \"only\"",
+      "100: \"hello\"",         "200: \"\"",
+      "300: \"abc\"...",        "400: \"" + invalid_utf8 + "\"",
+      "500: (missing string)",  "600: (missing string)",
+      "700: 1000 \"second\"",   "800: \"first\" 1001 \"" + long_text + "\"",
+      "900: \"\" 1001 \"\"...", "1000: \"only\"",
   };
   CHECK(got == want);
   CHECK(r->diagnostics().problems.empty());

@@ -1,0 +1,49 @@
+// Finds the chunks of a trace (formats/FORMAT.md section 6, "Finding
+// chunks"): from the chunk index when the trailer and the index are intact,
+// otherwise by walking the blocks from the end of the probe table, resuming
+// at the next plausible block frame after damage. Sets the summary when it
+// finds one and notes truncation and every problem in the diagnostics; a
+// chunk it returns is only located, its content is checked when it is read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "formats/file_layout.h"
+#include "formats/reader_state.h"
+
+namespace usdt::format {
+
+class ChunkLocator {
+ public:
+  explicit ChunkLocator(ReaderState& state) : st_(state) {}
+
+  // The chunks after data_start (the end of the probe table), in file order.
+  std::vector<IndexEntry> locate(uint64_t data_start) {
+    chunks_.clear();
+    if (!read_footer(data_start)) {
+      chunks_.clear();
+      scan(data_start);
+    }
+    return std::move(chunks_);
+  }
+
+ private:
+  // Uses the trailer and the index when both are intact; false (with a
+  // problem noted when they exist but are damaged) means "scan instead".
+  bool read_footer(uint64_t data_start);
+  // Whether a complete, plausible block frame starts at offset.
+  bool plausible_block(uint64_t offset);
+  // The offset of the next plausible block at or after from; nullopt when
+  // there is none.
+  std::optional<uint64_t> find_block(uint64_t from);
+  // Walks the blocks from offset, collecting chunk headers, up to the end of
+  // the file or the first block that is incomplete.
+  void scan(uint64_t offset);
+
+  ReaderState& st_;
+  std::vector<IndexEntry> chunks_;
+};
+
+}  // namespace usdt::format

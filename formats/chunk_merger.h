@@ -1,0 +1,77 @@
+// Returns the records of a trace's chunks merged into one sequence in the
+// order of formats/FORMAT.md section 4. Chunks are sorted by min_time_ns and
+// loaded (read, checked against the index entry, decompressed) only when
+// their turn comes; a k-way merge runs over the chunks that overlap in time,
+// so memory stays bounded by them, and ReaderOptions::max_active_payload caps
+// it against hostile files. A chunk that is bad or over the cap is skipped and
+// reported in the diagnostics; the others are still read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/file_layout.h"
+#include "formats/reader_state.h"
+#include "formats/record_filter.h"
+
+namespace usdt::format {
+
+class ChunkMerger {
+ public:
+  // chunks: as located, in file order (their position is the tie-break).
+  ChunkMerger(ReaderState& state, std::vector<IndexEntry> chunks);
+  ChunkMerger(const ChunkMerger&) = delete;
+  ChunkMerger& operator=(const ChunkMerger&) = delete;
+
+  // Before the first next().
+  void set_filter(ReadFilter f) { filter_.set(std::move(f), st_.sites.size()); }
+
+  // Makes the next record that passes the filter current; false at the end.
+  // The decoder of the previous record lives until this call (its strings).
+  bool next();
+  // The decoder whose current record is the one to return; nullptr before
+  // the first record and after the last.
+  const ChunkDecoder* current() const { return out_; }
+
+ private:
+  struct Chunk {
+    IndexEntry entry;
+    uint64_t seq;  // file order
+  };
+  struct Active {
+    std::unique_ptr<ChunkDecoder> d;
+    uint64_t seq = 0;
+    uint64_t offset = 0;
+    uint64_t emitted = 0;
+  };
+
+  void bad_chunk(uint64_t offset, const std::string& why);
+  // Reads, checks and decompresses one chunk; nullptr when it is bad.
+  std::unique_ptr<ChunkDecoder> load(const IndexEntry& e);
+  static bool before(const Active& a, const Active& b);
+  static bool heap_after(const Active& a, const Active& b);
+  void push(Active a);
+  Active pop_heap_min();
+  // Loads every pending chunk that may hold a record no later than the
+  // smallest one among the active chunks.
+  void load_due();
+  void retire_current();
+
+  ReaderState& st_;
+  RecordFilter filter_;
+  std::vector<Chunk> chunks_;    // sorted by (min_time_ns, file order)
+  size_t pending_ = 0;           // the next chunk to load
+  uint64_t active_payload_ = 0;  // decompressed bytes held by cur_ and heap_
+  uint64_t pending_min_ = 0;     // min_time_ns of chunks_[pending_]
+  Active cur_;                   // the active chunk with the smallest next record
+  std::vector<Active> heap_;     // the other active chunks, a min-heap
+  std::unique_ptr<ChunkDecoder> retired_;
+  const ChunkDecoder* out_ = nullptr;
+  bool done_ = false;
+  std::string payload_buf_;
+};
+
+}  // namespace usdt::format

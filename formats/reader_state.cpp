@@ -1,0 +1,57 @@
+#include "formats/reader_state.h"
+
+#include <cstdio>
+
+namespace usdt::format {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string ReaderState::where(uint64_t offset) const {
+  return "'" + path + "' at offset " + std::to_string(offset) + " (" + hex(offset) + ")";
+}
+
+void ReaderState::problem(uint64_t offset, std::string message) {
+  diag.problems.push_back(ReadProblem{offset, std::move(message)});
+}
+
+Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, const char* what,
+                                               std::string& body_out) {
+  uint64_t size = src->size();
+  if (size - offset < kBlockHeaderSize) {
+    return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                 ", inside the " + what + " block");
+  }
+  Status s = src->read(offset, kBlockHeaderSize, block_buf);
+  if (!s) return s.error().context("cannot read '" + path + "'");
+  ByteCursor in(block_buf);
+  BlockHeader h = decode_block_header(in);
+  if (std::string bad = check_block_header(h); !bad.empty()) {
+    return Error("cannot read the " + std::string(what) + " block of " + where(offset) + ": " +
+                 bad);
+  }
+  if (h.kind != static_cast<uint16_t>(kind)) {
+    return Error("cannot read " + where(offset) + ": expected the " + what +
+                 " block, found a block of kind " + std::to_string(h.kind));
+  }
+  if (h.total_size() > size - offset) {
+    return Error("'" + path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                 ", inside the " + what + " block at offset " + std::to_string(offset));
+  }
+  s = src->read(offset + kBlockHeaderSize + h.header_size, h.body_size, block_buf);
+  if (s) s = zstd.decompress(block_buf, kMaxTablePayload, body_out);
+  if (!s) {
+    return s.error().context("the " + std::string(what) + " block of " + where(offset) +
+                             " is damaged");
+  }
+  return h.total_size();
+}
+
+}  // namespace usdt::format

@@ -1,0 +1,47 @@
+// What the parts of a TraceReader share (formats/trace_reader.cpp opens the
+// file, formats/chunk_locator.cpp finds the chunks, formats/chunk_merger.cpp
+// returns their records in order): the bytes, the probe table and the tables
+// derived from it, the summary, the diagnostics and one zstd context.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "formats/byte_source.h"
+#include "formats/file_layout.h"
+#include "formats/trace_reader.h"
+#include "formats/trace_types.h"
+#include "formats/zstd_codec.h"
+
+namespace usdt::format {
+
+struct ReaderState {
+  std::string path;
+  std::unique_ptr<ByteSource> src;
+  ReaderOptions options;
+  TraceMetadata metadata;
+  std::vector<ProbeSite> sites;
+  std::vector<uint8_t> site_arg_counts;     // by site id: its number of arguments
+  std::vector<uint16_t> site_string_masks;  // by site id: bit i, argument i is a string
+  std::optional<TraceSummary> summary;
+  ReadDiagnostics diag;
+  ZstdDecompressor zstd;
+  std::string block_buf;  // reused for every block read
+
+  // "'PATH' at offset N (0xN)", for messages.
+  std::string where(uint64_t offset) const;
+  void problem(uint64_t offset, std::string message);
+
+  // Reads and decompresses the block at offset, which must be of kind;
+  // body_out gets the decompressed body, returns the whole block's size.
+  // Fails, naming the file, the offset and what, when the block is missing,
+  // truncated, of another kind or damaged.
+  Result<uint64_t> read_table_block(uint64_t offset, BlockKind kind, const char* what,
+                                    std::string& body_out);
+};
+
+}  // namespace usdt::format

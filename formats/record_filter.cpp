@@ -1,0 +1,67 @@
+#include "formats/record_filter.h"
+
+#include <algorithm>
+
+namespace usdt::format {
+
+void RecordFilter::set(ReadFilter f, size_t site_count) {
+  filter_ = std::move(f);
+  filtering_ = !filter_.site_ids.empty() || filter_.pid || filter_.tid || filter_.time_min_ns ||
+               filter_.time_max_ns;
+  site_wanted_.clear();
+  site_bloom_wanted_ = ~uint64_t{0};
+  if (!filter_.site_ids.empty()) {
+    site_wanted_.assign(site_count, false);
+    site_bloom_wanted_ = 0;
+    for (uint32_t id : filter_.site_ids) {
+      if (id < site_count) site_wanted_[id] = true;
+      site_bloom_wanted_ |= site_bit(id);
+    }
+  }
+}
+
+bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
+  const auto& f = filter_;
+  if (f.time_max_ns && h.min_time_ns > *f.time_max_ns) return false;
+  bool in_window = !(f.time_min_ns && h.max_time_ns < *f.time_min_ns);
+  bool thread_ok = (!f.pid || (h.pid_bloom & bloom_bit(*f.pid))) &&
+                   (!f.tid || (h.tid_bloom & bloom_bit(*f.tid)));
+  bool events = h.events > 0 && in_window && thread_ok && (h.site_bloom & site_bloom_wanted_);
+  bool process = h.process_events > 0 && thread_ok;
+  bool lost = h.lost_records > 0 && in_window;
+  return events || process || lost;
+}
+
+bool RecordFilter::matches(const ChunkDecoder& d) const {
+  const auto& f = filter_;
+  switch (d.kind()) {
+    case RecordKind::event: {
+      const Event& e = d.event();
+      if (!site_wanted_.empty() && !site_wanted_[e.site_id]) return false;
+      if (f.pid && e.pid != *f.pid) return false;
+      if (f.tid && e.tid != *f.tid) return false;
+      if (f.time_min_ns && e.time_ns < *f.time_min_ns) return false;
+      if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
+      return true;
+    }
+    case RecordKind::process: {
+      const ProcessEvent& e = d.process();
+      if (f.pid && e.pid != *f.pid) return false;
+      if (f.tid && e.tid != *f.tid) return false;
+      if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
+      return true;
+    }
+    case RecordKind::lost: {
+      const LostEvent& e = d.lost();
+      if (!site_wanted_.empty() && e.site_id != kNoSite && !site_wanted_[e.site_id]) return false;
+      uint64_t begin = std::min(e.time_begin_ns, e.time_end_ns);
+      uint64_t end = std::max(e.time_begin_ns, e.time_end_ns);
+      if (f.time_min_ns && end < *f.time_min_ns) return false;
+      if (f.time_max_ns && begin > *f.time_max_ns) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace usdt::format

@@ -1,0 +1,33 @@
+// A ReadFilter (formats/trace_reader.h) applied to chunks, by their header's
+// time range and bloom bits, and to records, by their fields.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "formats/chunk_codec.h"
+#include "formats/file_layout.h"
+#include "formats/trace_reader.h"
+
+namespace usdt::format {
+
+class RecordFilter {
+ public:
+  // site_count: sites in the probe table (ids beyond it match nothing).
+  void set(ReadFilter f, size_t site_count);
+  // False when the filter lets everything through.
+  bool active() const { return filtering_; }
+  // Whether the chunk may hold a record the filter lets through.
+  bool chunk_may_match(const ChunkHeader& h) const;
+  // Whether the decoder's current record passes.
+  bool matches(const ChunkDecoder& d) const;
+
+ private:
+  ReadFilter filter_;
+  bool filtering_ = false;
+  std::vector<bool> site_wanted_;  // by site id, when filter_.site_ids is set
+  uint64_t site_bloom_wanted_ = ~uint64_t{0};
+};
+
+}  // namespace usdt::format
