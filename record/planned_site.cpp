@@ -101,7 +101,6 @@ Result<std::vector<RawArg>> raw_layout(const PlannedSite& p, const TracefsEvent&
     r.string = value->data_loc;
     if (const TraceField* f = event.field(first_byte_field(i))) r.first = static_cast<int32_t>(f->offset);
     if (const TraceField* f = event.field(last_byte_field(i))) r.last = static_cast<int32_t>(f->offset);
-    if (!r.string && r.first < 0) return Error("the event has no field " + first_byte_field(i));
   }
   return layout;
 }

@@ -10,6 +10,8 @@
 //          which is also a real value; a string fetch that faults has length
 //          0, while the first byte of a real 0 reads as "" (length 1). So a
 //          value of 0 is present only when both detectors have a length.
+//          A symbol of the probed file (sym(%rip)) has no detectors: it lies
+//          in the file's loaded data, where a read cannot fault.
 // A string that faults, or a NULL pointer, has length 0: missing.
 #pragma once
 
