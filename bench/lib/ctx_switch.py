@@ -13,7 +13,9 @@ shuffled order each round:
                     (one event per site and CPU, for every process)
 
 with N = 1 and 8 sites. Cost per context switch = (round trip traced -
-untraced, same round) / 2.
+untraced, same round) / 2, in wall time and in the CPU time of the two
+pingpong processes (pingpong reports both; the CPU time leaves out the time
+other jobs of the shared machine held the CPU).
 """
 import os
 import random
@@ -30,10 +32,10 @@ CONDITIONS = [("untraced", None, 0), ("per-task 1", "task", 1), ("per-CPU 1", "c
 def _pingpong(argv_prefix, pingpong):
     r = subprocess.run(argv_prefix + ["taskset", "-c", "0", pingpong], capture_output=True, text=True,
                        timeout=300)
-    m = re.search(r"(\d+) ns/roundtrip", r.stdout)
+    m = re.search(r"(\d+) ns/roundtrip (\d+) cpu_ns/roundtrip", r.stdout)
     if r.returncode != 0 or not m:
         return None, (r.stderr.strip().splitlines() or ["no output"])[-1]
-    return int(m.group(1)), None
+    return {"ns": int(m.group(1)), "cpu_ns": int(m.group(2))}, None
 
 
 def one(record_bin, pingpong, mode, sites, out):
@@ -68,19 +70,20 @@ def run(record_bin, pingpong, rounds, work, log):
         order = list(CONDITIONS)
         random.Random(200 + rnd).shuffle(order)
         for name, mode, sites in order:
-            ns, err = one(record_bin, pingpong, mode, sites, out)
-            res[name].append({"round": rnd, "ns": ns} if err is None else {"round": rnd, "error": err})
-            log(f"  round {rnd + 1} {name}: " + (err or f"{ns} ns/roundtrip"))
+            r, err = one(record_bin, pingpong, mode, sites, out)
+            res[name].append(dict(r, round=rnd) if err is None else {"round": rnd, "error": err})
+            log(f"  round {rnd + 1} {name}: " + (err or f"{r['ns']} ns/roundtrip, {r['cpu_ns']} CPU ns"))
     if os.path.exists(out):
         os.unlink(out)
     return res
 
 
-def per_switch(res, name):
-    """Per-round extra ns per context switch against the untraced run of the same round."""
-    base = {r["round"]: r["ns"] for r in res["untraced"] if r.get("ns")}
-    return [(r["ns"] - base[r["round"]]) / 2 for r in res.get(name, [])
-            if r.get("ns") and r["round"] in base]
+def per_switch(res, name, key="ns"):
+    """Per-round extra ns per context switch against the untraced run of the
+    same round (key "ns": wall time, "cpu_ns": CPU time)."""
+    base = {r["round"]: r[key] for r in res["untraced"] if r.get(key)}
+    return [(r[key] - base[r["round"]]) / 2 for r in res.get(name, [])
+            if r.get(key) and r["round"] in base]
 
 
 def _rng(xs, digits=0):
@@ -93,16 +96,20 @@ def table(res, rounds):
     lines = ["### Context switches: per-task vs per-CPU events (bench/workloads/pingpong.c, one CPU)", "",
              f"{rounds} interleaved rounds; 100,000 round trips = 200,000 context switches per run; "
              "extra ns per context switch = (round trip − untraced round trip of the same round) / 2.", "",
-             "| condition | ns per round trip, median (min–max) | extra ns per context switch, median (min–max) |",
-             "|---|---|---|"]
+             "| condition | wall ns per round trip, median (min–max) | extra wall ns per context switch | "
+             "CPU ns per round trip (both processes) | extra CPU ns per context switch |",
+             "|---|---|---|---|---|"]
     for name, _, _ in CONDITIONS:
-        good = [r["ns"] for r in res[name] if r.get("ns")]
+        good = [r for r in res[name] if r.get("ns")]
         errs = [r["error"] for r in res[name] if r.get("error")]
         if not good:
-            lines.append(f"| {name} | not available: {errs[0] if errs else 'no run'} | |")
+            lines.append(f"| {name} | not available: {errs[0] if errs else 'no run'} | | | |")
             continue
-        extra = "0 (reference)" if name == "untraced" else _rng(per_switch(res, name))
-        lines.append(f"| {name} | {_rng(good)} | {extra} |")
+        ref = name == "untraced"
+        lines.append(f"| {name} | {_rng([r['ns'] for r in good])} | "
+                     f"{'0 (reference)' if ref else _rng(per_switch(res, name))} | "
+                     f"{_rng([r['cpu_ns'] for r in good])} | "
+                     f"{'0 (reference)' if ref else _rng(per_switch(res, name, 'cpu_ns'))} |")
     return lines
 
 
@@ -110,7 +117,8 @@ def summary(res):
     """One line for the pgbench target's measurement."""
     parts = []
     for name in ("per-task 1", "per-CPU 1", "per-task 8", "per-CPU 8"):
-        x = per_switch(res, name)
+        x, c = per_switch(res, name), per_switch(res, name, "cpu_ns")
         if x:
-            parts.append(f"{name} {statistics.median(x):,.0f} ns")
-    return "context switch cost (pingpong): " + ", ".join(parts) if parts else ""
+            parts.append(f"{name} {statistics.median(x):,.0f} ns wall / {statistics.median(c):,.0f} ns CPU")
+    return ("extra cost per context switch, sites × per-task or per-CPU events (pingpong, medians): " +
+            ", ".join(parts)) if parts else ""
