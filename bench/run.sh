@@ -6,7 +6,8 @@
 # written to bench/results/latest.md. Needs root (uprobes, perf, apt).
 #
 #   bench/run.sh [--quick] [--rounds N] [--tools floor,bare,perf,perf-z,bpftrace,usdt-record]
-#                [--workloads loop,threads,reg6,mem,sema,postgres,loss,report,micro]
+#                [--workloads loop,threads,reg6,mem,kread,sema,postgres,isolation,detach,
+#                             ctxswitch,loss,report,micro]
 #                [--hits N] [--loss-hits N] [--no-install] [--no-build] [--output FILE]
 #
 # --quick: 3 rounds, 100k hits, loop + threads + loss check at 200k + report
@@ -62,6 +63,7 @@ if [ "$build_it" = 1 ]; then
   cc -O2 -g -Wall -Wextra -pthread -o "$build/bench/loop" \
     "$root/bench/workloads/loop.c" "$root/bench/workloads/loop_sema.c"
   cc -O2 -g -Wall -Wextra -o "$build/bench/bare_sampler" "$root/bench/floor/bare_sampler.c"
+  cc -O2 -g -Wall -Wextra -o "$build/bench/pingpong" "$root/bench/workloads/pingpong.c"
   # The tools under test. A build failure (the tree is being worked on) is not
   # fatal: the table then says usdt-record/usdt-report are not available.
   if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >"$build/cmake.log" 2>&1 &&

@@ -22,7 +22,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ctx_switch  # noqa: E402
+import detach  # noqa: E402
 import hit_count  # noqa: E402
+import isolation  # noqa: E402
 import postgres  # noqa: E402
 import tools  # noqa: E402
 import verdicts  # noqa: E402
@@ -32,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class Workload:
     def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command",
-                 hit_keys=None, loss_check=False):
+                 hit_keys=None, loss_check=False, strings=()):
         self.name, self.title = name, title
         self.binary, self.argv = binary, argv
         self.probes = probes                  # [(provider, name)]
@@ -43,16 +46,20 @@ class Workload:
         # against (None: not a loop workload).
         self.hit_keys = hit_keys
         self.loss_check = loss_check          # the loss workloads count exactly even with --no-dupcheck
+        self.strings = list(strings)          # arguments usdt-record records as strings (--string)
+        # The bare sampler's registers and stack hold the arguments (not when
+        # they are in heap memory): only then can its duplicates be counted.
+        self.sample_holds_args = not self.strings
 
 
 def loop_workload(name, title, loop_bin, probe, hits, threads=1, variant=None, index_arg=0, tag_arg=1,
-                  loss_check=False):
+                  loss_check=False, strings=()):
     """A run of bench/workloads/loop.c: one probe, every hit keyed by (thread tag, index)."""
     argv = [loop_bin, "-n", str(hits)] + (["-t", str(threads)] if threads > 1 else []) + \
         (["-v", variant] if variant else [])
     return Workload(name, title, loop_bin, argv, [probe], hits, True,
                     hit_keys=hit_count.ExpectedHits([probe], hits, threads, index_arg, tag_arg),
-                    loss_check=loss_check)
+                    loss_check=loss_check, strings=strings)
 
 
 def make_workloads(args, loop_bin):
@@ -71,6 +78,14 @@ def make_workloads(args, loop_bin):
         # bench:hitmem(tag, i): the index is argument 1.
         "mem": loop_workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
                              ("bench", "hitmem"), nv, variant="mem", index_arg=1, tag_arg=0),
+        # bench:hitmem2(rec->i, rec->tag, rec->name): two words on the heap
+        # (8@(%rdi), 8@8(%rdi)) and a pointer on the heap to a 64-byte
+        # string, recorded with --string: usdt-record has the kernel read
+        # them at the hit (tracefs fetch-args); the bare sampler samples the
+        # base register alone, the register-only cost at the same site.
+        "kread": loop_workload("kread", f"loop, kernel reads: two heap words + a 64-byte string (--string), "
+                               f"{nv:,} hits", loop_bin, ("bench", "hitmem2"), nv, variant="kread",
+                               strings=["arg2"]),
         "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
                               ("bench_sema", "hit"), nv, variant="sema"),
         "postgres": Workload("postgres", f"postgres: pgbench -c 1 -t {args.pg_transactions}, "
@@ -118,6 +133,8 @@ class Bench:
         self.report_results = None
         self.loss_results = {}  # loss workload -> tool -> [run]
         self.size_floors = {}   # workload -> size_floor.py result
+        self.extra_sections = []  # markdown lines of isolation, detach, ctxswitch
+        self.extra_targets = []   # their (target, status, measured)
 
     def log(self, msg):
         print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -270,6 +287,62 @@ class Bench:
                             urec.report, trace], capture_output=True, text=True)
         if r.returncode == 0:
             self.size_floors[w.name] = json.loads(r.stdout)
+
+    # ------------------------------------------------------------ isolation, detach, context switches
+
+    def run_isolation(self, tl, loop_bin):
+        """An untraced loop while the tools record another instance (isolation.py)."""
+        a = self.args
+        w = Workload("isolation", "", loop_bin, None, [("bench", "hit2")], None, False, kind="attach")
+        urec = next((t for t in tl if t.name == "usdt-record"), None)
+        iso_tools = [t for t in tl if t.name in ("untraced", "perf", "usdt-record")]
+        if urec is not None:
+            alltool = tools.UsdtRecordAll(urec.record, urec.report)
+            alltool.ctx, alltool.reason = self.ctx, urec.reason
+            iso_tools.append(alltool)
+        self.log(f"isolation: an untraced loop of {a.iso_hits:,} hits while another instance is recorded")
+        res = isolation.run(w, iso_tools, loop_bin, a.rounds, a.iso_hits, a.iso_reps, self.work, self.log)
+        labels = {t.name: t.label + (" -p (the other instance)" if t.name in ("perf", "usdt-record") else "")
+                  for t in iso_tools}
+        labels["untraced"] = "nobody recording"
+        labels["usdt-record-a"] = "usdt-record -a (system-wide)"
+        self.extra_sections.append(isolation.table(res, labels, a.iso_hits, a.iso_reps))
+        self.extra_targets += isolation.targets(res)
+        self.iso_results = res
+
+    def run_detach(self, tl):
+        urec = next((t for t in tl if t.name == "usdt-record"), None)
+        title = "detach: PostgreSQL's 71 sites, SIGINT to exit ≤ 1 s"
+        why = postgres.missing_reason() or (urec.available() if urec else "usdt-record not selected")
+        if why:
+            self.extra_targets.append((title, "not available", why))
+            return
+        self.log("detach: usdt-record -e 'postgresql:*' -p POSTMASTER, then SIGINT")
+        self.cluster = postgres.Cluster()
+        try:
+            self.cluster.start()
+            runs = detach.run(urec.record, self.cluster, self.args.rounds, 200, self.work, self.log)
+        except RuntimeError as e:
+            runs = [{"error": str(e)}]
+        finally:
+            if self.cluster is not None:
+                self.cluster.stop()
+                self.cluster = None
+        self.extra_sections.append(detach.table(runs, os.cpu_count()))
+        self.extra_targets += detach.targets(runs)
+        self.detach_results = runs
+
+    def run_ctx_switch(self, tl):
+        urec = next((t for t in tl if t.name == "usdt-record"), None)
+        pingpong = os.path.join(self.args.build_dir, "bench", "pingpong")
+        if urec is None or urec.available() or not os.access(pingpong, os.X_OK):
+            self.notes.append("ctxswitch skipped: usdt-record or bench/pingpong not built")
+            return
+        self.log("context switches: pingpong untraced, under per-task and per-CPU events")
+        res = ctx_switch.run(urec.record, pingpong, self.args.rounds, self.work, self.log)
+        self.extra_sections.append(ctx_switch.table(res, self.args.rounds))
+        self.ctx_summary = ctx_switch.summary(res)
+        self.ctx_results = res
 
     # ------------------------------------------------------------ report speed
 
@@ -502,6 +575,7 @@ def recording_table(w, res, tl):
                      f"{cpu_s(False)} | {cpu_s(True)} | "
                      f"{fmt(med(wall), 2)} | {fmt(med(rss), 1)} |")
         summary[t.name] = {"overhead": med(ov), "x_floor": med(rf), "x_bare": med(rb), "x_perf": med(rp),
+                           "x_bare_rounds": rb,
                            "cpu_x_bare": cpu_ratio(res, t.name, "bare", False),
                            "total_cpu_x_bare": cpu_ratio(res, t.name, "bare", True),
                            "cpu_x_perf": cpu_ratio(res, t.name, "perf", False),
@@ -611,6 +685,17 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
             out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0),
                         f"{u['x_perf']:.2f} × perf record in workload wall time; in CPU: workload "
                         f"{fmt(u['cpu_x_perf'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_perf'], 2)} ×"))
+    # kernel reads at the hit
+    u = s("kread", "usdt-record")
+    title = "kread: two heap words + a 64-byte string read by the kernel ≤ 1.10 × bare sampler (registers only, same site)"
+    if u is None or u["x_bare"] is None:
+        out.append((title, "not available", "usdt-record or the bare sampler did not run on kread"))
+    else:
+        lost = [x for x in u["lost"] if x is not None]
+        out.append((title, status(u["x_bare"] <= 1.10),
+                    f"{u['x_bare']:.2f} × bare in workload wall time (per-round {fmt(min(u['x_bare_rounds']), 2)}–"
+                    f"{fmt(max(u['x_bare_rounds']), 2)}); in CPU: workload {fmt(u['cpu_x_bare'], 2)} ×, workload + "
+                    f"recorder {fmt(u['total_cpu_x_bare'], 2)} ×; lost max {max(lost) if lost else 'n/a'}"))
     # losses
     for w in ("loop", "threads"):
         u = ls(w, "usdt-record")
@@ -710,7 +795,8 @@ def git_rev():
 
 # What makes a run full: these options at their defaults.
 FULL_RUN_OPTIONS = ("rounds", "hits", "variant_hits", "variant_tools", "loss_hits", "loss_rounds",
-                    "pg_transactions", "report_pairs", "workloads", "tools", "no_dupcheck")
+                    "pg_transactions", "report_pairs", "workloads", "tools", "no_dupcheck", "iso_hits",
+                    "iso_reps")
 
 
 def not_full_because(args, ap):
@@ -752,7 +838,12 @@ def main():
     ap.add_argument("--loss-rounds", type=int, default=1, help="loss check runs per tool")
     ap.add_argument("--pg-transactions", type=int, default=1000)
     ap.add_argument("--report-pairs", type=int, default=400000)
-    ap.add_argument("--workloads", default="loop,threads,reg6,mem,sema,postgres,loss,report,micro")
+    ap.add_argument("--workloads",
+                    default="loop,threads,reg6,mem,kread,sema,postgres,isolation,detach,ctxswitch,loss,report,micro")
+    ap.add_argument("--iso-hits", type=int, default=1000000,
+                    help="hits of the untraced instance in the isolation workload")
+    ap.add_argument("--iso-reps", type=int, default=3,
+                    help="runs of the untraced instance per condition and round (the fastest counts)")
     ap.add_argument("--tools", default="", help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record")
     ap.add_argument("--no-dupcheck", action="store_true")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "latest.md"))
@@ -784,13 +875,13 @@ def main():
                     b.log(f"usdt-record not available: {t.reason}")
         workloads = make_workloads(args, loop_bin)
         for name in wanted:
-            if name in ("report", "loss", "micro"):
+            if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
                 continue
             if name not in workloads:
                 raise SystemExit(f"bench: error: unknown workload '{name}'")
             w = workloads[name]
             wtl = tl
-            if name in ("reg6", "mem", "sema") and args.variant_tools != "all":
+            if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
                 keep = set(args.variant_tools.split(",")) | {"untraced"}
                 wtl = [t for t in tl if t.name in keep]
             if w.kind == "attach":
@@ -798,6 +889,12 @@ def main():
                 pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
             else:
                 b.run_workload(w, wtl)
+        if "isolation" in wanted:
+            b.run_isolation(tl, loop_bin)
+        if "detach" in wanted:
+            b.run_detach(tl)
+        if "ctxswitch" in wanted:
+            b.run_ctx_switch(tl)
         if "loss" in wanted and args.loss_rounds > 0:
             loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
             for name in ("loop-loss", "threads-loss"):
@@ -838,6 +935,8 @@ def main():
         doc += lines + [""]
     if b.report_results:
         doc += report_table(b.report_results) + [""]
+    for section in b.extra_sections:
+        doc += section + [""]
     for store in (b.results, b.loss_results):
         for wname, res in store.items():
             for tname, runs in res.items():
@@ -846,9 +945,11 @@ def main():
                     b.notes.append(f"{wname}: {tname} wrote events with keys the workload never made "
                                    f"(stray, max {max(strays):,} in a run): wrong or null arguments")
     why_not_full = not_full_because(args, ap)
-    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(),
-                            targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits,
-                                    b.size_floors),
+    found = targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits, b.size_floors)
+    if getattr(b, "ctx_summary", None):
+        found = [(t, st, m + "; " + b.ctx_summary if t == "pgbench under usdt-record ≥ under perf record" else m)
+                 for t, st, m in found]
+    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(), found + b.extra_targets,
                             "bench.py" + (" " + " ".join(why_not_full) if why_not_full else ""))
     doc += targets_section(run, not why_not_full, why_not_full, args.history, args.no_history)
     doc.append("")
@@ -862,7 +963,9 @@ def main():
     with open(args.output, "w") as f:
         f.write(text)
     with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
-        json.dump({"results": b.results, "report": b.report_results}, f, indent=1, default=str)
+        json.dump({"results": b.results, "report": b.report_results,
+                   "isolation": getattr(b, "iso_results", None), "detach": getattr(b, "detach_results", None),
+                   "ctxswitch": getattr(b, "ctx_results", None)}, f, indent=1, default=str)
 
 
 if __name__ == "__main__":

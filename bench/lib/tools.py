@@ -293,7 +293,9 @@ class BareSampler(Tool):
             return {}
         res = {"events": int(m.group(1)), "lost": int(m.group(2)),
                "bytes": os.path.getsize(out) if os.path.exists(out) else None}
-        if workload.unique_args and ctx.get("check_dups", True) and res["bytes"]:
+        # Duplicates are told apart by the sampled registers, which hold the
+        # arguments only when none is in memory (not on kread).
+        if workload.unique_args and workload.sample_holds_args and ctx.get("check_dups", True) and res["bytes"]:
             res["dup"] = self.count_duplicates(out, len(workload.probes) > 1)
         return res
 
@@ -366,13 +368,18 @@ class UsdtRecord(Tool):
         return self.reason
 
     def _base(self, workload, out):
-        return [self.record, "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
+        argv = [self.record, "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
+        for p, n in workload.probes:
+            if workload.strings:
+                argv += ["--string", f"{p}:{n}=" + ",".join(workload.strings)]
+        return argv
 
     def command_argv(self, workload, out, argv):
         return self._base(workload, out) + ["--"] + argv
 
     def attach_argv(self, workload, out, pid):
         return self._base(workload, out) + ["-p", str(pid)]
+
 
     def collect(self, workload, out, so, se, ctx):
         """Events, lost and duplicated as counted from the dump of the trace
@@ -400,6 +407,22 @@ class UsdtRecord(Tool):
             raise ToolError(f"usdt-report dump failed: {last_line(r.stderr.decode(errors='replace'))}")
         res["events"] = max(r.stdout.count(b"\n") - 1, 0)  # less the header line
         return res
+
+
+class UsdtRecordAll(UsdtRecord):
+    """usdt-record -a: system-wide, every process that maps the probed file.
+    Attach mode only (the workload's probes name their file)."""
+    name, label = "usdt-record-a", "usdt-record -a"
+
+    def _base(self, workload, out):
+        return [self.record, "-o", out, "-a"] + \
+            sum([["-e", f"usdt:{workload.binary}:{p}:{n}"] for p, n in workload.probes], [])
+
+    def command_argv(self, workload, out, argv):
+        raise ToolError("usdt-record -a runs no command")
+
+    def attach_argv(self, workload, out, pid):
+        return self._base(workload, out)
 
 
 def ctx_which(prog):

@@ -1,15 +1,21 @@
 /* The benchmark's synthetic workload: one USDT probe fired N times in a
  * tight loop, from one thread or several at once.
  *
- * Usage: loop [-n HITS] [-t THREADS] [-v VARIANT]
+ * Usage: loop [-n HITS] [-t THREADS] [-v VARIANT] [-w SECONDS]
  *   HITS     total probe hits over all threads (default 1000000); each thread
  *            fires HITS / THREADS (the remainder goes to the first thread)
  *   THREADS  threads firing at once (default 1)
  *   VARIANT  reg2   bench:hit2(i, tid_tag)            two register arguments
  *            reg6   bench:hit6(i, a, b, c, d, e)      six register arguments
  *            mem    bench:hitmem(i, stack_value)      one argument read from the stack
+ *            kread  bench:hitmem2(rec->i, rec->tag, rec->name)   two words in heap memory
+ *                   (`8@N(%reg)`) and a char * to a 64-byte string: what a sample
+ *                   cannot hold, read by the kernel at the hit (tracefs fetch-args)
  *            sema   bench_sema:hit(i, tid_tag)        semaphore-gated (only fires when traced)
  *            pair   bench:start(i, tag) + bench:done(i, tag)   two probes per iteration
+ *
+ *   SECONDS  sleep this long before firing (an idle instance for a tracer to
+ *            attach to with -p while another instance runs untraced)
  *
  * Argument 0 is the iteration number within the thread and argument 1 (or the
  * tag) identifies the thread, so a recording can be checked for lost and
@@ -37,7 +43,7 @@
 /* Defined in loop_sema.c: that file is compiled with semaphores on. */
 void fire_sema(uint64_t hits, uint64_t tag);
 
-enum variant { kReg2, kReg6, kMem, kSema, kPair };
+enum variant { kReg2, kReg6, kMem, kSema, kPair, kKread };
 
 struct worker {
   pthread_t thread;
@@ -69,6 +75,29 @@ static void fire_mem(uint64_t hits, uint64_t tag) {
   }
 }
 
+/* A record on the heap, as a server would pass one: the probe names its
+ * fields, so the arg specs are memory operands based on the record's pointer
+ * and the string is a pointer the tracer has to follow. volatile keeps the
+ * compiler from handing the probe register copies of the words. */
+struct hit_record {
+  uint64_t i;
+  uint64_t tag;
+  const char* name;
+};
+
+static void fire_kread(uint64_t hits, uint64_t tag) {
+  static const char kName[65] = "bench:hitmem2 string argument, 64 bytes long, read at every hit!";
+  volatile struct hit_record* rec = malloc(sizeof *rec);
+  if (rec == NULL) abort();
+  rec->tag = tag;
+  rec->name = kName;
+  for (uint64_t i = 0; i < hits; i++) {
+    rec->i = i;
+    DTRACE_PROBE3(bench, hitmem2, rec->i, rec->tag, rec->name);
+  }
+  free((void*)rec);
+}
+
 static void fire_pair(uint64_t hits, uint64_t tag) {
   for (uint64_t i = 0; i < hits; i++) {
     DTRACE_PROBE2(bench, start, i, tag);
@@ -84,11 +113,12 @@ static void* run_worker(void* arg) {
     case kMem: fire_mem(w->hits, w->tag); break;
     case kSema: fire_sema(w->hits, w->tag); break;
     case kPair: fire_pair(w->hits, w->tag); break;
+    case kKread: fire_kread(w->hits, w->tag); break;
   }
   return NULL;
 }
 
-static const char* const kVariantNames[] = {"reg2", "reg6", "mem", "sema", "pair"};
+static const char* const kVariantNames[] = {"reg2", "reg6", "mem", "sema", "pair", "kread"};
 
 static int parse_variant(const char* s, enum variant* out) {
   for (int v = 0; v < (int)(sizeof kVariantNames / sizeof kVariantNames[0]); v++) {
@@ -105,7 +135,7 @@ static uint64_t timeval_ns(struct timeval tv) {
 }
 
 static void usage(const char* prog) {
-  fprintf(stderr, "usage: %s [-n HITS] [-t THREADS] [-v reg2|reg6|mem|sema|pair]\n", prog);
+  fprintf(stderr, "usage: %s [-n HITS] [-t THREADS] [-v reg2|reg6|mem|sema|pair|kread] [-w SECONDS]\n", prog);
   exit(2);
 }
 
@@ -113,8 +143,9 @@ int main(int argc, char** argv) {
   uint64_t hits = 1000000;
   int threads = 1;
   enum variant variant = kReg2;
+  unsigned wait_s = 0;
   int opt;
-  while ((opt = getopt(argc, argv, "n:t:v:")) != -1) {
+  while ((opt = getopt(argc, argv, "n:t:v:w:")) != -1) {
     char* end;
     switch (opt) {
       case 'n':
@@ -128,10 +159,15 @@ int main(int argc, char** argv) {
       case 'v':
         if (!parse_variant(optarg, &variant)) usage(argv[0]);
         break;
+      case 'w':
+        wait_s = (unsigned)strtoul(optarg, &end, 10);
+        if (*end != '\0') usage(argv[0]);
+        break;
       default: usage(argv[0]);
     }
   }
   if (optind != argc) usage(argv[0]);
+  if (wait_s > 0) sleep(wait_s);
 
   struct worker workers[64];
   for (int t = 0; t < threads; t++) {

@@ -1,0 +1,140 @@
+"""Isolation: what a recording of one process costs another process that
+runs the same binary but is not traced.
+
+Each round starts an idle instance of bench/workloads/loop.c (`loop -w`,
+the one recorded) and, with a tool attached to it, runs a second instance
+that fires bench:hit2 HITS times; its firing-loop time is what is compared.
+The conditions, in a new shuffled order each round:
+
+    nobody      no tool attached (the untraced speed)
+    usdt -p     usdt-record -p IDLE_PID (per-task tracefs events)
+    perf -p     perf record -p IDLE_PID on the same sdt event
+    usdt -a     usdt-record -a (system-wide: the untraced process takes the
+                trap at every hit; what -p avoids)
+
+The untraced instance runs REPS times per condition and the fastest run
+counts (a firing loop of a few ms is easily preempted on the shared VM);
+under -a it runs once, its cost being a thousand times larger.
+"""
+import os
+import random
+import signal
+import statistics
+import subprocess
+import tempfile
+
+import tools
+
+
+def fire(loop_bin, hits, reps):
+    """Runs the untraced instance reps times; the fastest firing loop."""
+    best = None
+    with tempfile.TemporaryDirectory(prefix="usdt-bench-iso-") as d:
+        for i in range(reps):
+            path = os.path.join(d, f"r{i}.json")
+            r = subprocess.run([loop_bin, "-n", str(hits)], env=dict(os.environ, BENCH_RESULT=path),
+                               capture_output=True, text=True)
+            wl = tools.read_workload_result(path)
+            if r.returncode != 0 or wl is None:
+                return {"error": f"loop failed: {tools.last_line(r.stderr)}"}
+            if best is None or wl["loop_ns"] < best["loop_ns"]:
+                best = wl
+    return {"loop_ns": best["loop_ns"], "workload_cpu_ns": best["utime_ns"] + best["stime_ns"]}
+
+
+def run(workload, tool_list, loop_bin, rounds, hits, reps, work, log):
+    """Returns {tool name: [run]} with loop_ns of the untraced instance per
+    round (tool "untraced" = nobody attached), or {"unavailable": why}."""
+    res = {}
+    usable = []
+    for t in tool_list:
+        reason = t.available()
+        if reason is None:
+            try:
+                t.prepare(workload, t.ctx)
+            except tools.ToolError as e:
+                reason = str(e)
+        if reason:
+            res[t.name] = {"unavailable": reason}
+        else:
+            usable.append(t)
+            res[t.name] = []
+    for rnd in range(rounds):
+        order = list(usable)
+        random.Random(100 + rnd).shuffle(order)
+        for t in order:
+            idle = subprocess.Popen([loop_bin, "-w", "3600", "-n", "1"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True)
+            out = os.path.join(work, f"isolation.{t.name}.out")
+            n = 1 if t.name == "usdt-record-a" else reps
+            try:
+                r = tools.run_attach_mode(t, workload, out, idle.pid, lambda: fire(loop_bin, hits, n))
+            except (tools.ToolError, OSError, ValueError) as e:
+                r = {"error": str(e)}
+            finally:
+                idle.send_signal(signal.SIGKILL)
+                idle.wait()
+            for ext in ("", ".stdout", ".stderr", ".rss", ".ctl", ".ack"):
+                if os.path.exists(out + ext):
+                    os.unlink(out + ext)
+            r["round"] = rnd
+            res[t.name].append(r)
+            log(f"  round {rnd + 1} {t.name}: " + (r["error"] if r.get("error") else
+                                                   f"untraced instance {r['loop_ns'] / 1e6:.2f} ms, "
+                                                   f"tool events {r.get('events')}"))
+    return res
+
+
+def ratios(res, tool):
+    """Per-round loop time of the untraced instance with `tool` attached to
+    the other instance / with nobody attached."""
+    base = {r["round"]: r["loop_ns"] for r in res.get("untraced", []) if not r.get("error")}
+    runs = res.get(tool)
+    if not isinstance(runs, list):
+        return []
+    return [r["loop_ns"] / base[r["round"]] for r in runs
+            if not r.get("error") and base.get(r["round"])]
+
+
+def table(res, labels, hits, reps):
+    def rng(xs, digits):
+        if not xs:
+            return "n/a"
+        return (f"{statistics.median(xs):,.{digits}f} ({min(xs):,.{digits}f}–{max(xs):,.{digits}f})")
+
+    lines = [f"### Isolation: an untraced `loop` ({hits:,} hits of bench:hit2) while a tool records "
+             "another instance of the same binary", "",
+             f"Time of the untraced instance's firing loop (fastest of {reps} runs per round; 1 run "
+             "under -a) and its per-round ratio to the same loop with nobody recording. The recorded "
+             "instance sleeps (`loop -w`).", "",
+             "| condition | untraced instance's loop ms, median (min–max) | × nobody recording, median "
+             "(min–max) | events the tool recorded |", "|---|---|---|---|"]
+    for name, runs in res.items():
+        label = labels.get(name, name)
+        if isinstance(runs, dict):
+            lines.append(f"| {label} | not available: {runs['unavailable']} | | |")
+            continue
+        good = [r for r in runs if not r.get("error")]
+        if not good:
+            lines.append(f"| {label} | not available: {runs[0]['error'] if runs else 'no run'} | | |")
+            continue
+        ev = sorted({r.get("events") for r in good if r.get("events") is not None})
+        lines.append(f"| {label} | {rng([r['loop_ns'] / 1e6 for r in good], 3)} | "
+                     f"{'1 (reference)' if name == 'untraced' else rng(ratios(res, name), 3)} | "
+                     f"{', '.join(f'{e:,}' for e in ev) if ev else 'n/a'} |")
+    return lines
+
+
+def targets(res):
+    x = ratios(res, "usdt-record")
+    title = "isolation: untraced process during usdt-record -p of another ≤ 1.02 × its untraced time"
+    if not x:
+        return [(title, "not available", "usdt-record -p did not run")]
+    m = statistics.median(x)
+    meas = f"{m:.3f} × (per-round {min(x):.3f}–{max(x):.3f}, {len(x)} rounds)"
+    p, a = ratios(res, "perf"), ratios(res, "usdt-record-a")
+    if p:
+        meas += f"; perf record -p: {statistics.median(p):.3f} ×"
+    if a:
+        meas += f"; usdt-record -a: {statistics.median(a):.1f} ×"
+    return [(title, "met" if m <= 1.02 else "NOT MET", meas)]
