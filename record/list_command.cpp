@@ -89,7 +89,9 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
       if (loc.args.empty()) out << "    no arguments\n";
       // How a recording with the default options reads each argument
       // (assuming tracefs is available for kernel reads).
-      SiteSampling plan = plan_site_sampling(loc.args, file.arch, SamplingChoices{});
+      SamplingChoices choices;
+      choices.file_base = loc.address - loc.file_offset;
+      SiteSampling plan = plan_site_sampling(loc.args, file.arch, choices);
       for (size_t i = 0; i < loc.args.size(); ++i) {
         const ArgSpec& a = loc.args[i];
         out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  ["

@@ -86,6 +86,7 @@ class Resolver {
           site.name = probe.name;
           site.file_offset = loc.file_offset;
           site.semaphore_offset = loc.semaphore_offset;
+          site.file_base = loc.address - loc.file_offset;
           site.arch = (*usdt)->arch;
           site.args = loc.args;
           add_site(std::move(site));

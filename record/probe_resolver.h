@@ -30,6 +30,10 @@ struct ResolvedSite {
   std::string name;      // uprobes: SYMBOL[+OFFSET]
   uint64_t file_offset = 0;
   uint64_t semaphore_offset = 0;
+  // The probed instruction's link-time address minus its file offset: the
+  // kernel adds a fetch-arg's @+OFFSET to the probe's runtime address minus
+  // its file offset, so a symbol's OFFSET is its address minus this.
+  uint64_t file_base = 0;
   Arch arch = Arch::x86_64;
   std::vector<ArgSpec> args;
 };

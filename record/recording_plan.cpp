@@ -47,6 +47,7 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
     choices.stack_bytes = options.stack_bytes;
     choices.kernel_reads = kernel_reads;
     choices.string_mask = *strings;
+    choices.file_base = r.file_base;
     PlannedSite p;
     p.sampling = plan_site_sampling(r.args, r.arch, choices);
     p.resolved = r;

@@ -79,7 +79,8 @@ class Planner {
                                : "is in memory outside the sampled stack, and tracefs is not "
                                  "available for a kernel read");
     }
-    Result<std::string> fetch = kernel_read_fetch_args(spec, index, as_string);
+    Result<std::string> fetch =
+        kernel_read_fetch_args(spec, index, as_string, choices_.file_base);
     if (!fetch) return missing(fetch.error().message());
     ArgPlan p;
     p.source = ArgSource::kernel_read;

@@ -40,6 +40,7 @@ struct SamplingChoices {
   uint32_t stack_bytes = 512;   // --stack-bytes: the dump for frame-relative operands
   bool kernel_reads = true;     // tracefs uprobe events can be made
   uint32_t string_mask = 0;     // bit i: argument i is a char* to read as a string
+  uint64_t file_base = 0;       // ResolvedSite::file_base, for symbols read by the kernel
 };
 
 struct SiteSampling {

@@ -28,7 +28,7 @@ bool in_probed_file(const ArgSpec& spec) {
 }
 
 // The address expression of a memory operand, `extra` bytes further.
-Result<std::string> location(const ArgSpec& spec, int64_t extra) {
+Result<std::string> location(const ArgSpec& spec, int64_t extra, uint64_t file_base) {
   if (spec.index_reg != kNoReg) {
     return Error("is at a base plus a scaled index register, which the kernel's fetch-args "
                  "cannot express");
@@ -39,10 +39,9 @@ Result<std::string> location(const ArgSpec& spec, int64_t extra) {
       return Error("names symbol '" + spec.symbol + "', " +
                    (spec.error.empty() ? std::string("which has no unique address") : spec.error));
     }
-    // @+ is relative to the probed file's load bias: the link-time address
-    // (FIELD-NOTES.md).
+    // @+ is relative to the probe's runtime address minus its file offset.
     std::string out = "@+";
-    out += hex(spec.symbol_address + static_cast<uint64_t>(disp));
+    out += hex(spec.symbol_address + static_cast<uint64_t>(disp) - file_base);
     return out;
   }
   if (spec.reg == kNoReg) {
@@ -62,7 +61,7 @@ Result<std::string> location(const ArgSpec& spec, int64_t extra) {
 }
 
 // The argument's own value as a fetch expression (for strings: the pointer).
-Result<std::string> value(const ArgSpec& spec) {
+Result<std::string> value(const ArgSpec& spec, uint64_t file_base) {
   switch (spec.location) {
     case ArgLocation::reg: {
       if (is_xmm(spec.reg)) return Error("is in %xmm, which the kernel's fetch-args cannot read");
@@ -72,7 +71,7 @@ Result<std::string> value(const ArgSpec& spec) {
       return reg;
     }
     case ArgLocation::memory:
-      return location(spec, 0);
+      return location(spec, 0, file_base);
     case ArgLocation::constant:
       return Error("is a constant, not a pointer to a string");
     case ArgLocation::undecodable:
@@ -113,9 +112,10 @@ std::string tracefs_register(int16_t reg) {
   return "";
 }
 
-Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string) {
+Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string,
+                                           uint64_t file_base) {
   if (as_string) {
-    Result<std::string> pointer = value(spec);
+    Result<std::string> pointer = value(spec, file_base);
     if (!pointer) return pointer.error();
     std::string out = value_field(arg);
     out += "=+0(";
@@ -127,7 +127,7 @@ Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool
     return Error("is not in memory");  // registers and constants need no kernel read
   }
   if (spec.size == 0 || spec.size > 8) return Error("has an unsupported size");
-  Result<std::string> first = location(spec, 0);
+  Result<std::string> first = location(spec, 0, file_base);
   if (!first) return first.error();
   std::string out = value_field(arg);
   for (const std::string& part : {std::string("="), *first, std::string(":"), type_name(spec)}) {
@@ -141,7 +141,7 @@ Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool
     out += part;
   }
   if (spec.size > 1) {
-    Result<std::string> last = location(spec, spec.size - 1);
+    Result<std::string> last = location(spec, spec.size - 1, file_base);
     if (!last) return last.error();
     for (const std::string& part : {std::string(" "), last_byte_field(arg), std::string("="),
                                     *last, std::string(":string")}) {

@@ -30,7 +30,12 @@ std::string last_byte_field(size_t arg);
 // The fetch-args that read argument `arg` (x86-64), as "a0=... a0f=...";
 // an Error says why the kernel cannot read it (%xmm, a base plus a scaled
 // index, an unresolved symbol, a constant taken as a string).
-Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string);
+// file_base: the probe's link-time address minus its file offset (0 for a
+// PIE's text; 0x400000 for a classic non-PIE executable): @+ offsets are
+// relative to where the kernel maps that (FIELD-NOTES.md, and
+// kernel/trace/trace_uprobe.c translate_user_vaddr()).
+Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string,
+                                           uint64_t file_base = 0);
 
 // The tracefs name of a perf x86 register number ("di", "r8"); "" if none.
 std::string tracefs_register(int16_t reg);

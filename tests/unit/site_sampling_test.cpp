@@ -93,6 +93,13 @@ TEST_CASE("a resolved %rip symbol is read at its link-time address", "[site_samp
   CHECK(p.fetch_args[0] == "a0=@+0x9a4f10:s32");
   CHECK(p.sources[1] == ArgSource::not_in_sample);
   CHECK(p.missing_reasons[1].find("missing") != std::string::npos);
+  // A non-PIE executable: the kernel's @+ base is where its first segment
+  // maps (0x400000), not 0.
+  SamplingChoices nopie = choices(512, true);
+  nopie.file_base = 0x400000;
+  args[0].symbol_address = 0x404080;
+  SiteSampling q = plan_site_sampling(args, Arch::x86_64, nopie);
+  CHECK(q.fetch_args[0] == "a0=@+0x4080:s32");
 }
 
 TEST_CASE("strings are read through the pointer", "[site_sampling]") {
