@@ -194,8 +194,9 @@ TEST_CASE("cleanup: an error after attaching (the disk fills up)", "[.root][clea
   std::string loop = program("itest_loop");
   // Far more events than 64 KiB hold; then the command would wait: the
   // recorder must stop it and end with an error.
-  Process rec = start_recording({"-e", "usdt:" + loop + ":itest:loop", "-o", out, "--", "/bin/sh",
-                                 "-c", "exec >/dev/null 2>&1; " + loop + " 1 50000000; exec sleep 600"});
+  Process rec =
+      start_recording({"-e", "usdt:" + loop + ":itest:loop", "-o", out, "--", "/bin/sh", "-c",
+                       "exec >/dev/null 2>&1; " + loop + " 1 50000000; exec sleep 600"});
   std::string err = rec.read_rest(true);
   int status = rec.wait();
   check_cleaned_up(rec.pid(), foreign);
@@ -266,13 +267,15 @@ TEST_CASE("cleanup: --duration ends the recording", "[.root][cleanup_duration][i
   unlink(out.c_str());
 }
 
-TEST_CASE("cleanup: a recorder killed by SIGKILL leaves its events; the next recording removes them",
-          "[.root][cleanup_sigkill][itest_control]") {
+TEST_CASE(
+    "cleanup: a recorder killed by SIGKILL leaves its events; the next recording removes them",
+    "[.root][cleanup_sigkill][itest_control]") {
   ForeignEvent foreign;
   Process target = Process::start({program("itest_control")}, true, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   std::string out = temp_trace("cleanup_sigkill");
-  Process killed = start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())});
+  Process killed =
+      start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())});
   const std::vector<std::string> stale = events_of(killed.pid());
   target.write_line("fire 2");
   CHECK(target.read_line() == std::optional<std::string>("fired 2 gated 2"));
@@ -290,9 +293,9 @@ TEST_CASE("cleanup: a recorder killed by SIGKILL leaves its events; the next rec
   // The next recording, of anything, removes the stale group at its start
   // and says so.
   std::string next_out = temp_trace("cleanup_sigkill_next");
-  Process next = Process::start({recorder(), "-e", "memory:heap", "-o", next_out, "--",
-                                 program("itest_memory"), "1"},
-                                false, true, true);
+  Process next = Process::start(
+      {recorder(), "-e", "memory:heap", "-o", next_out, "--", program("itest_memory"), "1"}, false,
+      true, true);
   std::string err = next.read_rest(true);
   INFO(err);
   CHECK(next.wait() == 0);
@@ -316,8 +319,10 @@ TEST_CASE("cleanup: a recorder killed by SIGKILL leaves its events; the next rec
   unlink(next_out.c_str());
 }
 
-TEST_CASE("isolation: an untraced instance of the traced binary keeps its semaphore at 0 and takes no hit",
-          "[.root][isolation][itest_control]") {
+TEST_CASE(
+    "isolation: an untraced instance of the traced binary keeps its semaphore at 0 and takes no "
+    "hit",
+    "[.root][isolation][itest_control]") {
   // B runs before the recording starts, C starts during it; A is the
   // recorded command. All three run the same file.
   Process b = Process::start({program("itest_control")}, true, true, false);
@@ -386,18 +391,18 @@ TEST_CASE("cleanup: a recording started while the last one still detaches leaves
   // recorder killed nor delete the events under the child's feet.
   ForeignEvent foreign;
   std::string first_out = temp_trace("cleanup_detaching_first");
-  Process first = Process::start({recorder(), "-q", "-e", "strings:*", "-o", first_out, "--",
-                                  program("itest_strings"), "1"},
-                                 false, true, true);
+  Process first = Process::start(
+      {recorder(), "-q", "-e", "strings:*", "-o", first_out, "--", program("itest_strings"), "1"},
+      false, true, true);
   std::string first_err = first.read_rest(true);
   INFO(first_err);
   REQUIRE(first.wait() == 0);
   const bool still_detaching = !events_of(first.pid()).empty();
 
   std::string next_out = temp_trace("cleanup_detaching_next");
-  Process next = Process::start({recorder(), "-e", "memory:heap", "-o", next_out, "--",
-                                 program("itest_memory"), "1"},
-                                false, true, true);
+  Process next = Process::start(
+      {recorder(), "-e", "memory:heap", "-o", next_out, "--", program("itest_memory"), "1"}, false,
+      true, true);
   std::string err = next.read_rest(true);
   INFO("the first recorder's events were " << (still_detaching ? "" : "no longer ")
                                            << "being deleted when the next one started");

@@ -97,7 +97,8 @@ Recording read_recording(const std::string& path) {
         hit.args.push_back(kNull);
       } else if (e.is_string(j)) {
         hit.args.push_back(str(e.string_arg(j).bytes, e.string_arg(j).truncated));
-      } else if (static_cast<size_t>(j) < site.args.size() && site.args[static_cast<size_t>(j)].is_signed) {
+      } else if (static_cast<size_t>(j) < site.args.size() &&
+                 site.args[static_cast<size_t>(j)].is_signed) {
         hit.args.push_back(num(static_cast<int64_t>(e.args[j])));
       } else {
         hit.args.push_back(unum(e.args[j]));
@@ -121,8 +122,8 @@ Recording record_program(const std::string& name, long n, const std::vector<std:
   std::string out = temp_trace(name);
   std::vector<std::string> argv = {recorder()};
   argv.insert(argv.end(), options.begin(), options.end());
-  for (const std::string& a : {std::string("-o"), out, std::string("--"), program(name),
-                               std::to_string(n)}) {
+  for (const std::string& a :
+       {std::string("-o"), out, std::string("--"), program(name), std::to_string(n)}) {
     argv.push_back(a);
   }
   RunResult r = run(argv);
@@ -179,10 +180,10 @@ long displacement(const std::string& spec) {
 void check_memory(const std::string& binary) {
   const long n = 100;
   INFO(binary);
-  Recording rec = record_program(
-      binary, n,
-      {"-e", "memory:heap", "-e", "memory:global", "-e", "memory:global_off", "-e",
-       "memory:absolute", "-e", "memory:unmapped", "-e", "memory:after"});
+  Recording rec =
+      record_program(binary, n,
+                     {"-e", "memory:heap", "-e", "memory:global", "-e", "memory:global_off", "-e",
+                      "memory:absolute", "-e", "memory:unmapped", "-e", "memory:after"});
   CHECK(rec.hits.size() == static_cast<size_t>(6 * n));
 
   // heap block p in %rax: -4@60(%rax) 8@8(%rax) 2@(%rax) 8@%rcx
@@ -200,14 +201,17 @@ void check_memory(const std::string& binary) {
     return Texts{unum(0x40000000ull + u(i)), num(-40 - i), unum(u(i))};
   });
   // 8@0x20000000
-  check_probe(rec, "memory", "absolute", n,
-              [](long i) { return Texts{unum(0xabc0000ull + u(i)), unum(u(i))}; });
+  check_probe(rec, "memory", "absolute", n, [](long i) {
+    return Texts{unum(0xabc0000ull + u(i)), unum(u(i))};
+  });
   // A read that faults is missing: never 0, never an earlier value.
-  check_probe(rec, "memory", "unmapped", n,
-              [](long i) { return Texts{kNull, kNull, unum(0x20001040ull), unum(u(i))}; });
+  check_probe(rec, "memory", "unmapped", n, [](long i) {
+    return Texts{kNull, kNull, unum(0x20001040ull), unum(u(i))};
+  });
   // The next hit reads good memory again.
-  check_probe(rec, "memory", "after", n,
-              [](long i) { return Texts{unum(0x5a5a000000000000ull + u(i)), unum(u(i))}; });
+  check_probe(rec, "memory", "after", n, [](long i) {
+    return Texts{unum(0x5a5a000000000000ull + u(i)), unum(u(i))};
+  });
 }
 
 // ---- itest_strings ---------------------------------------------------------
@@ -218,12 +222,15 @@ std::string pattern(char first, long i, int length) {
   return text;
 }
 
-const std::vector<std::string> kStringOptions = {
-    "-e",       "strings:*",             "--string", "strings:ascii=arg0",
-    "--string", "strings:empty=arg0",    "--string", "strings:long300=arg0",
-    "--string", "strings:long1000=arg0", "--string", "strings:invalid=arg0",
-    "--string", "strings:null=arg0",     "--string", "strings:unmapped=arg0",
-    "--string", "strings:two=arg0,arg1,arg2"};
+const std::vector<std::string> kStringOptions = {"-e",       "strings:*",
+                                                 "--string", "strings:ascii=arg0",
+                                                 "--string", "strings:empty=arg0",
+                                                 "--string", "strings:long300=arg0",
+                                                 "--string", "strings:long1000=arg0",
+                                                 "--string", "strings:invalid=arg0",
+                                                 "--string", "strings:null=arg0",
+                                                 "--string", "strings:unmapped=arg0",
+                                                 "--string", "strings:two=arg0,arg1,arg2"};
 
 // long300 and long1000 with --string-bytes limit: a string of exactly the
 // limit is whole, a longer one is cut to the limit and marked.
@@ -267,15 +274,18 @@ TEST_CASE("strings: ASCII, empty, cut at 256, invalid UTF-8, NULL, unmapped, sev
     for (size_t j = 0; j < site.args.size(); ++j) CHECK(site.args[j].is_string == (j < strings));
   }
 
-  check_probe(rec, "strings", "ascii", n,
-              [](long i) { return Texts{str("ascii-" + std::to_string(i)), unum(u(i))}; });
+  check_probe(rec, "strings", "ascii", n, [](long i) {
+    return Texts{str("ascii-" + std::to_string(i)), unum(u(i))};
+  });
   // Present with 0 bytes, not null.
   check_probe(rec, "strings", "empty", n, [](long i) { return Texts{str(""), unum(u(i))}; });
   // Cut at the default --string-bytes, 256.
-  check_probe(rec, "strings", "long300", n,
-              [](long i) { return Texts{str(pattern('a', i, 256), true), unum(u(i))}; });
-  check_probe(rec, "strings", "long1000", n,
-              [](long i) { return Texts{str(pattern('A', i, 256), true), unum(u(i))}; });
+  check_probe(rec, "strings", "long300", n, [](long i) {
+    return Texts{str(pattern('a', i, 256), true), unum(u(i))};
+  });
+  check_probe(rec, "strings", "long1000", n, [](long i) {
+    return Texts{str(pattern('A', i, 256), true), unum(u(i))};
+  });
   // Not UTF-8: the bytes as they are.
   check_probe(rec, "strings", "invalid", n, [](long i) {
     return Texts{str(std::string_view("\xff\xfe abc\xc3(", 8)), unum(u(i))};
@@ -287,8 +297,9 @@ TEST_CASE("strings: ASCII, empty, cut at 256, invalid UTF-8, NULL, unmapped, sev
   });
 }
 
-TEST_CASE("--string-bytes: a string of exactly the limit is whole, a longer one is cut; 4095 at most",
-          "[.root][exact_string_bytes]") {
+TEST_CASE(
+    "--string-bytes: a string of exactly the limit is whole, a longer one is cut; 4095 at most",
+    "[.root][exact_string_bytes]") {
   const long n = 20;
   check_long_strings(n, 300);   // long300 exactly the limit: whole
   check_long_strings(n, 299);   // one byte over: cut
@@ -327,8 +338,9 @@ TEST_CASE("stack operands over 4 KiB and 16 KiB above %rsp, and 20 KiB below %rb
 
   auto big = [](long i, long k) { return unum(0xb000000000000000ull + (u(i) << 16) + u(k)); };
   check_probe(rec, "deep", "rsp4k", n, [&](long i) { return Texts{big(i, 525), num(i)}; });
-  check_probe(rec, "deep", "rsp16k", n,
-              [&](long i) { return Texts{big(i, 2500), big(i, 2049), num(i)}; });
+  check_probe(rec, "deep", "rsp16k", n, [&](long i) {
+    return Texts{big(i, 2500), big(i, 2049), num(i)};
+  });
   check_probe(rec, "deep", "rsp_near", n, [&](long i) { return Texts{big(i, 1), num(i)}; });
   check_probe(rec, "deep", "rbp20k", n, [](long i) {
     return Texts{num(-(i * 1000) - 7), num(static_cast<int32_t>(i * 3) - 5000), num(i)};
@@ -358,7 +370,11 @@ TEST_CASE("scaled-index stack operands, displacement expressions and size-less o
   // operand as 8 bytes unsigned, a sub-register zero-extended (tapsets.cxx,
   // parse_out_arg_precision).
   check_probe(rec, "forms", "sizeless", n, [&](long i) {
-    return Texts{unum(0x8000000000000000ull | u(i)), unum(0xfffffff0ull - u(i)), slot(2, i),
-                 unum(18446744073709551611ull), slot(3, i), unum(u(i))};
+    return Texts{unum(0x8000000000000000ull | u(i)),
+                 unum(0xfffffff0ull - u(i)),
+                 slot(2, i),
+                 unum(18446744073709551611ull),
+                 slot(3, i),
+                 unum(u(i))};
   });
 }
