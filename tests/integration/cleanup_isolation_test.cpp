@@ -416,3 +416,43 @@ TEST_CASE("cleanup: a recording started while the last one still detaches leaves
   unlink(first_out.c_str());
   unlink(next_out.c_str());
 }
+
+TEST_CASE("isolation with -p: only the attached process's semaphore rises and only it is traced",
+          "[.root][isolation_p][itest_control]") {
+  Process a = Process::start({program("itest_control")}, true, true, false);
+  Process b = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(a.read_line() == std::optional<std::string>("ready"));
+  REQUIRE(b.read_line() == std::optional<std::string>("ready"));
+
+  std::string out = temp_trace("isolation_p");
+  Process rec = start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(a.pid())});
+  a.write_line("sem");
+  CHECK(a.read_line() == std::optional<std::string>("sem 1"));
+  b.write_line("sem");
+  CHECK(b.read_line() == std::optional<std::string>("sem 0"));
+  b.write_line("fire 1000");
+  CHECK(b.read_line() == std::optional<std::string>("fired 1000 gated 0"));
+  a.write_line("fire 10");
+  CHECK(a.read_line() == std::optional<std::string>("fired 10 gated 10"));
+  b.write_line("sem");
+  CHECK(b.read_line() == std::optional<std::string>("sem 0"));
+  rec.signal(SIGINT);
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  for (Process* p : {&a, &b}) {
+    p->write_line("exit");
+    CHECK(p->wait() == 0);
+  }
+
+  Trace t = read_trace(out);
+  CHECK(t.of("itest", "tick").size() == 10);
+  CHECK(t.of("itest", "gated").size() == 10);
+  for (const Event& e : t.events) CHECK(e.pid == static_cast<uint32_t>(a.pid()));
+  REQUIRE(t.summary);
+  for (const auto& [cause, count] : t.summary->dropped) {
+    INFO("dropped by the recorder: " << cause);
+    CHECK(count == 0);
+  }
+  unlink(out.c_str());
+}
