@@ -27,14 +27,14 @@ std::string trace_for(const std::string& name) { return temp_trace(name); }
 
 }  // namespace
 
-TEST_CASE("register and stack operands decode exactly; others are missing", "[.root][operands]") {
+TEST_CASE("register, stack, red-zone and global operands decode exactly", "[.root][operands]") {
   std::string out = trace_for("operands");
   RunResult r = run({recorder(), "-e", "itest:*", "-o", out, "--", program("itest_regs"), "3"});
   INFO(r.err);
   REQUIRE(r.status == 0);
-  CHECK(r.err.find("usdt-record: warning: itest:redzone arg 0 (8@-8(%rsp))") != std::string::npos);
-  CHECK(r.err.find("usdt-record: warning: itest:global arg 0 (4@itest_global(%rip)) is in memory "
-                   "outside the stack: recorded as missing") != std::string::npos);
+  // The red zone and a global are read by the kernel at the hit now: no
+  // argument is announced as missing.
+  CHECK(r.err.find("missing") == std::string::npos);
   Trace t = read_trace(out);
 
   std::vector<Event> regs = t.of("itest", "regs");
@@ -66,13 +66,19 @@ TEST_CASE("register and stack operands decode exactly; others are missing", "[.r
     CHECK(e.args[3] == 0xff);
   }
 
-  for (const char* name : {"redzone", "global"}) {
-    std::vector<Event> missing = t.of("itest", name);
-    REQUIRE(missing.size() == 3);
-    for (const Event& e : missing) {
-      CHECK(e.arg_count == 1);
-      CHECK_FALSE(e.has_arg(0));
-    }
+  // What lies below %rsp in fire_missing() is whatever the last call left
+  // there: present, but no value to expect. The global is 77.
+  std::vector<Event> redzone = t.of("itest", "redzone");
+  REQUIRE(redzone.size() == 3);
+  for (const Event& e : redzone) {
+    CHECK(e.arg_count == 1);
+    CHECK(e.has_arg(0));
+  }
+  std::vector<Event> global = t.of("itest", "global");
+  REQUIRE(global.size() == 3);
+  for (const Event& e : global) {
+    CHECK(e.arg_count == 1);
+    CHECK((e.has_arg(0) && s(e.args[0]) == 77));
   }
   REQUIRE(t.summary);
   CHECK(t.summary->events == 12);
@@ -333,8 +339,16 @@ TEST_CASE("-p attaches to a running process: none before, all after; the semapho
   std::string rest = rec.read_rest(true);
   INFO(rec.stderr_seen << rest);
   REQUIRE(rec.wait() == 0);
-  target.write_line("sem");
-  CHECK(target.read_line() == std::optional<std::string>("sem 0"));
+  // The recorder's background child detaches after it has exited (about
+  // 80 ms per site): the semaphore falls back to 0 within 15 s.
+  std::optional<std::string> sem;
+  for (int waited = 0; waited < 150; ++waited) {
+    target.write_line("sem");
+    sem = target.read_line();
+    if (sem != std::optional<std::string>("sem 1")) break;
+    ::usleep(100 * 1000);
+  }
+  CHECK(sem == std::optional<std::string>("sem 0"));
   target.write_line("fire 2");
   CHECK(target.read_line() == std::optional<std::string>("fired 2 gated 0"));
   target.write_line("exit");

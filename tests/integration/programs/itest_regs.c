@@ -2,8 +2,9 @@
  *   itest:regs   -4@%eax (a negative int), 1@%al, 2@%ax, -1@%al,
  *                -2@%ax, 8@%rdx, 4@%ecx (upper bits set in %rcx), 1@%ah
  *   itest:stack  -4@8(%rsp) 8@16(%rsp) -2@24(%rsp) 1@25(%rsp)
- *   itest:redzone 8@-8(%rsp) (below the stack pointer: missing)
- *   itest:global 4@itest_global(%rip) (memory outside the stack: missing)
+ *   itest:redzone 8@-8(%rsp) (below the stack pointer: read by the kernel,
+ *                 whatever lies there)
+ *   itest:global 4@itest_global(%rip) (read by the kernel: 77)
  * Each fires once per iteration i (ITERATIONS from argv[1], default 1),
  * with the values documented at each probe below. */
 #include <stdint.h>
