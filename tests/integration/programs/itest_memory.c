@@ -143,9 +143,12 @@ static void __attribute__((noinline)) fire_unmapped(char* gone, struct block* p,
   uint64_t* words = (uint64_t*)p;
   words[0] = 0x5a5a000000000000ull + (uint64_t)i;
   register uint64_t* rax __asm__("rax") = words;
+  /* A register variable of its own: printf above may have clobbered %rcx,
+   * and GCC does not keep a register variable's register across a call. */
+  register long rcx_after __asm__("rcx") = i;
   __asm__ __volatile__(ITEST_NOTE(memory, after, "8@(%%rax) 8@%%rcx")
                        :
-                       : "r"(rax), "r"(rcx)
+                       : "r"(rax), "r"(rcx_after)
                        : "memory");
   if (print_values) {
     printf("memory:after i=%ld arg0=%llu arg1=%ld\n", i, (unsigned long long)words[0], i);

@@ -1,0 +1,466 @@
+// The recorder's tracefs uprobe events (group usdtrec_PID_START in
+// /sys/kernel/tracing/uprobe_events) are gone after every way a recording
+// ends; events of other groups are never touched; and a `--` recording arms
+// only the traced process: another instance of the same binary keeps its
+// semaphore at 0 and takes no hit. Root only: hidden cases ([.root]) with a
+// CTest entry each.
+//
+// The recorder deletes its events from a background child after it has
+// exited (about 80 ms per site), so the cases poll for up to 15 s.
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration_support.h"
+
+using usdt::format::Event;
+using namespace usdt::itest;
+
+namespace {
+
+const std::string kTracefs = "/sys/kernel/tracing";
+const std::string kUprobeEvents = kTracefs + "/uprobe_events";
+
+// Mounts tracefs when it is absent, so that the test can define its own event
+// before the first recording (the recorder mounts it too).
+void ensure_tracefs() {
+  if (access(kUprobeEvents.c_str(), R_OK) == 0) return;
+  RunResult m = run({"/bin/mount", "-t", "tracefs", "nodev", kTracefs});
+  INFO(m.err);
+  REQUIRE(access(kUprobeEvents.c_str(), R_OK) == 0);
+}
+
+// Writes one command to uprobe_events; false when the kernel refuses it.
+// (Through write(2): an ofstream in append mode seeks, which tracefs refuses.)
+bool write_uprobe_events(const std::string& command) {
+  int fd = open(kUprobeEvents.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::string line = command + "\n";
+  bool ok = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  close(fd);
+  return ok;
+}
+
+std::vector<std::string> uprobe_events() {
+  std::ifstream in(kUprobeEvents);
+  std::vector<std::string> defined;
+  for (std::string line; std::getline(in, line);) defined.push_back(line);
+  return defined;
+}
+
+// The lines of uprobe_events that belong to the recorder with this pid.
+std::vector<std::string> events_of(pid_t recorder_pid) {
+  const std::string prefix = ":usdtrec_" + std::to_string(recorder_pid) + "_";
+  std::vector<std::string> ours;
+  for (const std::string& line : uprobe_events()) {
+    size_t colon = line.find(':');
+    if (colon != std::string::npos && line.compare(colon, prefix.size(), prefix) == 0) {
+      ours.push_back(line);
+    }
+  }
+  return ours;
+}
+
+std::string text(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  return all;
+}
+
+// Waits up to 15 s for the recorder's events to leave uprobe_events; returns
+// what is still there (empty: all gone).
+std::vector<std::string> wait_until_gone(pid_t recorder_pid) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  for (;;) {
+    std::vector<std::string> left = events_of(recorder_pid);
+    if (left.empty() || std::chrono::steady_clock::now() > deadline) return left;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// An event of a group that is not the recorder's, on the very file the
+// recordings probe: defined for the case, never enabled, and checked to be
+// still there after the recorder has gone; deleted by the test itself.
+class ForeignEvent {
+ public:
+  ForeignEvent() {
+    ensure_tracefs();
+    name_ = "itest_foreign/x" + std::to_string(getpid());
+    REQUIRE(write_uprobe_events("p:" + name_ + " " + program("itest_control") + ":0x1000"));
+    REQUIRE(defined());
+  }
+  ~ForeignEvent() {
+    if (!removed_) write_uprobe_events("-:" + name_);
+  }
+  ForeignEvent(const ForeignEvent&) = delete;
+  ForeignEvent& operator=(const ForeignEvent&) = delete;
+
+  bool defined() const {
+    for (const std::string& line : uprobe_events()) {
+      if (line.rfind("p:" + name_ + " ", 0) == 0) return true;
+    }
+    return false;
+  }
+  void remove_and_check() {
+    CHECK(write_uprobe_events("-:" + name_));
+    removed_ = true;
+    CHECK_FALSE(defined());
+  }
+
+ private:
+  std::string name_;
+  bool removed_ = false;
+};
+
+// After the recorder has gone: its events leave within 15 s, the foreign
+// one stays.
+void check_cleaned_up(pid_t recorder_pid, ForeignEvent& foreign) {
+  std::vector<std::string> left = wait_until_gone(recorder_pid);
+  INFO("left in uprobe_events 15 s after usdt-record ended:\n" << text(left));
+  CHECK(left.empty());
+  CHECK(foreign.defined());
+  foreign.remove_and_check();
+}
+
+// Starts `usdt-record ARGS` with its stdin, stdout and stderr on pipes and
+// waits until it says it is recording; its events must then be defined.
+Process start_recording(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {recorder()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process rec = Process::start(argv, true, true, true);
+  bool recording = rec.wait_for_stderr("usdt-record: recording ");
+  INFO(rec.stderr_seen);
+  REQUIRE(recording);
+  INFO("uprobe_events:\n" << text(uprobe_events()));
+  CHECK_FALSE(events_of(rec.pid()).empty());
+  return rec;
+}
+
+}  // namespace
+
+TEST_CASE("cleanup: the traced command ends normally", "[.root][cleanup_normal][itest_control]") {
+  ForeignEvent foreign;
+  std::string out = temp_trace("cleanup_normal");
+  Process rec = start_recording({"-e", "itest:*", "-o", out, "--", program("itest_control")});
+  CHECK(rec.read_line() == std::optional<std::string>("ready"));
+  rec.write_line("fire 3");
+  CHECK(rec.read_line() == std::optional<std::string>("fired 3 gated 3"));
+  rec.write_line("exit");
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  check_cleaned_up(rec.pid(), foreign);
+  Trace t = read_trace(out);
+  CHECK(t.of("itest", "tick").size() == 3);
+  unlink(out.c_str());
+}
+
+TEST_CASE("cleanup: the traced command fails", "[.root][cleanup_command_fails]") {
+  ForeignEvent foreign;
+  std::string out = temp_trace("cleanup_command_fails");
+  std::string memory = program("itest_memory");
+  // The shell waits for a line from the test, then fails with status 5.
+  Process rec = start_recording({"-e", "usdt:" + memory + ":memory:heap", "-o", out, "--",
+                                 "/bin/sh", "-c", memory + " 2 && read line; exit 5"});
+  rec.write_line("go");
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 5);  // the command's status passes through
+  check_cleaned_up(rec.pid(), foreign);
+  Trace t = read_trace(out);
+  CHECK(t.of("memory", "heap").size() == 2);
+  unlink(out.c_str());
+}
+
+TEST_CASE("cleanup: an error after attaching (the disk fills up)", "[.root][cleanup_error]") {
+  ForeignEvent foreign;
+  char dir_template[] = "/tmp/usdt_itest_cleanup_full_XXXXXX";
+  std::string dir = mkdtemp(dir_template);
+  RunResult mount = run({"/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir});
+  REQUIRE(mount.status == 0);
+  std::string out = dir + "/full.trace";
+  std::string loop = program("itest_loop");
+  // Far more events than 64 KiB hold; then the command would wait: the
+  // recorder must stop it and end with an error.
+  Process rec =
+      start_recording({"-e", "usdt:" + loop + ":itest:loop", "-o", out, "--", "/bin/sh", "-c",
+                       "exec >/dev/null 2>&1; " + loop + " 1 50000000; exec sleep 600"});
+  std::string err = rec.read_rest(true);
+  int status = rec.wait();
+  check_cleaned_up(rec.pid(), foreign);
+  if (run({"/bin/umount", dir}).status != 0) {
+    WARN("umount " << dir << " failed; unmounting lazily");
+    run({"/bin/umount", "-l", dir});
+  }
+  rmdir(dir.c_str());
+  INFO(rec.stderr_seen << err);
+  CHECK(status == 1);
+  CHECK(err.find("usdt-record: error: ") != std::string::npos);
+  CHECK(err.find("No space left on device") != std::string::npos);
+}
+
+TEST_CASE("cleanup: SIGINT ends a `--` recording", "[.root][cleanup_sigint][itest_control]") {
+  ForeignEvent foreign;
+  std::string out = temp_trace("cleanup_sigint");
+  Process rec = start_recording({"-e", "itest:*", "-o", out, "--", program("itest_control")});
+  CHECK(rec.read_line() == std::optional<std::string>("ready"));
+  rec.write_line("fire 4");
+  CHECK(rec.read_line() == std::optional<std::string>("fired 4 gated 4"));
+  rec.signal(SIGINT);
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  check_cleaned_up(rec.pid(), foreign);
+  Trace t = read_trace(out);
+  CHECK(t.of("itest", "tick").size() == 4);
+  CHECK(t.summary.has_value());
+  unlink(out.c_str());
+}
+
+TEST_CASE("cleanup: SIGTERM ends a -p recording", "[.root][cleanup_sigterm][itest_control]") {
+  ForeignEvent foreign;
+  Process target = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string out = temp_trace("cleanup_sigterm");
+  Process rec = start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())});
+  target.write_line("fire 4");
+  CHECK(target.read_line() == std::optional<std::string>("fired 4 gated 4"));
+  rec.signal(SIGTERM);
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  check_cleaned_up(rec.pid(), foreign);
+  // The traced process runs on, its semaphore back at 0.
+  target.write_line("sem");
+  CHECK(target.read_line() == std::optional<std::string>("sem 0"));
+  target.write_line("exit");
+  CHECK(target.wait() == 0);
+  Trace t = read_trace(out);
+  CHECK(t.of("itest", "tick").size() == 4);
+  unlink(out.c_str());
+}
+
+TEST_CASE("cleanup: --duration ends the recording", "[.root][cleanup_duration][itest_control]") {
+  ForeignEvent foreign;
+  std::string out = temp_trace("cleanup_duration");
+  // itest_control waits on the open stdin pipe until the duration is over.
+  Process rec = start_recording(
+      {"--duration", "2", "-e", "itest:*", "-o", out, "--", program("itest_control")});
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  check_cleaned_up(rec.pid(), foreign);
+  Trace t = read_trace(out);
+  CHECK(t.summary.has_value());
+  unlink(out.c_str());
+}
+
+TEST_CASE(
+    "cleanup: a recorder killed by SIGKILL leaves its events; the next recording removes them",
+    "[.root][cleanup_sigkill][itest_control]") {
+  ForeignEvent foreign;
+  Process target = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string out = temp_trace("cleanup_sigkill");
+  Process killed =
+      start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(target.pid())});
+  const std::vector<std::string> stale = events_of(killed.pid());
+  target.write_line("fire 2");
+  CHECK(target.read_line() == std::optional<std::string>("fired 2 gated 2"));
+  killed.signal(SIGKILL);
+  CHECK(killed.wait() == 128 + SIGKILL);
+  // Nothing deletes them now (the definitions stay, disarmed): the
+  // semaphore is back at 0 and the group is still there a moment later.
+  // (Any recorder that starts on this machine removes it, rightly: CTest
+  // runs this case alone, RUN_SERIAL in CMakeLists.txt.)
+  target.write_line("sem");
+  CHECK(target.read_line() == std::optional<std::string>("sem 0"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE_FALSE(stale.empty());
+  const bool still_there = events_of(killed.pid()) == stale;
+  if (!still_there) {
+    WARN("another recording on this machine removed the stale group first:\n"
+         << text(uprobe_events()));
+  }
+
+  // The next recording, of anything, removes the stale group at its start
+  // and says so.
+  std::string next_out = temp_trace("cleanup_sigkill_next");
+  Process next = Process::start(
+      {recorder(), "-e", "memory:heap", "-o", next_out, "--", program("itest_memory"), "1"}, false,
+      true, true);
+  std::string err = next.read_rest(true);
+  INFO(err);
+  CHECK(next.wait() == 0);
+  if (still_there) {
+    // "usdt-record: removed K uprobe event(s) left in tracefs by a recorder
+    // that was killed", K at least our group's size (other recorders on the
+    // machine may have left theirs).
+    const std::string removed = "usdt-record: removed ";
+    INFO(
+        "expected on stderr: " << removed << stale.size()
+                               << " uprobe event(s) left in tracefs by a recorder that was killed");
+    size_t at = err.find(removed);
+    REQUIRE(at != std::string::npos);
+    CHECK(std::strtoul(err.c_str() + at + removed.size(), nullptr, 10) >= stale.size());
+    CHECK(err.find("left in tracefs by a recorder that was killed", at) != std::string::npos);
+  }
+  INFO("uprobe_events:\n" << text(uprobe_events()));
+  CHECK(events_of(killed.pid()).empty());
+  check_cleaned_up(next.pid(), foreign);
+
+  target.write_line("exit");
+  CHECK(target.wait() == 0);
+  unlink(out.c_str());
+  unlink(next_out.c_str());
+}
+
+TEST_CASE(
+    "isolation: an untraced instance of the traced binary keeps its semaphore at 0 and takes no "
+    "hit",
+    "[.root][isolation][itest_control]") {
+  // B runs before the recording starts, C starts during it; A is the
+  // recorded command. All three run the same file.
+  Process b = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(b.read_line() == std::optional<std::string>("ready"));
+  b.write_line("sem");
+  REQUIRE(b.read_line() == std::optional<std::string>("sem 0"));
+
+  std::string out = temp_trace("isolation");
+  Process a = start_recording({"-e", "itest:*", "-o", out, "--", program("itest_control")});
+  REQUIRE(a.read_line() == std::optional<std::string>("ready"));
+  a.write_line("sem");
+  CHECK(a.read_line() == std::optional<std::string>("sem 1"));
+
+  Process c = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(c.read_line() == std::optional<std::string>("ready"));
+  for (Process* other : {&b, &c}) {
+    INFO("untraced pid " << other->pid());
+    other->write_line("sem");
+    CHECK(other->read_line() == std::optional<std::string>("sem 0"));
+    other->write_line("fire 1000");
+    CHECK(other->read_line() == std::optional<std::string>("fired 1000 gated 0"));
+  }
+  a.write_line("fire 10");
+  CHECK(a.read_line() == std::optional<std::string>("fired 10 gated 10"));
+  for (Process* other : {&b, &c}) {
+    INFO("untraced pid " << other->pid());
+    other->write_line("fire 500");
+    CHECK(other->read_line() == std::optional<std::string>("fired 500 gated 0"));
+    other->write_line("sem");
+    CHECK(other->read_line() == std::optional<std::string>("sem 0"));
+  }
+  a.write_line("exit");
+  std::string err = a.read_rest(true);
+  INFO(a.stderr_seen << err);
+  CHECK(a.wait() == 0);
+  for (Process* other : {&b, &c}) {
+    other->write_line("exit");
+    CHECK(other->wait() == 0);
+  }
+
+  Trace t = read_trace(out);
+  std::vector<Event> tick = t.of("itest", "tick");
+  std::vector<Event> gated = t.of("itest", "gated");
+  CHECK(tick.size() == 10);
+  CHECK(gated.size() == 10);
+  for (const Event& e : t.events) {
+    CHECK(e.pid != static_cast<uint32_t>(b.pid()));
+    CHECK(e.pid != static_cast<uint32_t>(c.pid()));
+    CHECK(e.pid == t.events.front().pid);
+  }
+  // No hit of B or C reached the recorder to be dropped there either.
+  REQUIRE(t.summary);
+  for (const auto& [cause, count] : t.summary->dropped) {
+    INFO("dropped by the recorder: " << cause);
+    CHECK(count == 0);
+  }
+  CHECK(t.summary->events == 20);
+  unlink(out.c_str());
+}
+
+TEST_CASE("cleanup: a recording started while the last one still detaches leaves its events alone",
+          "[.root][cleanup_detaching]") {
+  // A recorder that ended normally hands its events to a background child
+  // ("usdt-detach") that deletes them after it has exited, about 80 ms per
+  // site. Its group is not stale: the next recording must neither call that
+  // recorder killed nor delete the events under the child's feet.
+  ForeignEvent foreign;
+  std::string first_out = temp_trace("cleanup_detaching_first");
+  Process first = Process::start(
+      {recorder(), "-q", "-e", "strings:*", "-o", first_out, "--", program("itest_strings"), "1"},
+      false, true, true);
+  std::string first_err = first.read_rest(true);
+  INFO(first_err);
+  REQUIRE(first.wait() == 0);
+  const bool still_detaching = !events_of(first.pid()).empty();
+
+  std::string next_out = temp_trace("cleanup_detaching_next");
+  Process next = Process::start(
+      {recorder(), "-e", "memory:heap", "-o", next_out, "--", program("itest_memory"), "1"}, false,
+      true, true);
+  std::string err = next.read_rest(true);
+  INFO("the first recorder's events were " << (still_detaching ? "" : "no longer ")
+                                           << "being deleted when the next one started");
+  INFO("stderr of the next recording:\n" << err);
+  CHECK(next.wait() == 0);
+  CHECK(err.find("left in tracefs by a recorder that was killed") == std::string::npos);
+  std::vector<std::string> left = wait_until_gone(first.pid());
+  INFO("left by the first recorder:\n" << text(left));
+  CHECK(left.empty());
+  check_cleaned_up(next.pid(), foreign);
+  unlink(first_out.c_str());
+  unlink(next_out.c_str());
+}
+
+TEST_CASE("isolation with -p: only the attached process's semaphore rises and only it is traced",
+          "[.root][isolation_p][itest_control]") {
+  Process a = Process::start({program("itest_control")}, true, true, false);
+  Process b = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(a.read_line() == std::optional<std::string>("ready"));
+  REQUIRE(b.read_line() == std::optional<std::string>("ready"));
+
+  std::string out = temp_trace("isolation_p");
+  Process rec = start_recording({"-e", "itest:*", "-o", out, "-p", std::to_string(a.pid())});
+  a.write_line("sem");
+  CHECK(a.read_line() == std::optional<std::string>("sem 1"));
+  b.write_line("sem");
+  CHECK(b.read_line() == std::optional<std::string>("sem 0"));
+  b.write_line("fire 1000");
+  CHECK(b.read_line() == std::optional<std::string>("fired 1000 gated 0"));
+  a.write_line("fire 10");
+  CHECK(a.read_line() == std::optional<std::string>("fired 10 gated 10"));
+  b.write_line("sem");
+  CHECK(b.read_line() == std::optional<std::string>("sem 0"));
+  rec.signal(SIGINT);
+  std::string err = rec.read_rest(true);
+  INFO(rec.stderr_seen << err);
+  CHECK(rec.wait() == 0);
+  for (Process* p : {&a, &b}) {
+    p->write_line("exit");
+    CHECK(p->wait() == 0);
+  }
+
+  Trace t = read_trace(out);
+  CHECK(t.of("itest", "tick").size() == 10);
+  CHECK(t.of("itest", "gated").size() == 10);
+  for (const Event& e : t.events) CHECK(e.pid == static_cast<uint32_t>(a.pid()));
+  REQUIRE(t.summary);
+  for (const auto& [cause, count] : t.summary->dropped) {
+    INFO("dropped by the recorder: " << cause);
+    CHECK(count == 0);
+  }
+  unlink(out.c_str());
+}
