@@ -22,7 +22,8 @@ double arg_as_double(uint64_t raw, ArgType type) {
       return d;
     }
     case ArgType::signed_int: return static_cast<double>(static_cast<int64_t>(raw));
-    case ArgType::unsigned_int: return static_cast<double>(raw);
+    case ArgType::unsigned_int:
+    case ArgType::string: return static_cast<double>(raw);  // hist refuses strings
   }
   return 0;
 }
