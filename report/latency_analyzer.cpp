@@ -1,6 +1,7 @@
 #include "report/latency_analyzer.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace usdt::report {
 
@@ -15,23 +16,63 @@ bool ranks_higher(const LatencyPair& a, const LatencyPair& b) {
 
 uint64_t id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
 
+// 64-bit FNV-1a: the number that stands for a string key (export's async id).
+uint64_t string_hash(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
     : config_(std::move(config)), overall_(config_.linear) {}
 
-bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
-                             uint64_t* key) const {
+bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key) {
   (void)global_site;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: *key = id_key(domain, e.tid); return true;
-    case KeySpec::Kind::pid: *key = id_key(domain, e.pid); return true;
-    case KeySpec::Kind::arg:
-      if (!e.has_arg(config_.key.arg)) return false;
-      *key = e.args[config_.key.arg];
+    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
+    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::arg: {
+      int i = config_.key.arg;
+      if (!e.has_arg(i)) return false;
+      key->is_string = e.is_string(i);
+      if (!key->is_string) {
+        key->value = e.args[i];
+        return true;
+      }
+      const format::StringArg& s = e.string_arg(i);
+      scratch_.assign(1, s.truncated ? '\1' : '\0');
+      scratch_.append(s.bytes);
       return true;
+    }
   }
   return false;
+}
+
+uint32_t* LatencyAnalyzer::find_head(const Key& key) {
+  if (!key.is_string) return open_.find(key.value);
+  auto it = open_strings_.find(std::string_view(scratch_));
+  return it == open_strings_.end() ? nullptr : &it->second;
+}
+
+uint32_t& LatencyAnalyzer::head_of(const Key& key) {
+  if (!key.is_string) return open_[key.value];
+  auto it = open_strings_.find(std::string_view(scratch_));
+  if (it == open_strings_.end()) it = open_strings_.emplace(scratch_, 0).first;
+  return it->second;
+}
+
+void LatencyAnalyzer::erase_head(const Key& key) {
+  if (!key.is_string) {
+    open_.erase(key.value);
+    return;
+  }
+  auto it = open_strings_.find(std::string_view(scratch_));
+  if (it != open_strings_.end()) open_strings_.erase(it);
 }
 
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
@@ -39,20 +80,31 @@ GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
   GroupKey g;
   switch (config_.by->kind) {
     case KeySpec::Kind::tid:
-      g = GroupKey{true, domain, e.tid, ArgType::unsigned_int};
+      g.present = true;
+      g.domain = domain;
+      g.value = e.tid;
       break;
     case KeySpec::Kind::pid:
-      g = GroupKey{true, domain, e.pid, ArgType::unsigned_int};
+      g.present = true;
+      g.domain = domain;
+      g.value = e.pid;
       break;
     case KeySpec::Kind::arg: {
       int i = config_.by->arg;
       if (!e.has_arg(i)) return g;
       g.present = true;
+      if (e.is_string(i)) {
+        g.type = ArgType::string;
+        g.text.assign(e.string_arg(i).bytes);
+        g.truncated = e.string_arg(i).truncated;
+        break;
+      }
       g.value = e.args[i];
       const SiteInfo* site = config_.sites[global_site];
       if (site != nullptr && static_cast<size_t>(i) < site->arg_types.size()) {
         g.type = site->arg_types[static_cast<size_t>(i)];
       }
+      if (g.type == ArgType::string) g.type = ArgType::unsigned_int;  // a number where the site says string
       break;
     }
   }
@@ -65,7 +117,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   if (global_site >= config_.roles.size()) return Outcome::ignored;
   SiteRole role = config_.roles[global_site];
   if (role == SiteRole::none) return Outcome::ignored;
-  uint64_t key = 0;
+  Key key;
   if (!key_of(global_site, domain, e, &key)) {
     ++(role == SiteRole::start ? missing_key_starts_ : missing_key_ends_);
     return Outcome::missing_key;
@@ -88,14 +140,14 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.site = global_site;
     n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
-    if (config_.keep_open_events) open_events_[index] = e;
-    uint32_t& head = open_[key];
+    if (config_.keep_open_events) open_events_[index].assign(e);
+    uint32_t& head = head_of(key);
     n.prev = head == 0 ? kNil : head - 1;
     head = index + 1;
     ++open_count_;
     return Outcome::started;
   }
-  uint32_t* head = open_.find(key);
+  uint32_t* head = find_head(key);
   if (head == nullptr || *head == 0) {
     ++unmatched_ends_;
     return Outcome::unmatched_end;
@@ -106,7 +158,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     *head = n.prev + 1;
   } else if (config_.key.kind == KeySpec::Kind::arg) {
     // Argument keys (request ids) are unbounded: drop the empty stack.
-    open_.erase(key);
+    erase_head(key);
   } else {
     // Thread and process keys are few and come back: keep the empty slot.
     *head = 0;
@@ -128,11 +180,17 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   p.tid = n.tid;
   p.start_site = n.site;
   p.end_site = global_site;
-  p.key = config_.key.kind == KeySpec::Kind::arg ? key : static_cast<uint32_t>(key);
-  if (config_.key.kind == KeySpec::Kind::arg) {
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);
+  if (key.is_string) {
+    p.key = string_hash(scratch_);
+    p.key_type = ArgType::string;
+    p.key_text.assign(scratch_, 1);
+    p.key_truncated = scratch_[0] == '\1';
+  } else if (config_.key.kind == KeySpec::Kind::arg) {
     const SiteInfo* site = config_.sites[n.site];
     size_t i = static_cast<size_t>(config_.key.arg);
     if (site != nullptr && i < site->arg_types.size()) p.key_type = site->arg_types[i];
+    if (p.key_type == ArgType::string) p.key_type = ArgType::unsigned_int;
   }
   GroupKey group = n.group;
   if (config_.by && !group.present) group = group_of(global_site, domain, e);
@@ -144,7 +202,17 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
 void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
   if (config_.by) {
     uint32_t* slot = nullptr;
-    if (g.present) {
+    if (g.present && g.type == ArgType::string) {
+      scratch_.assign(1, g.truncated ? '\1' : '\0');
+      scratch_.append(g.text);
+      auto it = string_group_index_.find(std::string_view(scratch_));
+      if (it != string_group_index_.end()) {
+        slot = &it->second;
+      } else if (groups_.size() < config_.max_groups) {
+        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+        slot = &string_group_index_.emplace(scratch_, static_cast<uint32_t>(groups_.size())).first->second;
+      }
+    } else if (g.present) {
       uint64_t k = config_.by->kind == KeySpec::Kind::arg ? g.value : id_key(g.domain, static_cast<uint32_t>(g.value));
       slot = group_index_.find(k);
       if (slot == nullptr && groups_.size() < config_.max_groups) {
@@ -185,9 +253,13 @@ std::vector<const LatencyGroup*> LatencyAnalyzer::groups() const {
     return k.type == ArgType::signed_int ? static_cast<__int128>(static_cast<int64_t>(k.value))
                                          : static_cast<__int128>(k.value);
   };
+  // Numbers in numeric order, then strings in byte order.
   std::sort(out.begin(), out.end(), [&](const LatencyGroup* a, const LatencyGroup* b) {
     if (a->key.present != b->key.present) return a->key.present;
     if (a->key.domain != b->key.domain) return a->key.domain < b->key.domain;
+    bool sa = a->key.type == ArgType::string, sb = b->key.type == ArgType::string;
+    if (sa != sb) return sb;
+    if (sa) return std::tie(a->key.text, a->key.truncated) < std::tie(b->key.text, b->key.truncated);
     return signed_of(a->key) < signed_of(b->key);
   });
   return out;
