@@ -2,6 +2,7 @@
 // the probes a pattern selects), optionally per pid or tid.
 #include <string>
 
+#include "report/arg_format.h"
 #include "report/arg_histogram.h"
 #include "report/commands.h"
 #include "report/histogram_text.h"
@@ -68,6 +69,15 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
     config.selected.push_back(filter->site_selected(s) ? 1 : 0);
     config.sites.push_back(&catalog.site(s));
+    // A histogram needs numbers: a string argument has no place on an axis.
+    if (filter->site_selected(s) && arg_type_at(&catalog.site(s), options.arg) == ArgType::string) {
+      print_error(io.err, "argument " + std::to_string(options.arg) + " of " + catalog.probe_of_site(s).full_name +
+                              " is a string: a histogram needs numbers");
+      std::fputs("hint: 'usdt-report latency --by argN' groups durations by a string; 'usdt-report dump' "
+                 "prints the strings\n",
+                 io.err);
+      return 1;
+    }
   }
   ArgHistogramAnalyzer analyzer(std::move(config));
   std::vector<uint32_t> domains = file_domains(input);
