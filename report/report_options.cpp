@@ -76,14 +76,17 @@ const char* command_usage(Command c) {
              "What the trace holds: its time span (wall clock and duration), events per probe\n"
              "with their rate, events per process, lost events per CPU and per probe, and\n"
              "whether the file was cut short or had corrupted chunks. Counts are of the\n"
-             "events actually read.\n";
+             "events actually read. Samples the recorder dropped itself are shown by cause.\n";
     case Command::dump:
       return "usage: usdt-report dump [--format text|jsonl|csv] [OPTIONS] TRACE...\n\n"
              "One line per event, in time order. text: process name, pid/tid, [cpu], seconds\n"
              "since the start, provider:name, arguments. jsonl: one JSON object per event,\n"
              "time_ns being the recorded CLOCK_MONOTONIC time. csv: with a header line.\n"
              "An argument that could not be recorded is null (in csv too), never 0. In csv\n"
-             "an empty argN field means that the event's probe has no argument N.\n";
+             "an empty argN field means that the event's probe has no argument N.\n"
+             "A string argument is quoted: text escapes \\\" \\\\ \\n and \\xNN (control bytes,\n"
+             "invalid UTF-8) and adds ... after a string the recorder cut; jsonl gives a JSON\n"
+             "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
