@@ -1,7 +1,6 @@
 #include "report/latency_analyzer.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace usdt::report {
 
@@ -29,7 +28,9 @@ uint64_t string_hash(std::string_view s) {
 }  // namespace
 
 LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
-    : config_(std::move(config)), overall_(config_.linear) {}
+    : config_(std::move(config)),
+      overall_(config_.linear),
+      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key) {
   (void)global_site;
@@ -77,38 +78,8 @@ void LatencyAnalyzer::erase_head(const Key& key) {
 
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
-  GroupKey g;
-  switch (config_.by->kind) {
-    case KeySpec::Kind::tid:
-      g.present = true;
-      g.domain = domain;
-      g.value = e.tid;
-      break;
-    case KeySpec::Kind::pid:
-      g.present = true;
-      g.domain = domain;
-      g.value = e.pid;
-      break;
-    case KeySpec::Kind::arg: {
-      int i = config_.by->arg;
-      if (!e.has_arg(i)) return g;
-      g.present = true;
-      if (e.is_string(i)) {
-        g.type = ArgType::string;
-        g.text.assign(e.string_arg(i).bytes);
-        g.truncated = e.string_arg(i).truncated;
-        break;
-      }
-      g.value = e.args[i];
-      const SiteInfo* site = config_.sites[global_site];
-      if (site != nullptr && static_cast<size_t>(i) < site->arg_types.size()) {
-        g.type = site->arg_types[static_cast<size_t>(i)];
-      }
-      if (g.type == ArgType::string) g.type = ArgType::unsigned_int;  // a number where the site says string
-      break;
-    }
-  }
-  return g;
+  const SiteInfo* site = global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
+  return group_key_of(*config_.by, domain, e, site);
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
@@ -201,36 +172,13 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
 
 void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
   if (config_.by) {
-    uint32_t* slot = nullptr;
-    if (g.present && g.type == ArgType::string) {
-      scratch_.assign(1, g.truncated ? '\1' : '\0');
-      scratch_.append(g.text);
-      auto it = string_group_index_.find(std::string_view(scratch_));
-      if (it != string_group_index_.end()) {
-        slot = &it->second;
-      } else if (groups_.size() < config_.max_groups) {
-        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
-        slot = &string_group_index_.emplace(scratch_, static_cast<uint32_t>(groups_.size())).first->second;
-      }
-    } else if (g.present) {
-      uint64_t k = config_.by->kind == KeySpec::Kind::arg ? g.value : id_key(g.domain, static_cast<uint32_t>(g.value));
-      slot = group_index_.find(k);
-      if (slot == nullptr && groups_.size() < config_.max_groups) {
-        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
-        slot = &group_index_[k];
-        *slot = static_cast<uint32_t>(groups_.size());
-      }
-    } else {
-      if (absent_group_ == kNil && groups_.size() < config_.max_groups) {
-        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
-        absent_group_ = static_cast<uint32_t>(groups_.size());
-      }
-      if (absent_group_ != kNil) slot = &absent_group_;
-    }
-    if (slot == nullptr) {
+    bool added = false;
+    std::optional<uint32_t> index = group_index_.find_or_add(g, groups_.size() < config_.max_groups, &added);
+    if (added) groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+    if (!index) {
       ++pairs_outside_groups_;
     } else {
-      groups_[*slot - 1]->stats.add(pair.duration);
+      groups_[*index]->stats.add(pair.duration);
     }
   }
   if (config_.top > 0) {
@@ -249,19 +197,8 @@ void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
 std::vector<const LatencyGroup*> LatencyAnalyzer::groups() const {
   std::vector<const LatencyGroup*> out;
   for (const auto& g : groups_) out.push_back(g.get());
-  auto signed_of = [](const GroupKey& k) {
-    return k.type == ArgType::signed_int ? static_cast<__int128>(static_cast<int64_t>(k.value))
-                                         : static_cast<__int128>(k.value);
-  };
-  // Numbers in numeric order, then strings in byte order.
-  std::sort(out.begin(), out.end(), [&](const LatencyGroup* a, const LatencyGroup* b) {
-    if (a->key.present != b->key.present) return a->key.present;
-    if (a->key.domain != b->key.domain) return a->key.domain < b->key.domain;
-    bool sa = a->key.type == ArgType::string, sb = b->key.type == ArgType::string;
-    if (sa != sb) return sb;
-    if (sa) return std::tie(a->key.text, a->key.truncated) < std::tie(b->key.text, b->key.truncated);
-    return signed_of(a->key) < signed_of(b->key);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const LatencyGroup* a, const LatencyGroup* b) { return group_key_less(a->key, b->key); });
   return out;
 }
 

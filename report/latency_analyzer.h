@@ -19,6 +19,7 @@
 #include "report/duration_stats.h"
 #include "report/event_copy.h"
 #include "report/flat_map.h"
+#include "report/group_key.h"
 #include "report/probe_catalog.h"
 #include "report/report_options.h"
 
@@ -37,19 +38,9 @@ struct LatencyConfig {
   bool keep_open_events = false;  // export: the unmatched starts' events
 };
 
-// A group of --by: the pid, tid or argument value of the start event; for
-// an argument the start event lacks, the end event's (e.g. a status code
-// that only the end probe has). A string argument groups by its bytes
-// (copied: the reader's StringArg dies at its next record); a string the
-// recorder cut is another group than the same bytes uncut.
-struct GroupKey {
-  bool present = false;  // false: the start event lacks the argument
-  uint32_t domain = 0;
-  uint64_t value = 0;
-  ArgType type = ArgType::unsigned_int;  // how to print an argument value
-  std::string text;                      // type string: the bytes
-  bool truncated = false;                // type string: cut by the recorder
-};
+// A group of --by (report/group_key.h): the start event's pid, tid or
+// argument value; for an argument the start event lacks, the end event's
+// (e.g. a status code that only the end probe has).
 
 struct LatencyPair {
   uint64_t start_time = 0;  // timeline
@@ -130,13 +121,6 @@ class LatencyAnalyzer {
   void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;
-  // A hash map from strings that finds by string_view without a copy.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  using StringMap = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
-
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
   StringMap open_strings_;  // the same for string keys
   std::string scratch_;     // the current string key
@@ -149,9 +133,7 @@ class LatencyAnalyzer {
   uint64_t missing_key_ends_ = 0;
   DurationStats overall_;
   std::vector<std::unique_ptr<LatencyGroup>> groups_;
-  FlatMap<uint32_t> group_index_;  // key -> index + 1
-  StringMap string_group_index_;   // flag byte + bytes -> index + 1
-  uint32_t absent_group_ = kNil;
+  GroupIndex group_index_;  // group key -> index into groups_
   uint64_t pairs_outside_groups_ = 0;
   std::vector<LatencyPair> top_heap_;  // min-heap of the slowest
 };

@@ -2,7 +2,7 @@
 // on a key (see LatencyAnalyzer), with exact count/min/mean/max,
 // percentiles within LogLinearHistogram::kRelativeError, and histograms.
 // String keys and groups (--key/--by argN on a string argument): the text
-// output labels a group with the escaped string cut to kLabelChars
+// output labels a group with the escaped string cut to kGroupLabelChars
 // characters ("SELECT ..."...); JSON gives the whole string, and
 // "key_truncated":true when the recorder cut it.
 #include <algorithm>
@@ -76,16 +76,7 @@ std::string stats_text(const DurationStats& s) {
   return t;
 }
 
-// Text labels of string keys are cut to this many characters (JSON has them whole).
-constexpr size_t kLabelChars = 60;
-constexpr size_t kTopKeyChars = 40;
-
-std::string group_key_text(const GroupKey& g, const KeySpec& by, bool json) {
-  if (!g.present) return json ? "null" : "(argument missing)";
-  if (g.type == ArgType::string) return json ? json_string(g.text) : text_label(g.text, g.truncated, kLabelChars);
-  if (by.kind == KeySpec::Kind::arg) return arg_text(g.value, g.type, json);
-  return std::to_string(g.value);
-}
+constexpr size_t kTopKeyChars = 40;  // string keys in the --top table
 
 std::string pair_key_text(const LatencyPair& p, const KeySpec& key, bool json) {
   if (p.key_type == ArgType::string) return json ? json_string(p.key_text) : text_label(p.key_text, p.key_truncated, kTopKeyChars);
@@ -141,7 +132,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const LatencyGroup* g : analyzer.groups()) {
-        w.begin_object().key("key").number_text(group_key_text(g->key, *options.by, true));
+        w.begin_object().key("key").number_text(group_key_text(g->key, true));
         if (g->key.truncated) w.key("key_truncated").boolean(true);
         if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
           w.key("host").string(input.files()[g->key.domain].metadata.hostname);
@@ -184,7 +175,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   t += stats_text(all);
   if (options.by) {
     for (const LatencyGroup* g : analyzer.groups()) {
-      t += "\n" + options.by->text() + " " + group_key_text(g->key, *options.by, false);
+      t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
       if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
         t += " on " + input.files()[g->key.domain].metadata.hostname;
       }
