@@ -1,5 +1,6 @@
 // usdt-report hist: the distribution of one argument of one probe (or of
-// the probes a pattern selects), optionally per pid or tid.
+// the probes a pattern selects), optionally per pid, tid or the value of an
+// argument (--by argN: a number, or a string argument's text).
 #include <string>
 
 #include "report/arg_format.h"
@@ -52,10 +53,6 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, "hist needs --probe PROBE and --arg N");
     return 2;
   }
-  if (options.by && options.by->kind == KeySpec::Kind::arg) {
-    print_error(io.err, "hist --by takes pid or tid");
-    return 2;
-  }
   Result<EventFilter> filter = make_filter(options, input);
   if (!filter) {
     print_error(io.err, filter.error().message());
@@ -90,6 +87,8 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   report_read_problems(input, io.err);
 
+  // pid and tid groups of different hosts are different groups: say which.
+  const bool by_host = options.by && options.by->kind != KeySpec::Kind::arg && input.hosts_differ();
   std::string probe_text;
   for (const std::string& p : options.filter.probes) {
     if (!probe_text.empty()) probe_text += ',';
@@ -103,8 +102,9 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const ArgGroup* g : analyzer.groups()) {
-        w.begin_object().key("key").uint(g->id);
-        if (input.hosts_differ()) w.key("host").string(input.files()[g->domain].metadata.hostname);
+        w.begin_object().key("key").number_text(group_key_text(g->key, true));
+        if (g->key.truncated) w.key("key_truncated").boolean(true);
+        if (by_host) w.key("host").string(input.files()[g->key.domain].metadata.hostname);
         write_arg_stats_fields(w, g->stats);
         w.end_object();
       }
@@ -118,8 +118,8 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::string t = probe_text + " arg" + std::to_string(options.arg) + ":\n" + arg_stats_text(analyzer.overall());
   if (options.by) {
     for (const ArgGroup* g : analyzer.groups()) {
-      t += "\n" + options.by->text() + " " + std::to_string(g->id);
-      if (input.hosts_differ()) t += " on " + input.files()[g->domain].metadata.hostname;
+      t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
+      if (by_host) t += " on " + input.files()[g->key.domain].metadata.hostname;
       t += ":\n" + arg_stats_text(g->stats);
     }
   }

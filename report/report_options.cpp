@@ -98,7 +98,7 @@ const char* command_usage(Command c) {
              "unmatched starts and ends are counted.\n";
     case Command::hist:
       return "usage: usdt-report hist --probe PROBE --arg N [--linear MIN,MAX,STEP]\n"
-             "                        [--by pid|tid] [OPTIONS] TRACE...\n\n"
+             "                        [--by pid|tid|argN] [OPTIONS] TRACE...\n\n"
              "The distribution of argument N (from 0) of a probe: count, missing (events\n"
              "without that argument), min, mean, max, and a log2 (default) or linear\n"
              "histogram.\n";
@@ -237,7 +237,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
           ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
           ("arg", po::value(&arg)->value_name("N"), "the argument, from 0")
           ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid or tid");
+          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid, tid or argN (a number or a string)");
       break;
   }
   po::options_description hidden;
@@ -356,9 +356,6 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
     return usage_error("export needs both --start and --end, or neither", command_word);
-  }
-  if (o.command == Command::hist && o.by && o.by->kind == KeySpec::Kind::arg) {
-    return usage_error("hist --by takes pid or tid", command_word);
   }
   if (o.command == Command::hist && (probes.empty() || o.arg < 0)) {
     return usage_error("hist needs --probe PROBE and --arg N", command_word);

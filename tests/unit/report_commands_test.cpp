@@ -345,7 +345,11 @@ TEST_CASE("command line parsing", "[report_options]") {
   p = parse({"sumary", "x.trace"});
   CHECK(p.exit_code == 2);
   CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
-  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"}).exit_code == 2);
+  p = parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.by->kind == KeySpec::Kind::arg);
+  CHECK(p.options.by->arg == 1);
+  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg12", "x.trace"}).exit_code == 2);
 }
 
 TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_options]") {
@@ -512,6 +516,22 @@ TEST_CASE("hist refuses a string argument", "[report_commands][strings]") {
   MemoryTrace t2;
   fill_strings(t2, s);
   CHECK(run({"hist", "--probe", "db:query", "--arg", "1"}, t2).code == 0);
+}
+
+TEST_CASE("hist --by a string argument", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"hist", "--probe", "db:query", "--arg", "1", "--by", "arg0"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("\narg0 \"SELECT 1\":\n  count 1, missing 0, min -1, mean -1.000, max -1\n") != std::string::npos);
+  CHECK(o.out.find("\narg0 \"SELECT * FROM t\"...:\n  count 1,") != std::string::npos);
+  CHECK(o.out.find("\narg0 (argument missing):\n  count 1,") != std::string::npos);
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  Output json = run({"hist", "--probe", "db:query", "--arg", "1", "--by", "arg0", "--format", "json"}, t2);
+  CHECK(json.out.find("{\"key\":\"SELECT * FROM t\",\"key_truncated\":true,\"count\":1,") != std::string::npos);
+  CHECK(json.out.find("{\"key\":null,\"count\":1,") != std::string::npos);
 }
 
 TEST_CASE("summary shows drops by cause and argument types", "[report_commands][strings]") {
