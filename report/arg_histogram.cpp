@@ -140,8 +140,11 @@ void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const
   if (config_.by) {
     GroupKey key = group_key_of(*config_.by, domain, e, site);
     bool added = false;
-    std::optional<uint32_t> index = group_index_.find_or_add(key, groups_.size() < config_.max_groups, &added);
-    if (added) groups_.push_back(std::make_unique<ArgGroup>(ArgGroup{std::move(key), ArgStats(config_.linear)}));
+    std::optional<uint32_t> index =
+        group_index_.find_or_add(key, groups_.size() < config_.max_groups, &added);
+    if (added) {
+      groups_.push_back(std::make_unique<ArgGroup>(ArgGroup{std::move(key), ArgStats(config_.linear)}));
+    }
     if (index) {
       group = &groups_[*index]->stats;
     } else {

@@ -227,8 +227,10 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
       slot.file = r.file;
     }
     const ThreadPrefix& tp = slot.prefix;
-    const size_t string_room = e.string_mask == 0 ? 0 : string_args_room(e, nargs, text_string_room);
-    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs + string_room);
+    const size_t string_room =
+        e.string_mask == 0 ? 0 : string_args_room(e, nargs, text_string_room);
+    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs +
+                        string_room);
     if (tp.len <= ThreadPrefix::kInline) {
       p = put_chunked(p, tp.text, tp.len);
     } else {
@@ -434,8 +436,9 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     const std::string& comm = *slot.comm;
     size_t string_room = 0;
     if (e.string_mask != 0) {
-      string_room = format == DumpFormat::jsonl ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
-                                                : 3 * nargs + string_args_room(e, nargs, csv_string_room);
+      string_room = format == DumpFormat::jsonl
+                        ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
+                        : 3 * nargs + string_args_room(e, nargs, csv_string_room);
     }
     char* p = out.begin(160 + host_labels[r.file].size() + comm.size() + prefix.text.size() +
                         (kMaxArgChars + 8) * std::max(nargs, max_args) + string_room);

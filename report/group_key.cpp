@@ -8,7 +8,8 @@
 
 namespace usdt::report {
 
-GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e, const SiteInfo* site) {
+GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e,
+                      const SiteInfo* site) {
   GroupKey g;
   switch (by.kind) {
     case KeySpec::Kind::tid:
@@ -33,7 +34,8 @@ GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e
       }
       g.value = e.args[i];
       g.type = arg_type_at(site, i);
-      if (g.type == ArgType::string) g.type = ArgType::unsigned_int;  // a number where the site says string
+      if (g.type == ArgType::string)
+        g.type = ArgType::unsigned_int;  // a number where the site says string
       break;
     }
   }
@@ -55,7 +57,8 @@ bool group_key_less(const GroupKey& a, const GroupKey& b) {
 
 std::string group_key_text(const GroupKey& g, bool json) {
   if (!g.present) return json ? "null" : "(argument missing)";
-  if (g.type == ArgType::string) return json ? json_string(g.text) : text_label(g.text, g.truncated, kGroupLabelChars);
+  if (g.type == ArgType::string)
+    return json ? json_string(g.text) : text_label(g.text, g.truncated, kGroupLabelChars);
   return arg_text(g.value, g.type, json);
 }
 
@@ -77,7 +80,8 @@ std::optional<uint32_t> GroupIndex::find_or_add(const GroupKey& key, bool can_ad
     if (!can_add) return std::nullopt;
     slot = &strings_.emplace(scratch_, 0).first->second;
   } else {
-    uint64_t k = by_arg_ ? key.value : (uint64_t{key.domain} << 32) | static_cast<uint32_t>(key.value);
+    uint64_t k =
+        by_arg_ ? key.value : (uint64_t{key.domain} << 32) | static_cast<uint32_t>(key.value);
     if (uint32_t* found = numbers_.find(k)) return *found - 1;
     if (!can_add) return std::nullopt;
     slot = &numbers_[k];

@@ -29,7 +29,8 @@ struct GroupKey {
 };
 
 // The --by key of an event; site gives argument types (may be null).
-GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e, const SiteInfo* site);
+GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e,
+                      const SiteInfo* site);
 
 // Present keys first; then by domain; numbers in numeric order (signed ones
 // as signed), then strings in byte order.

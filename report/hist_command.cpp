@@ -68,11 +68,13 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     config.sites.push_back(&catalog.site(s));
     // A histogram needs numbers: a string argument has no place on an axis.
     if (filter->site_selected(s) && arg_type_at(&catalog.site(s), options.arg) == ArgType::string) {
-      print_error(io.err, "argument " + std::to_string(options.arg) + " of " + catalog.probe_of_site(s).full_name +
+      print_error(io.err, "argument " + std::to_string(options.arg) + " of " +
+                              catalog.probe_of_site(s).full_name +
                               " is a string: a histogram needs numbers");
-      std::fputs("hint: 'usdt-report latency --by argN' groups durations by a string; 'usdt-report dump' "
-                 "prints the strings\n",
-                 io.err);
+      std::fputs(
+          "hint: 'usdt-report latency --by argN' groups durations by a string; 'usdt-report dump' "
+          "prints the strings\n",
+          io.err);
       return 1;
     }
   }

@@ -32,7 +32,8 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
       overall_(config_.linear),
       group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
 
-bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key) {
+bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
+                             Key* key) {
   (void)global_site;
   switch (config_.key.kind) {
     case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
@@ -173,8 +174,11 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
 void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
   if (config_.by) {
     bool added = false;
-    std::optional<uint32_t> index = group_index_.find_or_add(g, groups_.size() < config_.max_groups, &added);
-    if (added) groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+    std::optional<uint32_t> index =
+        group_index_.find_or_add(g, groups_.size() < config_.max_groups, &added);
+    if (added) {
+      groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
+    }
     if (!index) {
       ++pairs_outside_groups_;
     } else {
@@ -197,8 +201,9 @@ void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
 std::vector<const LatencyGroup*> LatencyAnalyzer::groups() const {
   std::vector<const LatencyGroup*> out;
   for (const auto& g : groups_) out.push_back(g.get());
-  std::sort(out.begin(), out.end(),
-            [](const LatencyGroup* a, const LatencyGroup* b) { return group_key_less(a->key, b->key); });
+  std::sort(out.begin(), out.end(), [](const LatencyGroup* a, const LatencyGroup* b) {
+    return group_key_less(a->key, b->key);
+  });
   return out;
 }
 

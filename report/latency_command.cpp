@@ -79,7 +79,8 @@ std::string stats_text(const DurationStats& s) {
 constexpr size_t kTopKeyChars = 40;  // string keys in the --top table
 
 std::string pair_key_text(const LatencyPair& p, const KeySpec& key, bool json) {
-  if (p.key_type == ArgType::string) return json ? json_string(p.key_text) : text_label(p.key_text, p.key_truncated, kTopKeyChars);
+  if (p.key_type == ArgType::string)
+    return json ? json_string(p.key_text) : text_label(p.key_text, p.key_truncated, kTopKeyChars);
   if (key.kind == KeySpec::Kind::arg) return arg_text(p.key, p.key_type, json);
   return std::to_string(p.key);
 }

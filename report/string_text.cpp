@@ -10,14 +10,14 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   if (b >= 0xe0 && b <= 0xef) {
     if (!continuation(i + 1) || !continuation(i + 2)) return 0;
     unsigned char b1 = byte(i + 1);
-    if (b == 0xe0 && b1 < 0xa0) return 0;  // overlong
+    if (b == 0xe0 && b1 < 0xa0) return 0;   // overlong
     if (b == 0xed && b1 >= 0xa0) return 0;  // UTF-16 surrogate
     return 3;
   }
   if (b >= 0xf0 && b <= 0xf4) {
     if (!continuation(i + 1) || !continuation(i + 2) || !continuation(i + 3)) return 0;
     unsigned char b1 = byte(i + 1);
-    if (b == 0xf0 && b1 < 0x90) return 0;  // overlong
+    if (b == 0xf0 && b1 < 0x90) return 0;   // overlong
     if (b == 0xf4 && b1 >= 0x90) return 0;  // above U+10FFFF
     return 4;
   }

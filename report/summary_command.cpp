@@ -60,7 +60,8 @@ std::vector<std::pair<std::string, uint64_t>> drops_by_cause(const TraceInput& i
     if (!f.summary) continue;
     for (const auto& [cause, count] : f.summary->dropped) {
       if (count == 0) continue;
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& d) { return d.first == cause; });
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& d) { return d.first == cause; });
       if (it == out.end()) {
         out.emplace_back(cause, count);
       } else {

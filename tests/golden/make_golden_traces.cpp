@@ -281,20 +281,22 @@ fmt::ArgDescriptor string_arg(const char* spec) {
 
 int write_strings(const std::string& dir) {
   uint64_t start = kStart + 200000000000ull;  // 200 s after golden.trace
-  std::vector<fmt::ProbeSite> sites = {site(0, "query__start", {string_arg("8@%rdi"), arg("-4@%esi", 4, true)}),
-                                       site(1, "query__done", {string_arg("8@%rdi")})};
+  std::vector<fmt::ProbeSite> sites = {
+      site(0, "query__start", {string_arg("8@%rdi"), arg("-4@%esi", 4, true)}),
+      site(1, "query__done", {string_arg("8@%rdi")})};
   for (fmt::ProbeSite& s : sites) {
     s.path = "/usr/lib/postgresql/bin/postgres";
     s.provider = "postgresql";
   }
-  auto w = fmt::TraceWriter::create(dir + "/strings.trace", metadata("golden-host", start, kRealStart + 200000000000ull),
-                                    sites);
+  auto w = fmt::TraceWriter::create(
+      dir + "/strings.trace", metadata("golden-host", start, kRealStart + 200000000000ull), sites);
   if (!w) {
     std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
     return 1;
   }
   using K = fmt::ProcessEventKind;
-  for (fmt::ProcessEvent p : {proc(0, K::comm, 500, 500, "postgres"), proc(0, K::comm, 501, 501, "postgres")}) {
+  for (fmt::ProcessEvent p :
+       {proc(0, K::comm, 500, 500, "postgres"), proc(0, K::comm, 501, 501, "postgres")}) {
     p.time_ns += start - kStart;
     if (!check(w->append(p))) return 1;
   }
@@ -309,19 +311,25 @@ int write_strings(const std::string& dir) {
   const std::string invalid = "caf\xe9 \xff";
   const std::string cut = "SELECT * FROM pgbench_accounts WHERE aid = ";
   const std::string utf8 = "SELECT 'caf\xc3\xa9'";
-  const std::string longer = "SELECT abalance FROM pgbench_accounts WHERE aid = 12345 AND bid = 1 ORDER BY 1";
+  const std::string longer =
+      "SELECT abalance FROM pgbench_accounts WHERE aid = 12345 AND bid = 1 ORDER BY 1";
   const std::vector<Query> queries = {
-      {100, 500, 0, "SELECT 1", 8, false},   {300, 500, 1, "SELECT 1", 8, false},
-      {400, 501, 0, "SELECT 1", 8, false},   {500, 501, 1, "SELECT 1", 8, false},
-      {600, 500, 0, "", 0, false},           {650, 500, 1, "", 0, false},
+      {100, 500, 0, "SELECT 1", 8, false},
+      {300, 500, 1, "SELECT 1", 8, false},
+      {400, 501, 0, "SELECT 1", 8, false},
+      {500, 501, 1, "SELECT 1", 8, false},
+      {600, 500, 0, "", 0, false},
+      {650, 500, 1, "", 0, false},
       {700, 500, 0, cut.data(), cut.size(), true},
       {800, 501, 0, invalid.data(), invalid.size(), false},
       {900, 501, 1, invalid.data(), invalid.size(), false},
       {1000, 501, 0, quoted.data(), quoted.size(), false},
       {1400, 501, 1, quoted.data(), quoted.size(), false},
       {1700, 500, 1, cut.data(), cut.size(), true},
-      {2000, 500, 0, nullptr, 0, false},     {2100, 500, 1, nullptr, 0, false},
-      {2200, 501, 0, "null", 4, false},      {2250, 501, 1, "null", 4, false},
+      {2000, 500, 0, nullptr, 0, false},
+      {2100, 500, 1, nullptr, 0, false},
+      {2200, 501, 0, "null", 4, false},
+      {2250, 501, 1, "null", 4, false},
       {2300, 500, 0, utf8.data(), utf8.size(), false},
       {2600, 500, 1, utf8.data(), utf8.size(), false},
       {2700, 501, 0, longer.data(), longer.size(), false},

@@ -133,7 +133,11 @@ TEST_CASE("hist groups by a string argument", "[arg_histogram]") {
     bool truncated;
     int64_t v;
   };
-  for (const Row& row : std::vector<Row>{{"b", false, 5}, {"a", false, -1}, {"b", false, 7}, {"b", true, 1}, {nullptr, false, 3}}) {
+  for (const Row& row : std::vector<Row>{{"b", false, 5},
+                                         {"a", false, -1},
+                                         {"b", false, 7},
+                                         {"b", true, 1},
+                                         {nullptr, false, 3}}) {
     std::string bytes = row.text == nullptr ? "" : row.text;
     usdt::format::StringArg s{bytes, row.truncated};
     usdt::format::Event e;

@@ -106,7 +106,8 @@ void run_all_commands(const std::string& path) {
            {"summary", path},
            {"summary", "--format", "json", path},
            {"dump", "--format", "jsonl", path},
-           {"latency", "--start", "p:a", "--end", "p:b", "--key", "arg0", "--by", "tid", "--top", "3", path},
+           {"latency", "--start", "p:a", "--end", "p:b", "--key", "arg0", "--by", "tid", "--top",
+            "3", path},
            {"hist", "--probe", "p:a", "--arg", "1", path},
            {"export", "-o", out, "--start", "p:a", "--end", "p:b", path},
            // string arguments

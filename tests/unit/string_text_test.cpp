@@ -19,7 +19,7 @@ TEST_CASE("text strings are quoted and escaped", "[string_text]") {
   CHECK(text_string("caf\xc3\xa9", false) == "\"caf\xc3\xa9\"");  // valid UTF-8 is copied
   CHECK(text_string("caf\xe9 \xff", false) == "\"caf\\xe9 \\xff\"");
   CHECK(text_string("\xed\xa0\x80", false) == "\"\\xed\\xa0\\x80\"");  // a surrogate is not UTF-8
-  CHECK(text_string("\xc3", false) == "\"\\xc3\"");  // a sequence cut short
+  CHECK(text_string("\xc3", false) == "\"\\xc3\"");                    // a sequence cut short
   CHECK(text_string("abc", true) == "\"abc\"...");
   std::string worst(100, '\x01');
   CHECK(text_string(worst, true).size() <= text_string_room(worst));
