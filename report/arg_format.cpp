@@ -4,13 +4,18 @@
 #include <cmath>
 
 #include "report/arg_histogram.h"
+#include "report/json_text.h"
+#include "report/string_text.h"
 
 namespace usdt::report {
 
 void append_arg(OutputBuffer& out, uint64_t raw, ArgType type, bool json) {
   switch (type) {
     case ArgType::signed_int: out.append_int(static_cast<int64_t>(raw)); return;
-    case ArgType::unsigned_int: out.append_int(raw); return;
+    case ArgType::unsigned_int:
+    case ArgType::string:  // not a number: callers print strings apart
+      out.append_int(raw);
+      return;
     case ArgType::float32:
     case ArgType::float64: {
       double d = arg_as_double(raw, type);
@@ -38,7 +43,8 @@ std::string arg_text(uint64_t raw, ArgType type, bool json) {
   std::to_chars_result r{};
   switch (type) {
     case ArgType::signed_int: r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(raw)); break;
-    case ArgType::unsigned_int: r = std::to_chars(buf, buf + sizeof buf, raw); break;
+    case ArgType::unsigned_int:
+    case ArgType::string: r = std::to_chars(buf, buf + sizeof buf, raw); break;
     case ArgType::float32:
     case ArgType::float64: {
       double d = arg_as_double(raw, type);
@@ -49,6 +55,32 @@ std::string arg_text(uint64_t raw, ArgType type, bool json) {
     }
   }
   return std::string(buf, r.ptr);
+}
+
+std::string event_arg_text(const format::Event& e, int i, ArgType type, bool json) {
+  if (!e.has_arg(i)) return "null";
+  if (e.is_string(i)) {
+    const format::StringArg& s = e.string_arg(i);
+    return json ? json_string(s.bytes) : text_string(s.bytes, s.truncated);
+  }
+  return arg_text(e.args[i], type, json);
+}
+
+bool any_truncated_string(const format::Event& e) {
+  if (e.string_mask == 0) return false;
+  for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
+    if (e.is_string(i) && e.has_arg(i) && e.string_arg(i).truncated) return true;
+  }
+  return false;
+}
+
+void write_truncated_args(JsonWriter& w, const format::Event& e) {
+  if (!any_truncated_string(e)) return;
+  w.key("truncated_args").begin_array();
+  for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
+    if (e.is_string(i) && e.has_arg(i) && e.string_arg(i).truncated) w.sint(i);
+  }
+  w.end_array();
 }
 
 }  // namespace usdt::report

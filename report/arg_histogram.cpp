@@ -22,7 +22,8 @@ double arg_as_double(uint64_t raw, ArgType type) {
       return d;
     }
     case ArgType::signed_int: return static_cast<double>(static_cast<int64_t>(raw));
-    case ArgType::unsigned_int: return static_cast<double>(raw);
+    case ArgType::unsigned_int:
+    case ArgType::string: return static_cast<double>(raw);  // hist refuses strings
   }
   return 0;
 }
@@ -128,22 +129,24 @@ std::vector<HistogramBucket> ArgStats::buckets() const {
 }
 
 ArgHistogramAnalyzer::ArgHistogramAnalyzer(ArgHistogramConfig config)
-    : config_(std::move(config)), overall_(config_.linear) {}
+    : config_(std::move(config)),
+      overall_(config_.linear),
+      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
 
 void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const format::Event& e) {
   if (global_site >= config_.selected.size() || !config_.selected[global_site]) return;
   ArgStats* group = nullptr;
+  const SiteInfo* site = config_.sites[global_site];
   if (config_.by) {
-    uint32_t id = config_.by->kind == KeySpec::Kind::pid ? e.pid : e.tid;
-    uint64_t k = (uint64_t{domain} << 32) | id;
-    uint32_t* slot = group_index_.find(k);
-    if (slot == nullptr && groups_.size() < config_.max_groups) {
-      groups_.push_back(std::make_unique<ArgGroup>(ArgGroup{domain, id, ArgStats(config_.linear)}));
-      slot = &group_index_[k];
-      *slot = static_cast<uint32_t>(groups_.size());
+    GroupKey key = group_key_of(*config_.by, domain, e, site);
+    bool added = false;
+    std::optional<uint32_t> index =
+        group_index_.find_or_add(key, groups_.size() < config_.max_groups, &added);
+    if (added) {
+      groups_.push_back(std::make_unique<ArgGroup>(ArgGroup{std::move(key), ArgStats(config_.linear)}));
     }
-    if (slot != nullptr) {
-      group = &groups_[*slot - 1]->stats;
+    if (index) {
+      group = &groups_[*index]->stats;
     } else {
       ++outside_groups_;
     }
@@ -154,7 +157,6 @@ void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const
     if (group != nullptr) group->add_missing();
     return;
   }
-  const SiteInfo* site = config_.sites[global_site];
   ArgType type = ArgType::unsigned_int;
   if (site != nullptr && static_cast<size_t>(i) < site->arg_types.size()) {
     type = site->arg_types[static_cast<size_t>(i)];
@@ -166,9 +168,8 @@ void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const
 std::vector<const ArgGroup*> ArgHistogramAnalyzer::groups() const {
   std::vector<const ArgGroup*> out;
   for (const auto& g : groups_) out.push_back(g.get());
-  std::sort(out.begin(), out.end(), [](const ArgGroup* a, const ArgGroup* b) {
-    return a->domain != b->domain ? a->domain < b->domain : a->id < b->id;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const ArgGroup* a, const ArgGroup* b) { return group_key_less(a->key, b->key); });
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "formats/trace_types.h"
 #include "report/flat_map.h"
+#include "report/group_key.h"
 #include "report/histogram_text.h"
 #include "report/linear_histogram.h"
 #include "report/probe_catalog.h"
@@ -63,8 +64,7 @@ class ArgStats {
 };
 
 struct ArgGroup {
-  uint32_t domain = 0;
-  uint32_t id = 0;  // pid or tid
+  GroupKey key;  // pid, tid or another argument's value
   ArgStats stats;
 };
 
@@ -72,7 +72,7 @@ struct ArgHistogramConfig {
   std::vector<uint8_t> selected;  // per global site
   std::vector<const SiteInfo*> sites;
   int arg = 0;
-  std::optional<KeySpec> by;  // pid or tid only
+  std::optional<KeySpec> by;  // pid, tid or argN (also a string argument)
   std::optional<LinearSpec> linear;
   size_t max_groups = 1000;
 };
@@ -84,14 +84,14 @@ class ArgHistogramAnalyzer {
   void on_event(uint32_t global_site, uint32_t domain, const format::Event& e);
 
   const ArgStats& overall() const { return overall_; }
-  std::vector<const ArgGroup*> groups() const;  // sorted by (domain, id)
+  std::vector<const ArgGroup*> groups() const;  // sorted by key (group_key_less)
   uint64_t events_outside_groups() const { return outside_groups_; }
 
  private:
   ArgHistogramConfig config_;
   ArgStats overall_;
   std::vector<std::unique_ptr<ArgGroup>> groups_;
-  FlatMap<uint32_t> group_index_;  // (domain, id) -> index + 1
+  GroupIndex group_index_;
   uint64_t outside_groups_ = 0;
 };
 

@@ -8,6 +8,14 @@
 // csv: an argument that was not recorded is `null`, an argument the probe
 // does not have (another probe has more) is an empty field.
 //
+// String arguments (report/string_text.h): text "quoted, escaped", with `...`
+// after the closing quote when the recorder cut the string; jsonl a JSON
+// string, and the line gets "truncated_args":[i,...] when one was cut; csv
+// an RFC 4180 quoted field, and the header gets a last column truncated_args
+// (the indexes of the cut ones, space-separated) when a selected probe has
+// string arguments. Events without strings (string_mask 0) take the loops
+// below unchanged: one test per event.
+//
 // Times: text shows seconds since the timeline start ("12.000345678");
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).
@@ -19,9 +27,11 @@
 
 #include "report/arg_format.h"
 #include "report/commands.h"
+#include "report/json_text.h"
 #include "report/json_writer.h"
 #include "report/output_buffer.h"
 #include "report/process_names.h"
+#include "report/string_text.h"
 
 namespace usdt::report {
 
@@ -81,6 +91,33 @@ struct ThreadPrefix {
   size_t len = 0;
   std::string long_text;  // when len > kInline
 };
+
+// Room for the string arguments of e, at room(bytes) each (0 when it has none).
+template <typename Room>
+size_t string_args_room(const format::Event& e, size_t nargs, Room room) {
+  size_t n = 0;
+  for (size_t i = 0; i < nargs; ++i) {
+    int k = static_cast<int>(i);
+    if (e.is_string(k) && e.has_arg(k)) n += room(e.string_arg(k).bytes);
+  }
+  return n;
+}
+
+// JSON strings take at most 6 bytes per input byte (\u00NN, \ufffd).
+size_t json_string_room(std::string_view s) { return 6 * s.size() + 2; }
+
+// The indexes of e's cut string arguments, separated by sep (3 bytes each at most).
+char* put_truncated_indexes(char* p, const format::Event& e, size_t nargs, char sep) {
+  bool first = true;
+  for (size_t i = 0; i < nargs; ++i) {
+    int k = static_cast<int>(i);
+    if (!e.is_string(k) || !e.has_arg(k) || !e.string_arg(k).truncated) continue;
+    if (!first) *p++ = sep;
+    first = false;
+    p = put_int(p, k);
+  }
+  return p;
+}
 
 int finish_dump(TraceInput& input, OutputBuffer& out, CommandIo io) {
   out.flush();
@@ -190,7 +227,10 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
       slot.file = r.file;
     }
     const ThreadPrefix& tp = slot.prefix;
-    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs);
+    const size_t string_room =
+        e.string_mask == 0 ? 0 : string_args_room(e, nargs, text_string_room);
+    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs +
+                        string_room);
     if (tp.len <= ThreadPrefix::kInline) {
       p = put_chunked(p, tp.text, tp.len);
     } else {
@@ -221,6 +261,24 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     std::memcpy(p, &digits4[lo], 4);
     p += 4;
     p = put_chunked(p, sp.padded.data(), sp.padded_len);
+    if (e.string_mask != 0) {
+      for (size_t i = 0; i < nargs; ++i) {
+        int k = static_cast<int>(i);
+        std::memcpy(p, kTextArgLabels[i].text, 8);
+        p += kTextArgLabels[i].len;
+        if (!e.has_arg(k)) {
+          p = put(p, std::string_view("null"));
+        } else if (e.is_string(k)) {
+          p = put_text_string(p, e.string_arg(k).bytes, e.string_arg(k).truncated);
+        } else {
+          p = put_arg(p, e.args[i], sp.types[i], false);
+        }
+      }
+      *p++ = '\n';
+      out.commit(p);
+      out.maybe_flush();
+      continue;
+    }
     for (size_t i = 0; i < nargs; ++i) {
       std::memcpy(p, kTextArgLabels[i].text, 8);
       p += kTextArgLabels[i].len;
@@ -268,10 +326,14 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
 
   std::vector<SitePrefix> prefixes(catalog.site_count());
   size_t max_args = 0;
+  bool strings = false;  // a selected site has string arguments
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
     const ProbeInfo& p = catalog.probe_of_site(s);
     prefixes[s].info = &catalog.site(s);
-    if (filter->site_selected(s)) max_args = std::max(max_args, catalog.site(s).arg_types.size());
+    if (filter->site_selected(s)) {
+      max_args = std::max(max_args, catalog.site(s).arg_types.size());
+      strings = strings || catalog.site(s).has_strings;
+    }
     switch (format) {
       case DumpFormat::text: {
         prefixes[s].text = p.full_name;
@@ -314,6 +376,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     std::string header = hosts ? "host," : "";
     header += "time_ns,pid,tid,cpu,comm,provider,name";
     for (size_t i = 0; i < max_args; ++i) header += ",arg" + std::to_string(i);
+    if (strings) header += ",truncated_args";
     header += "\n";
     out.append(header);
   }
@@ -346,6 +409,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     dump_text(input, *filter, catalog, domains, hosts, prefixes, host_labels, names, shown, out);
     return finish_dump(input, out, io);
   }
+  std::string scratch;  // a JSON string argument
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
@@ -370,8 +434,14 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       slot.file = r.file;
     }
     const std::string& comm = *slot.comm;
+    size_t string_room = 0;
+    if (e.string_mask != 0) {
+      string_room = format == DumpFormat::jsonl
+                        ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
+                        : 3 * nargs + string_args_room(e, nargs, csv_string_room);
+    }
     char* p = out.begin(160 + host_labels[r.file].size() + comm.size() + prefix.text.size() +
-                        (kMaxArgChars + 8) * std::max(nargs, max_args));
+                        (kMaxArgChars + 8) * std::max(nargs, max_args) + string_room);
     if (format == DumpFormat::jsonl) {
       p = put(p, std::string_view("{\"time_ns\":"));
       p = put_int(p, e.time_ns);
@@ -385,13 +455,23 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       p = put(p, prefix.text);
       for (size_t i = 0; i < nargs; ++i) {
         if (i) p = put(p, ',');
-        if (e.has_arg(static_cast<int>(i))) {
-          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), true);
-        } else {
+        if (!e.has_arg(static_cast<int>(i))) {
           p = put(p, std::string_view("null"));
+        } else if (e.is_string(static_cast<int>(i))) {
+          scratch.clear();
+          append_json_string(scratch, e.string_arg(static_cast<int>(i)).bytes);
+          p = put(p, scratch);
+        } else {
+          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), true);
         }
       }
-      p = put(p, std::string_view("]}\n"));
+      if (e.string_mask != 0 && any_truncated_string(e)) {
+        p = put(p, std::string_view("],\"truncated_args\":["));
+        p = put_truncated_indexes(p, e, nargs, ',');
+        p = put(p, std::string_view("]}\n"));
+      } else {
+        p = put(p, std::string_view("]}\n"));
+      }
     } else {
       if (hosts) p = put(p, host_labels[r.file]);
       p = put_int(p, e.time_ns);
@@ -410,11 +490,17 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       for (size_t i = 0; i < max_args; ++i) {
         p = put(p, ',');
         if (i >= nargs) continue;
-        if (e.has_arg(static_cast<int>(i))) {
-          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
-        } else {
+        if (!e.has_arg(static_cast<int>(i))) {
           p = put(p, std::string_view("null"));
+        } else if (e.is_string(static_cast<int>(i))) {
+          p = put_csv_string(p, e.string_arg(static_cast<int>(i)).bytes);
+        } else {
+          p = put_arg(p, e.args[i], arg_type_at(prefix.info, static_cast<int>(i)), false);
         }
+      }
+      if (strings) {
+        p = put(p, ',');
+        if (e.string_mask != 0) p = put_truncated_indexes(p, e, nargs, ' ');
       }
       p = put(p, '\n');
     }

@@ -10,11 +10,14 @@
 //     overlap on one thread without nesting, which X events cannot show, so
 //     each pair is an async slice: "ph":"b" at the start and "ph":"e" at the
 //     end, with "cat":"latency", the start probe as name and "id" the key's
-//     value in hex ("0x2a"), both on the start event's pid/tid. Perfetto
+//     value in hex ("0x2a"; for a string key, its 64-bit FNV-1a hash),
+//     both on the start event's pid/tid. Perfetto
 //     gives each (pid, cat, id, name) its own track, where the LIFO pairing
 //     of one key nests again;
 //   every other selected event (also unmatched starts and ends): instant
-//     events, "ph":"i", "s":"t" (thread scope);
+//     events, "ph":"i", "s":"t" (thread scope), with args cpu and argN (a
+//     string argument as a JSON string; "truncated_args":[N,...] lists the
+//     ones the recorder cut);
 //   process and thread names: metadata events, "ph":"M", "process_name" /
 //     "thread_name" with args.name.
 // ts is relative to the timeline start. When the files come from different
@@ -98,13 +101,9 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
   write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
   j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
-    j.key("arg" + std::to_string(i));
-    if (e.has_arg(i)) {
-      j.number_text(arg_text(e.args[i], arg_type_at(&info, i), true));
-    } else {
-      j.null();
-    }
+    j.key("arg" + std::to_string(i)).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
   }
+  write_truncated_args(j, e);
   j.end_object().end_object();
   w.end_event();
 }
@@ -115,7 +114,10 @@ void write_pair_args(JsonWriter& j, const ProbeCatalog& catalog, const LatencyPa
   j.key("end").string(catalog.probe_of_site(p.end_site).full_name);
   j.key("duration_ns").uint(p.duration);
   j.key(key.text());
-  if (key.kind == KeySpec::Kind::arg) {
+  if (p.key_type == ArgType::string) {
+    j.string(p.key_text);
+    if (p.key_truncated) j.key("key_truncated").boolean(true);
+  } else if (key.kind == KeySpec::Kind::arg) {
     j.number_text(arg_text(p.key, p.key_type, true));
   } else {
     j.uint(p.key);

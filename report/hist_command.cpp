@@ -1,7 +1,9 @@
 // usdt-report hist: the distribution of one argument of one probe (or of
-// the probes a pattern selects), optionally per pid or tid.
+// the probes a pattern selects), optionally per pid, tid or the value of an
+// argument (--by argN: a number, or a string argument's text).
 #include <string>
 
+#include "report/arg_format.h"
 #include "report/arg_histogram.h"
 #include "report/commands.h"
 #include "report/histogram_text.h"
@@ -51,10 +53,6 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, "hist needs --probe PROBE and --arg N");
     return 2;
   }
-  if (options.by && options.by->kind == KeySpec::Kind::arg) {
-    print_error(io.err, "hist --by takes pid or tid");
-    return 2;
-  }
   Result<EventFilter> filter = make_filter(options, input);
   if (!filter) {
     print_error(io.err, filter.error().message());
@@ -68,6 +66,17 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
     config.selected.push_back(filter->site_selected(s) ? 1 : 0);
     config.sites.push_back(&catalog.site(s));
+    // A histogram needs numbers: a string argument has no place on an axis.
+    if (filter->site_selected(s) && arg_type_at(&catalog.site(s), options.arg) == ArgType::string) {
+      print_error(io.err, "argument " + std::to_string(options.arg) + " of " +
+                              catalog.probe_of_site(s).full_name +
+                              " is a string: a histogram needs numbers");
+      std::fputs(
+          "hint: 'usdt-report latency --by argN' groups durations by a string; 'usdt-report dump' "
+          "prints the strings\n",
+          io.err);
+      return 1;
+    }
   }
   ArgHistogramAnalyzer analyzer(std::move(config));
   std::vector<uint32_t> domains = file_domains(input);
@@ -80,6 +89,8 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   report_read_problems(input, io.err);
 
+  // pid and tid groups of different hosts are different groups: say which.
+  const bool by_host = options.by && options.by->kind != KeySpec::Kind::arg && input.hosts_differ();
   std::string probe_text;
   for (const std::string& p : options.filter.probes) {
     if (!probe_text.empty()) probe_text += ',';
@@ -93,8 +104,9 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const ArgGroup* g : analyzer.groups()) {
-        w.begin_object().key("key").uint(g->id);
-        if (input.hosts_differ()) w.key("host").string(input.files()[g->domain].metadata.hostname);
+        w.begin_object().key("key").number_text(group_key_text(g->key, true));
+        if (g->key.truncated) w.key("key_truncated").boolean(true);
+        if (by_host) w.key("host").string(input.files()[g->key.domain].metadata.hostname);
         write_arg_stats_fields(w, g->stats);
         w.end_object();
       }
@@ -108,8 +120,8 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::string t = probe_text + " arg" + std::to_string(options.arg) + ":\n" + arg_stats_text(analyzer.overall());
   if (options.by) {
     for (const ArgGroup* g : analyzer.groups()) {
-      t += "\n" + options.by->text() + " " + std::to_string(g->id);
-      if (input.hosts_differ()) t += " on " + input.files()[g->domain].metadata.hostname;
+      t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
+      if (by_host) t += " on " + input.files()[g->key.domain].metadata.hostname;
       t += ":\n" + arg_stats_text(g->stats);
     }
   }

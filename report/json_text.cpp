@@ -4,36 +4,9 @@
 #include <cmath>
 
 #include "report/histogram_text.h"
+#include "report/string_text.h"
 
 namespace usdt::report {
-
-namespace {
-
-// The length of the valid UTF-8 sequence at s[i] (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF), or 0 when it is not one.
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  auto continuation = [&](size_t k) { return k < s.size() && (byte(k) & 0xc0) == 0x80; };
-  unsigned char b = byte(i);
-  if (b >= 0xc2 && b <= 0xdf) return continuation(i + 1) ? 2 : 0;
-  if (b >= 0xe0 && b <= 0xef) {
-    if (!continuation(i + 1) || !continuation(i + 2)) return 0;
-    unsigned char b1 = byte(i + 1);
-    if (b == 0xe0 && b1 < 0xa0) return 0;  // overlong
-    if (b == 0xed && b1 >= 0xa0) return 0;  // UTF-16 surrogate
-    return 3;
-  }
-  if (b >= 0xf0 && b <= 0xf4) {
-    if (!continuation(i + 1) || !continuation(i + 2) || !continuation(i + 3)) return 0;
-    unsigned char b1 = byte(i + 1);
-    if (b == 0xf0 && b1 < 0x90) return 0;  // overlong
-    if (b == 0xf4 && b1 >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-}  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";

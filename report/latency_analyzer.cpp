@@ -15,48 +15,72 @@ bool ranks_higher(const LatencyPair& a, const LatencyPair& b) {
 
 uint64_t id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
 
+// 64-bit FNV-1a: the number that stands for a string key (export's async id).
+uint64_t string_hash(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
-    : config_(std::move(config)), overall_(config_.linear) {}
+    : config_(std::move(config)),
+      overall_(config_.linear),
+      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
-                             uint64_t* key) const {
+                             Key* key) {
   (void)global_site;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: *key = id_key(domain, e.tid); return true;
-    case KeySpec::Kind::pid: *key = id_key(domain, e.pid); return true;
-    case KeySpec::Kind::arg:
-      if (!e.has_arg(config_.key.arg)) return false;
-      *key = e.args[config_.key.arg];
+    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
+    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::arg: {
+      int i = config_.key.arg;
+      if (!e.has_arg(i)) return false;
+      key->is_string = e.is_string(i);
+      if (!key->is_string) {
+        key->value = e.args[i];
+        return true;
+      }
+      const format::StringArg& s = e.string_arg(i);
+      scratch_.assign(1, s.truncated ? '\1' : '\0');
+      scratch_.append(s.bytes);
       return true;
+    }
   }
   return false;
 }
 
+uint32_t* LatencyAnalyzer::find_head(const Key& key) {
+  if (!key.is_string) return open_.find(key.value);
+  auto it = open_strings_.find(std::string_view(scratch_));
+  return it == open_strings_.end() ? nullptr : &it->second;
+}
+
+uint32_t& LatencyAnalyzer::head_of(const Key& key) {
+  if (!key.is_string) return open_[key.value];
+  auto it = open_strings_.find(std::string_view(scratch_));
+  if (it == open_strings_.end()) it = open_strings_.emplace(scratch_, 0).first;
+  return it->second;
+}
+
+void LatencyAnalyzer::erase_head(const Key& key) {
+  if (!key.is_string) {
+    open_.erase(key.value);
+    return;
+  }
+  auto it = open_strings_.find(std::string_view(scratch_));
+  if (it != open_strings_.end()) open_strings_.erase(it);
+}
+
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
-  GroupKey g;
-  switch (config_.by->kind) {
-    case KeySpec::Kind::tid:
-      g = GroupKey{true, domain, e.tid, ArgType::unsigned_int};
-      break;
-    case KeySpec::Kind::pid:
-      g = GroupKey{true, domain, e.pid, ArgType::unsigned_int};
-      break;
-    case KeySpec::Kind::arg: {
-      int i = config_.by->arg;
-      if (!e.has_arg(i)) return g;
-      g.present = true;
-      g.value = e.args[i];
-      const SiteInfo* site = config_.sites[global_site];
-      if (site != nullptr && static_cast<size_t>(i) < site->arg_types.size()) {
-        g.type = site->arg_types[static_cast<size_t>(i)];
-      }
-      break;
-    }
-  }
-  return g;
+  const SiteInfo* site = global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
+  return group_key_of(*config_.by, domain, e, site);
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
@@ -65,7 +89,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   if (global_site >= config_.roles.size()) return Outcome::ignored;
   SiteRole role = config_.roles[global_site];
   if (role == SiteRole::none) return Outcome::ignored;
-  uint64_t key = 0;
+  Key key;
   if (!key_of(global_site, domain, e, &key)) {
     ++(role == SiteRole::start ? missing_key_starts_ : missing_key_ends_);
     return Outcome::missing_key;
@@ -88,14 +112,14 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.site = global_site;
     n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
-    if (config_.keep_open_events) open_events_[index] = e;
-    uint32_t& head = open_[key];
+    if (config_.keep_open_events) open_events_[index].assign(e);
+    uint32_t& head = head_of(key);
     n.prev = head == 0 ? kNil : head - 1;
     head = index + 1;
     ++open_count_;
     return Outcome::started;
   }
-  uint32_t* head = open_.find(key);
+  uint32_t* head = find_head(key);
   if (head == nullptr || *head == 0) {
     ++unmatched_ends_;
     return Outcome::unmatched_end;
@@ -106,7 +130,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     *head = n.prev + 1;
   } else if (config_.key.kind == KeySpec::Kind::arg) {
     // Argument keys (request ids) are unbounded: drop the empty stack.
-    open_.erase(key);
+    erase_head(key);
   } else {
     // Thread and process keys are few and come back: keep the empty slot.
     *head = 0;
@@ -128,11 +152,17 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   p.tid = n.tid;
   p.start_site = n.site;
   p.end_site = global_site;
-  p.key = config_.key.kind == KeySpec::Kind::arg ? key : static_cast<uint32_t>(key);
-  if (config_.key.kind == KeySpec::Kind::arg) {
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);
+  if (key.is_string) {
+    p.key = string_hash(scratch_);
+    p.key_type = ArgType::string;
+    p.key_text.assign(scratch_, 1);
+    p.key_truncated = scratch_[0] == '\1';
+  } else if (config_.key.kind == KeySpec::Kind::arg) {
     const SiteInfo* site = config_.sites[n.site];
     size_t i = static_cast<size_t>(config_.key.arg);
     if (site != nullptr && i < site->arg_types.size()) p.key_type = site->arg_types[i];
+    if (p.key_type == ArgType::string) p.key_type = ArgType::unsigned_int;
   }
   GroupKey group = n.group;
   if (config_.by && !group.present) group = group_of(global_site, domain, e);
@@ -143,26 +173,16 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
 
 void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
   if (config_.by) {
-    uint32_t* slot = nullptr;
-    if (g.present) {
-      uint64_t k = config_.by->kind == KeySpec::Kind::arg ? g.value : id_key(g.domain, static_cast<uint32_t>(g.value));
-      slot = group_index_.find(k);
-      if (slot == nullptr && groups_.size() < config_.max_groups) {
-        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
-        slot = &group_index_[k];
-        *slot = static_cast<uint32_t>(groups_.size());
-      }
-    } else {
-      if (absent_group_ == kNil && groups_.size() < config_.max_groups) {
-        groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
-        absent_group_ = static_cast<uint32_t>(groups_.size());
-      }
-      if (absent_group_ != kNil) slot = &absent_group_;
+    bool added = false;
+    std::optional<uint32_t> index =
+        group_index_.find_or_add(g, groups_.size() < config_.max_groups, &added);
+    if (added) {
+      groups_.push_back(std::make_unique<LatencyGroup>(LatencyGroup{g, DurationStats(config_.linear)}));
     }
-    if (slot == nullptr) {
+    if (!index) {
       ++pairs_outside_groups_;
     } else {
-      groups_[*slot - 1]->stats.add(pair.duration);
+      groups_[*index]->stats.add(pair.duration);
     }
   }
   if (config_.top > 0) {
@@ -181,14 +201,8 @@ void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
 std::vector<const LatencyGroup*> LatencyAnalyzer::groups() const {
   std::vector<const LatencyGroup*> out;
   for (const auto& g : groups_) out.push_back(g.get());
-  auto signed_of = [](const GroupKey& k) {
-    return k.type == ArgType::signed_int ? static_cast<__int128>(static_cast<int64_t>(k.value))
-                                         : static_cast<__int128>(k.value);
-  };
-  std::sort(out.begin(), out.end(), [&](const LatencyGroup* a, const LatencyGroup* b) {
-    if (a->key.present != b->key.present) return a->key.present;
-    if (a->key.domain != b->key.domain) return a->key.domain < b->key.domain;
-    return signed_of(a->key) < signed_of(b->key);
+  std::sort(out.begin(), out.end(), [](const LatencyGroup* a, const LatencyGroup* b) {
+    return group_key_less(a->key, b->key);
   });
   return out;
 }

@@ -10,11 +10,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "formats/trace_types.h"
 #include "report/duration_stats.h"
+#include "report/event_copy.h"
 #include "report/flat_map.h"
+#include "report/group_key.h"
 #include "report/probe_catalog.h"
 #include "report/report_options.h"
 
@@ -33,15 +38,9 @@ struct LatencyConfig {
   bool keep_open_events = false;  // export: the unmatched starts' events
 };
 
-// A group of --by: the pid, tid or argument value of the start event; for
-// an argument the start event lacks, the end event's (e.g. a status code
-// that only the end probe has).
-struct GroupKey {
-  bool present = false;  // false: the start event lacks the argument
-  uint32_t domain = 0;
-  uint64_t value = 0;
-  ArgType type = ArgType::unsigned_int;  // how to print an argument value
-};
+// A group of --by (report/group_key.h): the start event's pid, tid or
+// argument value; for an argument the start event lacks, the end event's
+// (e.g. a status code that only the end probe has).
 
 struct LatencyPair {
   uint64_t start_time = 0;  // timeline
@@ -52,8 +51,10 @@ struct LatencyPair {
   uint32_t tid = 0;
   uint32_t start_site = 0;  // global sites
   uint32_t end_site = 0;
-  uint64_t key = 0;  // the key's value (tid, pid or raw argument)
+  uint64_t key = 0;  // the key's value (tid, pid or raw argument); for a string, a hash of it
   ArgType key_type = ArgType::unsigned_int;
+  std::string key_text;  // key_type string: the key's bytes
+  bool key_truncated = false;
 };
 
 struct LatencyGroup {
@@ -85,11 +86,11 @@ class LatencyAnalyzer {
 
   // The starts still open (with keep_open_events), in no particular order.
   template <typename F>
-  void for_each_open_start(F&& f) const {
+  void for_each_open_start(F&& f) {
     if (!config_.keep_open_events) return;
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
-      if (n.live) f(n.site, n.domain, open_events_[i], n.time);
+      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time);
     }
   }
 
@@ -106,14 +107,25 @@ class LatencyAnalyzer {
   };
   static constexpr uint32_t kNil = 0xffffffffu;
 
-  bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t* key) const;
+  // The pairing key of an event: a number, or for a string argument the
+  // string in scratch_ (a flag byte, 1 when cut, then the bytes).
+  struct Key {
+    bool is_string = false;
+    uint64_t value = 0;
+  };
+  bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key);
+  uint32_t* find_head(const Key& key);
+  uint32_t& head_of(const Key& key);
+  void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
   void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
+  StringMap open_strings_;  // the same for string keys
+  std::string scratch_;     // the current string key
   std::vector<Node> nodes_;
-  std::vector<format::Event> open_events_;  // by node index, with keep_open_events
+  std::vector<EventCopy> open_events_;  // by node index, with keep_open_events
   std::vector<uint32_t> free_;
   uint64_t open_count_ = 0;
   uint64_t unmatched_ends_ = 0;
@@ -121,8 +133,7 @@ class LatencyAnalyzer {
   uint64_t missing_key_ends_ = 0;
   DurationStats overall_;
   std::vector<std::unique_ptr<LatencyGroup>> groups_;
-  FlatMap<uint32_t> group_index_;  // key -> index + 1
-  uint32_t absent_group_ = kNil;
+  GroupIndex group_index_;  // group key -> index into groups_
   uint64_t pairs_outside_groups_ = 0;
   std::vector<LatencyPair> top_heap_;  // min-heap of the slowest
 };

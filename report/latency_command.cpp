@@ -1,6 +1,10 @@
 // usdt-report latency: durations between a start and an end probe, paired
 // on a key (see LatencyAnalyzer), with exact count/min/mean/max,
 // percentiles within LogLinearHistogram::kRelativeError, and histograms.
+// String keys and groups (--key/--by argN on a string argument): the text
+// output labels a group with the escaped string cut to kGroupLabelChars
+// characters ("SELECT ..."...); JSON gives the whole string, and
+// "key_truncated":true when the recorder cut it.
 #include <algorithm>
 #include <string>
 
@@ -12,6 +16,7 @@
 #include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
+#include "report/string_text.h"
 
 namespace usdt::report {
 
@@ -71,10 +76,13 @@ std::string stats_text(const DurationStats& s) {
   return t;
 }
 
-std::string group_key_text(const GroupKey& g, const KeySpec& by, bool json) {
-  if (!g.present) return json ? "null" : "(argument missing)";
-  if (by.kind == KeySpec::Kind::arg) return arg_text(g.value, g.type, json);
-  return std::to_string(g.value);
+constexpr size_t kTopKeyChars = 40;  // string keys in the --top table
+
+std::string pair_key_text(const LatencyPair& p, const KeySpec& key, bool json) {
+  if (p.key_type == ArgType::string)
+    return json ? json_string(p.key_text) : text_label(p.key_text, p.key_truncated, kTopKeyChars);
+  if (key.kind == KeySpec::Kind::arg) return arg_text(p.key, p.key_type, json);
+  return std::to_string(p.key);
 }
 
 }  // namespace
@@ -125,7 +133,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const LatencyGroup* g : analyzer.groups()) {
-        w.begin_object().key("key").number_text(group_key_text(g->key, *options.by, true));
+        w.begin_object().key("key").number_text(group_key_text(g->key, true));
+        if (g->key.truncated) w.key("key_truncated").boolean(true);
         if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
           w.key("host").string(input.files()[g->key.domain].metadata.hostname);
         }
@@ -141,12 +150,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         w.begin_object().key("duration_ns").uint(p.duration).key("start_ns").uint(p.start_time);
         w.key("start_offset_ns").uint(p.start_time - start);
         w.key("pid").uint(p.pid).key("tid").uint(p.tid);
-        w.key("key");
-        if (options.key.kind == KeySpec::Kind::arg) {
-          w.number_text(arg_text(p.key, p.key_type, true));
-        } else {
-          w.uint(p.key);
-        }
+        w.key("key").number_text(pair_key_text(p, options.key, true));
+        if (p.key_truncated) w.key("key_truncated").boolean(true);
         w.end_object();
       }
       w.end_array();
@@ -171,7 +176,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   t += stats_text(all);
   if (options.by) {
     for (const LatencyGroup* g : analyzer.groups()) {
-      t += "\n" + options.by->text() + " " + group_key_text(g->key, *options.by, false);
+      t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
       if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
         t += " on " + input.files()[g->key.domain].metadata.hostname;
       }
@@ -190,7 +195,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       std::string d = std::to_string(p.duration);
       std::string s = "+" + format_seconds(p.start_time - start);
       std::string pt = std::to_string(p.pid) + "/" + std::to_string(p.tid);
-      std::string k = options.key.kind == KeySpec::Kind::arg ? arg_text(p.key, p.key_type, false) : std::to_string(p.key);
+      std::string k = pair_key_text(p, options.key, false);
       t += "  " + std::string(d.size() < 11 ? 11 - d.size() : 0, ' ') + d + "  " + s +
            std::string(s.size() < 18 ? 18 - s.size() : 1, ' ') + pt +
            std::string(pt.size() < 17 ? 17 - pt.size() : 1, ' ') + k + "\n";

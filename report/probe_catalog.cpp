@@ -7,8 +7,20 @@
 namespace usdt::report {
 
 ArgType arg_type_of(const format::ArgDescriptor& d) {
+  if (d.is_string) return ArgType::string;
   if (d.is_float) return d.size == 4 ? ArgType::float32 : ArgType::float64;
   return d.is_signed ? ArgType::signed_int : ArgType::unsigned_int;
+}
+
+std::string arg_type_name(ArgType type, uint8_t size) {
+  switch (type) {
+    case ArgType::string: return "string";
+    case ArgType::float32: return "float32";
+    case ArgType::float64: return "float64";
+    case ArgType::signed_int: return "int" + std::to_string(size * 8);
+    case ArgType::unsigned_int: return "uint" + std::to_string(size * 8);
+  }
+  return "?";
 }
 
 void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
@@ -33,7 +45,11 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     info.probe = probe;
     info.file = file;
     info.site_id = s.id;
-    for (const format::ArgDescriptor& a : s.args) info.arg_types.push_back(arg_type_of(a));
+    for (const format::ArgDescriptor& a : s.args) {
+      info.arg_types.push_back(arg_type_of(a));
+      info.arg_sizes.push_back(a.size);
+      info.has_strings = info.has_strings || a.is_string;
+    }
     site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
     sites_.push_back(std::move(info));
   }

@@ -15,9 +15,15 @@
 
 namespace usdt::report {
 
-enum class ArgType : uint8_t { signed_int, unsigned_int, float32, float64 };
+// string: a string argument (usdt-record --string): the event's value is a
+// format::StringArg, never a number.
+enum class ArgType : uint8_t { signed_int, unsigned_int, float32, float64, string };
 
 ArgType arg_type_of(const format::ArgDescriptor& descriptor);
+
+// The type's name in `summary --format json`: "int32", "uint64", "float64",
+// "string" (size in bytes, as the descriptor gives it).
+std::string arg_type_name(ArgType type, uint8_t size);
 
 struct ProbeInfo {
   std::string provider;
@@ -30,6 +36,8 @@ struct SiteInfo {
   uint32_t file = 0;
   uint32_t site_id = 0;
   std::vector<ArgType> arg_types;  // one per descriptor of the site
+  std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
+  bool has_strings = false;        // some argument is a string
 };
 
 class ProbeCatalog {

@@ -76,14 +76,17 @@ const char* command_usage(Command c) {
              "What the trace holds: its time span (wall clock and duration), events per probe\n"
              "with their rate, events per process, lost events per CPU and per probe, and\n"
              "whether the file was cut short or had corrupted chunks. Counts are of the\n"
-             "events actually read.\n";
+             "events actually read. Samples the recorder dropped itself are shown by cause.\n";
     case Command::dump:
       return "usage: usdt-report dump [--format text|jsonl|csv] [OPTIONS] TRACE...\n\n"
              "One line per event, in time order. text: process name, pid/tid, [cpu], seconds\n"
              "since the start, provider:name, arguments. jsonl: one JSON object per event,\n"
              "time_ns being the recorded CLOCK_MONOTONIC time. csv: with a header line.\n"
              "An argument that could not be recorded is null (in csv too), never 0. In csv\n"
-             "an empty argN field means that the event's probe has no argument N.\n";
+             "an empty argN field means that the event's probe has no argument N.\n"
+             "A string argument is quoted: text escapes \\\" \\\\ \\n and \\xNN (control bytes,\n"
+             "invalid UTF-8) and adds ... after a string the recorder cut; jsonl gives a JSON\n"
+             "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
@@ -95,7 +98,7 @@ const char* command_usage(Command c) {
              "unmatched starts and ends are counted.\n";
     case Command::hist:
       return "usage: usdt-report hist --probe PROBE --arg N [--linear MIN,MAX,STEP]\n"
-             "                        [--by pid|tid] [OPTIONS] TRACE...\n\n"
+             "                        [--by pid|tid|argN] [OPTIONS] TRACE...\n\n"
              "The distribution of argument N (from 0) of a probe: count, missing (events\n"
              "without that argument), min, mean, max, and a log2 (default) or linear\n"
              "histogram.\n";
@@ -234,7 +237,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
           ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
           ("arg", po::value(&arg)->value_name("N"), "the argument, from 0")
           ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid or tid");
+          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid, tid or argN (a number or a string)");
       break;
   }
   po::options_description hidden;
@@ -353,9 +356,6 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
     return usage_error("export needs both --start and --end, or neither", command_word);
-  }
-  if (o.command == Command::hist && o.by && o.by->kind == KeySpec::Kind::arg) {
-    return usage_error("hist --by takes pid or tid", command_word);
   }
   if (o.command == Command::hist && (probes.empty() || o.arg < 0)) {
     return usage_error("hist needs --probe PROBE and --arg N", command_word);

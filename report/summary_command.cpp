@@ -1,4 +1,10 @@
-// usdt-report summary: what the trace holds, counted from the records read.
+// usdt-report summary: what the trace holds, counted from the records read;
+// and, from the files' own summaries, the samples the recorder dropped
+// itself by cause (malformed records, foreign processes, ...), which are in
+// no chunk: text prints the non-zero ones on one line, JSON always has
+// "dropped":{cause:count} ({} when none, or for 1.0 files). JSON lists each
+// probe's arguments ("args":[{"name":"arg0","type":"int32"}]) as its first
+// site describes them.
 #include <algorithm>
 #include <string>
 
@@ -44,6 +50,26 @@ std::string pad_left(const std::string& s, size_t width) {
 }
 std::string pad_right(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+// The recorders' own drops by cause (TraceSummary::dropped), summed over the
+// files in the order the causes first appear; causes counted 0 are left out.
+std::vector<std::pair<std::string, uint64_t>> drops_by_cause(const TraceInput& input) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const TraceFileInfo& f : input.files()) {
+    if (!f.summary) continue;
+    for (const auto& [cause, count] : f.summary->dropped) {
+      if (count == 0) continue;
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& d) { return d.first == cause; });
+      if (it == out.end()) {
+        out.emplace_back(cause, count);
+      } else {
+        it->second += count;
+      }
+    }
+  }
+  return out;
 }
 
 struct ProbeRow {
@@ -151,6 +177,13 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
 
   auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
+  const std::vector<std::pair<std::string, uint64_t>> dropped = drops_by_cause(input);
+  // A probe's arguments as its first site describes them.
+  std::vector<const SiteInfo*> first_site(catalog.probes().size(), nullptr);
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    const SiteInfo& site = catalog.site(s);
+    if (first_site[site.probe] == nullptr) first_site[site.probe] = &site;
+  }
 
   if (options.format == "json") {
     std::string j;
@@ -167,12 +200,23 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
     w.key("first_event_ns").uint_or_null(stats.events() > 0, stats.first_time());
     w.key("last_event_ns").uint_or_null(stats.events() > 0, stats.last_time());
     w.key("unknown_site_events").uint(stats.unknown_site_events());
+    w.key("dropped").begin_object();
+    for (const auto& [cause, count] : dropped) w.key(cause).uint(count);
+    w.end_object();
     w.key("probes").begin_array();
     for (const ProbeRow& row : rows) {
       const ProbeInfo& p = catalog.probes()[row.probe];
       w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
       w.key("count").uint(row.count).key("lost").uint(row.lost);
-      w.key("rate_per_s").number_text(rate_text(row.count, duration)).end_object();
+      w.key("rate_per_s").number_text(rate_text(row.count, duration));
+      w.key("args").begin_array();
+      if (const SiteInfo* site = first_site[row.probe]; site != nullptr) {
+        for (size_t i = 0; i < site->arg_types.size(); ++i) {
+          w.begin_object().key("name").string("arg" + std::to_string(i));
+          w.key("type").string(arg_type_name(site->arg_types[i], site->arg_sizes[i])).end_object();
+        }
+      }
+      w.end_array().end_object();
     }
     w.end_array();
     w.key("processes").begin_array();
@@ -226,6 +270,13 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   t += "\n";
   if (truncated) t += "truncated: yes: events after the cut are missing\n";
   if (chunks_bad > 0) t += "corrupted: " + std::to_string(chunks_bad) + " chunk(s) skipped\n";
+  if (!dropped.empty()) {
+    t += "dropped by the recorder: ";
+    for (size_t i = 0; i < dropped.size(); ++i) {
+      t += (i > 0 ? ", " : "") + std::to_string(dropped[i].second) + " " + dropped[i].first;
+    }
+    t += "\n";
+  }
   t += "\n";
 
   size_t name_width = 24;

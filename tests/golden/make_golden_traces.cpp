@@ -17,6 +17,12 @@
 //   golden_copy.trace, golden_hardlink.trace, golden_link.trace: the same
 //                    recording again as a copy, a hard link and a symlink.
 //   fifo.trace       a FIFO without a writer (must be refused, not block).
+//   strings.trace    golden-host, 200 s later: postgresql:query__start(query,
+//                    client)/query__done(query) with string arguments: ASCII,
+//                    empty, cut by the recorder, invalid UTF-8, quotes, commas,
+//                    a newline, a tab and a control byte, the text "null", a
+//                    missing (NULL) string, a long one, a start left open; the
+//                    summary has drops by cause.
 // Times below are in microseconds after the recording start (kStart).
 //
 // usage: make_golden_traces DIR
@@ -27,6 +33,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/trace_writer.h"
@@ -265,6 +272,98 @@ int write_requests(const std::string& dir) {
   return check(w->finish(summary)) ? 0 : 1;
 }
 
+fmt::ArgDescriptor string_arg(const char* spec) {
+  fmt::ArgDescriptor d = arg(spec, 8, false);
+  d.is_string = true;
+  d.source = usdt::ArgSource::kernel_read;
+  return d;
+}
+
+int write_strings(const std::string& dir) {
+  uint64_t start = kStart + 200000000000ull;  // 200 s after golden.trace
+  std::vector<fmt::ProbeSite> sites = {
+      site(0, "query__start", {string_arg("8@%rdi"), arg("-4@%esi", 4, true)}),
+      site(1, "query__done", {string_arg("8@%rdi")})};
+  for (fmt::ProbeSite& s : sites) {
+    s.path = "/usr/lib/postgresql/bin/postgres";
+    s.provider = "postgresql";
+  }
+  auto w = fmt::TraceWriter::create(
+      dir + "/strings.trace", metadata("golden-host", start, kRealStart + 200000000000ull), sites);
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  using K = fmt::ProcessEventKind;
+  for (fmt::ProcessEvent p :
+       {proc(0, K::comm, 500, 500, "postgres"), proc(0, K::comm, 501, 501, "postgres")}) {
+    p.time_ns += start - kStart;
+    if (!check(w->append(p))) return 1;
+  }
+  struct Query {
+    uint64_t us;
+    uint32_t tid, site;
+    const char* text;  // nullptr: the string could not be read
+    size_t size;
+    bool truncated;
+  };
+  const std::string quoted = "UPDATE t SET note = 'a,\"b\"'\n\tWHERE id = 1 \x01";
+  const std::string invalid = "caf\xe9 \xff";
+  const std::string cut = "SELECT * FROM pgbench_accounts WHERE aid = ";
+  const std::string utf8 = "SELECT 'caf\xc3\xa9'";
+  const std::string longer =
+      "SELECT abalance FROM pgbench_accounts WHERE aid = 12345 AND bid = 1 ORDER BY 1";
+  const std::vector<Query> queries = {
+      {100, 500, 0, "SELECT 1", 8, false},
+      {300, 500, 1, "SELECT 1", 8, false},
+      {400, 501, 0, "SELECT 1", 8, false},
+      {500, 501, 1, "SELECT 1", 8, false},
+      {600, 500, 0, "", 0, false},
+      {650, 500, 1, "", 0, false},
+      {700, 500, 0, cut.data(), cut.size(), true},
+      {800, 501, 0, invalid.data(), invalid.size(), false},
+      {900, 501, 1, invalid.data(), invalid.size(), false},
+      {1000, 501, 0, quoted.data(), quoted.size(), false},
+      {1400, 501, 1, quoted.data(), quoted.size(), false},
+      {1700, 500, 1, cut.data(), cut.size(), true},
+      {2000, 500, 0, nullptr, 0, false},
+      {2100, 500, 1, nullptr, 0, false},
+      {2200, 501, 0, "null", 4, false},
+      {2250, 501, 1, "null", 4, false},
+      {2300, 500, 0, utf8.data(), utf8.size(), false},
+      {2600, 500, 1, utf8.data(), utf8.size(), false},
+      {2700, 501, 0, longer.data(), longer.size(), false},
+      {3000, 501, 1, longer.data(), longer.size(), false},
+      {3500, 500, 0, "VACUUM", 6, false},  // never done
+  };
+  fmt::TraceSummary summary;
+  summary.events_per_site = {0, 0};
+  summary.lost_per_site = {0, 0};
+  for (const Query& q : queries) {
+    fmt::StringArg text{std::string_view(q.text == nullptr ? "" : q.text, q.size), q.truncated};
+    fmt::Event e;
+    e.time_ns = start + q.us * kUs;
+    e.pid = q.tid;
+    e.tid = q.tid;
+    e.cpu = q.tid == 500 ? 0 : 1;
+    e.site_id = q.site;
+    e.arg_count = q.site == 0 ? 2 : 1;
+    e.string_mask = 1;
+    if (q.text == nullptr) {
+      e.missing_mask = 1;
+    } else {
+      e.args[0] = reinterpret_cast<uintptr_t>(&text);
+    }
+    if (q.site == 0) e.args[1] = static_cast<uint64_t>(int64_t{-7} + q.tid % 2);
+    if (!check(w->append(e))) return 1;
+    ++summary.events_per_site[q.site];
+    ++summary.events;
+  }
+  summary.end_monotonic_ns = start + 4000 * kUs;
+  summary.dropped = {{"malformed", 3}, {"unknown_event_id", 0}, {"foreign_process", 120}};
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
 // Other names for golden.trace and a FIFO, for the input checks.
 int write_other_names(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -296,6 +395,7 @@ int main(int argc, char** argv) {
   std::string dir = argv[1];
   if (int rc = write_golden(dir); rc != 0) return rc;
   if (int rc = write_requests(dir); rc != 0) return rc;
+  if (int rc = write_strings(dir); rc != 0) return rc;
   if (int rc = write_other_names(dir); rc != 0) return rc;
   return write_other_host(dir);
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <string>
 
 using namespace usdt::report;
 
@@ -107,10 +108,60 @@ TEST_CASE("hist groups by pid", "[arg_histogram]") {
   }
   auto g = a.groups();
   REQUIRE(g.size() == 2);
-  CHECK(g[0]->id == 1);
+  CHECK(g[0]->key.value == 1);
   CHECK(g[0]->stats.count() == 2);
   CHECK(g[0]->stats.buckets().back().count == 1);  // 200 >= MAX
-  CHECK(g[1]->id == 2);
+  CHECK(g[1]->key.value == 2);
   CHECK(count_in(g[1]->stats.buckets(), 0, 10) == 2);
   CHECK(a.overall().count() == 4);
+}
+
+TEST_CASE("hist groups by a string argument", "[arg_histogram]") {
+  ArgHistogramConfig c;
+  std::vector<SiteInfo> sites(1);
+  sites[0].arg_types = {ArgType::string, ArgType::signed_int};
+  c.selected = {1};
+  c.sites = {&sites[0]};
+  c.arg = 1;
+  KeySpec by;
+  by.kind = KeySpec::Kind::arg;
+  by.arg = 0;
+  c.by = by;
+  ArgHistogramAnalyzer a(c);
+  struct Row {
+    const char* text;
+    bool truncated;
+    int64_t v;
+  };
+  for (const Row& row : std::vector<Row>{{"b", false, 5},
+                                         {"a", false, -1},
+                                         {"b", false, 7},
+                                         {"b", true, 1},
+                                         {nullptr, false, 3}}) {
+    std::string bytes = row.text == nullptr ? "" : row.text;
+    usdt::format::StringArg s{bytes, row.truncated};
+    usdt::format::Event e;
+    e.arg_count = 2;
+    e.string_mask = 1;
+    if (row.text == nullptr) {
+      e.missing_mask = 1;
+    } else {
+      e.args[0] = reinterpret_cast<uintptr_t>(&s);
+    }
+    e.args[1] = static_cast<uint64_t>(row.v);
+    a.on_event(0, 0, e);
+    bytes.assign(bytes.size(), '#');  // the reader reuses its memory
+  }
+  auto g = a.groups();
+  REQUIRE(g.size() == 4);
+  CHECK(g[0]->key.text == "a");
+  CHECK(g[0]->stats.min_text() == "-1");
+  CHECK(g[1]->key.text == "b");
+  CHECK(!g[1]->key.truncated);
+  CHECK(g[1]->stats.count() == 2);
+  CHECK(g[1]->stats.mean_text() == "6.000");
+  CHECK(g[2]->key.text == "b");
+  CHECK(g[2]->key.truncated);
+  CHECK(!g[3]->key.present);
+  CHECK(a.overall().count() == 5);
 }

@@ -1,6 +1,7 @@
 #include "report/latency_analyzer.h"
 
 #include <catch2/catch.hpp>
+#include <string>
 
 using namespace usdt::report;
 using usdt::format::Event;
@@ -219,4 +220,84 @@ TEST_CASE("memory holds only open starts", "[latency]") {
   CHECK(a.overall().count() == 1000000);
   CHECK(a.unmatched_starts() == 0);
   CHECK(a.overall().percentile(500) == 1);
+}
+
+namespace {
+
+// An event whose argument 0 is a string (nullptr: missing).
+struct StringEvent {
+  std::string bytes;
+  usdt::format::StringArg arg;
+  Event e;
+  StringEvent(uint32_t tid, uint64_t time, const char* text, bool truncated = false) {
+    e = ev(1, tid, time, {0});
+    e.string_mask = 1;
+    if (text == nullptr) {
+      e.missing_mask = 1;
+      return;
+    }
+    bytes = text;
+    arg = usdt::format::StringArg{bytes, truncated};
+    e.args[0] = reinterpret_cast<uintptr_t>(&arg);
+  }
+  // Like the reader: the bytes of the previous record are overwritten.
+  void scribble() { bytes.assign(bytes.size(), '#'); }
+};
+
+}  // namespace
+
+TEST_CASE("a string key pairs equal strings across threads", "[latency]") {
+  LatencyAnalyzer a(config(arg_key(0), std::nullopt, 3));
+  LatencyPair p;
+  StringEvent s1(10, 100, "SELECT 1");
+  CHECK(a.on_event(kStart, 0, s1.e, 100, &p) == LatencyAnalyzer::Outcome::started);
+  s1.scribble();
+  StringEvent s2(11, 150, "SELECT 2");
+  CHECK(a.on_event(kStart, 0, s2.e, 150, &p) == LatencyAnalyzer::Outcome::started);
+  StringEvent cut(12, 160, "SELECT 1", true);  // cut: not the same key
+  CHECK(a.on_event(kEnd, 0, cut.e, 160, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  StringEvent e1(12, 400, "SELECT 1");
+  REQUIRE(a.on_event(kEnd, 0, e1.e, 400, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 300);
+  CHECK(p.key_type == ArgType::string);
+  CHECK(p.key_text == "SELECT 1");
+  CHECK(!p.key_truncated);
+  StringEvent e2(10, 500, "SELECT 2");
+  REQUIRE(a.on_event(kEnd, 0, e2.e, 500, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.duration == 350);
+  StringEvent missing(10, 600, nullptr);
+  CHECK(a.on_event(kStart, 0, missing.e, 600, &p) == LatencyAnalyzer::Outcome::missing_key);
+  CHECK(a.unmatched_starts() == 0);
+  CHECK(a.unmatched_ends() == 1);
+  CHECK(a.top().size() == 2);
+  CHECK(a.top()[0].key_text == "SELECT 2");
+}
+
+TEST_CASE("--by a string argument groups by its text", "[latency]") {
+  KeySpec by = arg_key(0);
+  LatencyAnalyzer a(config({}, by));
+  LatencyPair p;
+  const char* texts[] = {"b", "a", "b", "a\"", nullptr};
+  uint64_t t = 0;
+  for (const char* text : texts) {
+    StringEvent s(10, t, text);
+    a.on_event(kStart, 0, s.e, t, &p);
+    s.scribble();
+    StringEvent e(10, t + 10, "other");
+    a.on_event(kEnd, 0, e.e, t + 10, &p);
+    t += 100;
+  }
+  StringEvent cut(10, t, "b", true);
+  a.on_event(kStart, 0, cut.e, t, &p);
+  a.on_event(kEnd, 0, ev(1, 10, t + 5, {}), t + 5, &p);
+  auto groups = a.groups();
+  REQUIRE(groups.size() == 5);
+  CHECK(groups[0]->key.text == "a");
+  CHECK(groups[1]->key.text == "a\"");
+  CHECK(groups[2]->key.text == "b");
+  CHECK(!groups[2]->key.truncated);
+  CHECK(groups[2]->stats.count() == 2);
+  CHECK(groups[3]->key.text == "b");
+  CHECK(groups[3]->key.truncated);
+  CHECK(groups[4]->key.text == "other");  // the NULL string's pair: the end event's value
 }

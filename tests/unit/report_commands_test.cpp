@@ -345,7 +345,11 @@ TEST_CASE("command line parsing", "[report_options]") {
   p = parse({"sumary", "x.trace"});
   CHECK(p.exit_code == 2);
   CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
-  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"}).exit_code == 2);
+  p = parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"});
+  CHECK(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.by->kind == KeySpec::Kind::arg);
+  CHECK(p.options.by->arg == 1);
+  CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg12", "x.trace"}).exit_code == 2);
 }
 
 TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_options]") {
@@ -377,4 +381,218 @@ TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_opt
   CHECK(p.text.find("--start") != std::string::npos);
   p = parse({"--version"});
   CHECK(p.text.find("usdt-report ") == 0);
+}
+
+namespace {
+
+// A trace with string arguments: db:query(text, n) and db:done(text); the
+// StringArgs live as long as the test's Strings.
+struct Strings {
+  std::string ascii = "SELECT 1";
+  std::string odd = "a,\"b\"\n\xff";
+  std::string cut = "SELECT * FROM t";
+  fmt::StringArg s_ascii{ascii, false};
+  fmt::StringArg s_odd{odd, false};
+  fmt::StringArg s_cut{cut, true};
+  fmt::StringArg s_null_text{std::string_view("null"), false};
+};
+
+fmt::Event string_ev(uint32_t site_id, uint64_t time, uint32_t tid, const fmt::StringArg* s,
+                     int64_t n = 0) {
+  fmt::Event e = ev(site_id, time, 10, tid,
+                    site_id == 0 ? std::vector<int64_t>{0, n} : std::vector<int64_t>{0});
+  e.string_mask = 1;
+  if (s == nullptr) {
+    e.missing_mask = 1;
+  } else {
+    e.args[0] = reinterpret_cast<uintptr_t>(s);
+  }
+  return e;
+}
+
+void fill_strings(MemoryTrace& t, const Strings& s) {
+  fmt::ProbeSite query = site(0, "db", "query", 2, true);
+  query.args[0].is_string = true;
+  fmt::ProbeSite done = site(1, "db", "done", 1);
+  done.args[0].is_string = true;
+  uint32_t f = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull),
+                          {query, done, site(2, "db", "tick", 1)});
+  t.add(f, string_ev(0, 1000001000, 11, &s.s_ascii, -1));
+  t.add(f, string_ev(0, 1000002000, 12, &s.s_odd, 2));
+  t.add(f, ev(2, 1000002500, 10, 10, {5}));
+  t.add(f, string_ev(1, 1000003000, 11, &s.s_ascii));
+  t.add(f, string_ev(1, 1000005000, 12, &s.s_odd));
+  t.add(f, string_ev(0, 1000006000, 11, &s.s_cut, 3));
+  t.add(f, string_ev(1, 1000006500, 11, &s.s_cut));
+  t.add(f, string_ev(0, 1000007000, 11, nullptr, 4));
+  t.add(f, string_ev(1, 1000007100, 11, &s.s_null_text));
+  fmt::TraceSummary summary;
+  summary.end_monotonic_ns = 1000020000;
+  summary.events = 9;
+  summary.dropped = {{"malformed", 3}, {"ring_resync", 0}, {"foreign_process", 120}};
+  t.set_summary(f, summary);
+}
+
+}  // namespace
+
+TEST_CASE("dump text prints strings quoted and escaped", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"dump"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "               ? 10/11 [001] 0.000001000: db:query arg0=\"SELECT 1\" arg1=-1\n"
+        "               ? 10/12 [000] 0.000002000: db:query arg0=\"a,\\\"b\\\"\\n\\xff\" arg1=2\n"
+        "               ? 10/10 [000] 0.000002500: db:tick arg0=5\n"
+        "               ? 10/11 [001] 0.000003000: db:done arg0=\"SELECT 1\"\n"
+        "               ? 10/12 [000] 0.000005000: db:done arg0=\"a,\\\"b\\\"\\n\\xff\"\n"
+        "               ? 10/11 [001] 0.000006000: db:query arg0=\"SELECT * FROM t\"... arg1=3\n"
+        "               ? 10/11 [001] 0.000006500: db:done arg0=\"SELECT * FROM t\"...\n"
+        "               ? 10/11 [001] 0.000007000: db:query arg0=null arg1=4\n"
+        "               ? 10/11 [001] 0.000007100: db:done arg0=\"null\"\n");
+}
+
+TEST_CASE("dump jsonl gives strings as JSON strings and marks cut ones",
+          "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"dump", "--format", "jsonl", "--probe", "db:query"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "{\"time_ns\":1000001000,\"pid\":10,\"tid\":11,\"cpu\":1,\"provider\":\"db\",\"name\":"
+        "\"query\",\"args\":[\"SELECT 1\",-1]}\n"
+        "{\"time_ns\":1000002000,\"pid\":10,\"tid\":12,\"cpu\":0,\"provider\":\"db\",\"name\":"
+        "\"query\",\"args\":[\"a,\\\"b\\\"\\n\\ufffd\",2]}\n"
+        "{\"time_ns\":1000006000,\"pid\":10,\"tid\":11,\"cpu\":1,\"provider\":\"db\",\"name\":"
+        "\"query\",\"args\":[\"SELECT * FROM t\",3],\"truncated_args\":[0]}\n"
+        "{\"time_ns\":1000007000,\"pid\":10,\"tid\":11,\"cpu\":1,\"provider\":\"db\",\"name\":"
+        "\"query\",\"args\":[null,4]}\n");
+}
+
+TEST_CASE("dump csv quotes strings: \"null\" is not null", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"dump", "--format", "csv"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "time_ns,pid,tid,cpu,comm,provider,name,arg0,arg1,truncated_args\n"
+        "1000001000,10,11,1,,db,query,\"SELECT 1\",-1,\n"
+        "1000002000,10,12,0,,db,query,\"a,\"\"b\"\"\n\xef\xbf\xbd\",2,\n"
+        "1000002500,10,10,0,,db,tick,5,,\n"
+        "1000003000,10,11,1,,db,done,\"SELECT 1\",,\n"
+        "1000005000,10,12,0,,db,done,\"a,\"\"b\"\"\n\xef\xbf\xbd\",,\n"
+        "1000006000,10,11,1,,db,query,\"SELECT * FROM t\",3,0\n"
+        "1000006500,10,11,1,,db,done,\"SELECT * FROM t\",,0\n"
+        "1000007000,10,11,1,,db,query,null,4,\n"
+        "1000007100,10,11,1,,db,done,\"null\",,\n");
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  Output ticks = run({"dump", "--format", "csv", "--probe", "db:tick"}, t2);
+  CHECK(ticks.out ==
+        "time_ns,pid,tid,cpu,comm,provider,name,arg0\n1000002500,10,10,0,,db,tick,5\n");
+}
+
+TEST_CASE("latency --by a string argument", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run(
+      {"latency", "--start", "db:query", "--end", "db:done", "--by", "arg0", "--format", "json"},
+      t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("\"count\":4,") != std::string::npos);
+  CHECK(o.out.find(
+            "{\"key\":\"SELECT * FROM t\",\"key_truncated\":true,\"count\":1,\"min_ns\":500,") !=
+        std::string::npos);
+  CHECK(o.out.find("{\"key\":\"SELECT 1\",\"count\":1,\"min_ns\":2000,") != std::string::npos);
+  CHECK(o.out.find("{\"key\":\"a,\\\"b\\\"\\n\\ufffd\",\"count\":1,\"min_ns\":3000,") !=
+        std::string::npos);
+  // The NULL query's pair takes the end event's string, "null".
+  CHECK(o.out.find("{\"key\":\"null\",\"count\":1,\"min_ns\":100,") != std::string::npos);
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  Output text = run(
+      {"latency", "--start", "db:query", "--end", "db:done", "--key", "arg0", "--by", "arg0"}, t2);
+  CHECK(text.out.find("\narg0 \"a,\\\"b\\\"\\n\\xff\":\n") != std::string::npos);
+  CHECK(text.out.find("\narg0 \"SELECT * FROM t\"...:\n") != std::string::npos);
+  CHECK(text.out.find("without arg0: 1 starts, 0 ends") != std::string::npos);
+}
+
+TEST_CASE("hist refuses a string argument", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"hist", "--probe", "db:query", "--arg", "0"}, t);
+  CHECK(o.code == 1);
+  CHECK(o.err.find("usdt-report: error: argument 0 of db:query is a string: a histogram needs "
+                   "numbers\nhint: ") == 0);
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  CHECK(run({"hist", "--probe", "db:query", "--arg", "1"}, t2).code == 0);
+}
+
+TEST_CASE("hist --by a string argument", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output o = run({"hist", "--probe", "db:query", "--arg", "1", "--by", "arg0"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("\narg0 \"SELECT 1\":\n  count 1, missing 0, min -1, mean -1.000, max -1\n") !=
+        std::string::npos);
+  CHECK(o.out.find("\narg0 \"SELECT * FROM t\"...:\n  count 1,") != std::string::npos);
+  CHECK(o.out.find("\narg0 (argument missing):\n  count 1,") != std::string::npos);
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  Output json =
+      run({"hist", "--probe", "db:query", "--arg", "1", "--by", "arg0", "--format", "json"}, t2);
+  CHECK(json.out.find("{\"key\":\"SELECT * FROM t\",\"key_truncated\":true,\"count\":1,") !=
+        std::string::npos);
+  CHECK(json.out.find("{\"key\":null,\"count\":1,") != std::string::npos);
+}
+
+TEST_CASE("summary shows drops by cause and argument types", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  Output text = run({"summary"}, t);
+  CHECK(text.out.find("\ndropped by the recorder: 3 malformed, 120 foreign_process\n") !=
+        std::string::npos);
+  MemoryTrace t2;
+  fill_strings(t2, s);
+  Output json = run({"summary", "--format", "json"}, t2);
+  CHECK(json.out.find("\"dropped\":{\"malformed\":3,\"foreign_process\":120}") !=
+        std::string::npos);
+  CHECK(json.out.find("\"name\":\"query\",\"count\":4,\"lost\":0,\"rate_per_s\":200000.000,"
+                      "\"args\":[{\"name\":\"arg0\",\"type\":\"string\"},{\"name\":\"arg1\","
+                      "\"type\":\"int64\"}]}") != std::string::npos);
+  MemoryTrace t3;
+  fill_demo(t3);
+  Output none = run({"summary", "--format", "json"}, t3);
+  CHECK(none.out.find("\"dropped\":{}") != std::string::npos);
+  MemoryTrace t4;
+  fill_demo(t4);
+  CHECK(run({"summary"}, t4).out.find("dropped") == std::string::npos);
+}
+
+TEST_CASE("export keeps the strings of starts left open", "[report_commands][strings]") {
+  Strings s;
+  MemoryTrace t;
+  fill_strings(t, s);
+  char path[] = "/tmp/usdt_report_strings_XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  Output o =
+      run({"export", "-o", path, "--start", "db:query", "--end", "db:done", "--key", "arg0"}, t);
+  REQUIRE(o.code == 0);
+  std::string json = read_file(path);
+  std::remove(path);
+  CHECK(json.find("\"args\":{\"end\":\"db:done\",\"duration_ns\":500,\"arg0\":\"SELECT * FROM "
+                  "t\",\"key_truncated\":true}") != std::string::npos);
+  // The NULL query cannot pair on arg0: an instant; the "null" end too.
+  CHECK(json.find("\"args\":{\"cpu\":1,\"arg0\":null,\"arg1\":4}") != std::string::npos);
+  CHECK(json.find("\"args\":{\"cpu\":1,\"arg0\":\"null\"}") != std::string::npos);
 }

@@ -34,13 +34,14 @@ std::string write_sample_trace() {
   fmt::TraceMetadata m;
   m.hostname = "h";
   m.start_monotonic_ns = 1000;
-  std::vector<fmt::ProbeSite> sites(2);
-  for (uint32_t i = 0; i < 2; ++i) {
+  std::vector<fmt::ProbeSite> sites(3);
+  for (uint32_t i = 0; i < 3; ++i) {
     sites[i].id = i;
     sites[i].provider = "p";
-    sites[i].name = i == 0 ? "a" : "b";
+    sites[i].name = i == 0 ? "a" : i == 1 ? "b" : "s";
     sites[i].args.resize(2);
   }
+  sites[2].args[0].is_string = true;  // p:s(string, number)
   fmt::WriterOptions options;
   options.chunk_bytes = 200;
   auto w = fmt::TraceWriter::create(path, m, sites, options);
@@ -60,6 +61,19 @@ std::string write_sample_trace() {
     e.args[0] = i / 2;
     e.missing_mask = i % 5 == 0 ? 2 : 0;
     REQUIRE(w->append(e));
+    if (i % 3 != 0) continue;
+    // A string event: text, empty, cut, invalid UTF-8 or missing.
+    static const char* const kTexts[] = {"SELECT 1", "", "a\"b,\nc", "caf\xe9", nullptr};
+    const char* text = kTexts[i / 3 % 5];
+    fmt::StringArg str{text == nullptr ? std::string_view() : std::string_view(text), i % 4 == 0};
+    fmt::Event se = e;
+    se.time_ns = e.time_ns + 1;
+    se.site_id = 2;
+    se.string_mask = 1;
+    se.missing_mask = text == nullptr ? 1 : 0;
+    se.args[0] = reinterpret_cast<uintptr_t>(&str);
+    se.args[1] = i;
+    REQUIRE(w->append(se));
   }
   fmt::LostEvent l;
   l.time_begin_ns = 2300;
@@ -68,10 +82,11 @@ std::string write_sample_trace() {
   REQUIRE(w->append(l));
   fmt::TraceSummary s;
   s.end_monotonic_ns = 5000;
-  s.events = 60;
+  s.events = 80;
   s.lost = 2;
-  s.events_per_site = {30, 30};
-  s.lost_per_site = {0, 0};
+  s.events_per_site = {30, 30, 20};
+  s.lost_per_site = {0, 0, 0};
+  s.dropped = {{"malformed", 1}, {"foreign_process", 4}};
   REQUIRE(w->finish(s));
   return path;
 }
@@ -91,9 +106,16 @@ void run_all_commands(const std::string& path) {
            {"summary", path},
            {"summary", "--format", "json", path},
            {"dump", "--format", "jsonl", path},
-           {"latency", "--start", "p:a", "--end", "p:b", "--key", "arg0", "--by", "tid", "--top", "3", path},
+           {"latency", "--start", "p:a", "--end", "p:b", "--key", "arg0", "--by", "tid", "--top",
+            "3", path},
            {"hist", "--probe", "p:a", "--arg", "1", path},
-           {"export", "-o", out, "--start", "p:a", "--end", "p:b", path}}) {
+           {"export", "-o", out, "--start", "p:a", "--end", "p:b", path},
+           // string arguments
+           {"dump", path},
+           {"dump", "--format", "csv", path},
+           {"latency", "--start", "p:s", "--end", "p:b", "--by", "arg0", "--top", "2", path},
+           {"hist", "--probe", "p:s", "--arg", "1", "--by", "arg0", path},
+           {"export", "-o", out, "--start", "p:s", "--end", "p:a", "--key", "arg0", path}}) {
     int rc = run(args);
     INFO(args[0] << " on " << path);
     CHECK((rc == 0 || rc == 1));

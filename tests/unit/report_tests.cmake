@@ -4,6 +4,7 @@ usdt_unit_test(report_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/log_linear_histogram_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/histogram_text_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_text_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/string_text_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/latency_analyzer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/arg_histogram_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/report_commands_test.cpp
