@@ -12,26 +12,14 @@
 #include <stdlib.h>
 #include <sys/sdt.h>
 
+#include "itest_note.h"
+
 volatile int32_t itest_global = 77;
 
-/* A probe note with a hand-written argument string, as sys/sdt.h writes it
- * (args is an extended-asm string: write %% for %). */
-#define ITEST_NOTE(provider, name, args)                                              \
-  __asm__ __volatile__("990: nop\n"                                                   \
-                       ".pushsection .note.stapsdt,\"?\",\"note\"\n"                  \
-                       ".balign 4\n"                                                  \
-                       ".4byte 992f-991f, 994f-993f, 3\n"                             \
-                       "991: .asciz \"stapsdt\"\n"                                    \
-                       "992: .balign 4\n"                                             \
-                       "993: .8byte 990b\n"                                           \
-                       ".8byte _.stapsdt.base\n"                                      \
-                       ".8byte 0\n"                                                   \
-                       ".asciz \"" #provider "\"\n"                                   \
-                       ".asciz \"" #name "\"\n"                                       \
-                       ".asciz \"" args "\"\n"                                        \
-                       "994: .balign 4\n"                                             \
-                       ".popsection\n"                                                \
-                       ::: "memory")
+/* A probe with a hand-written argument string, as its own asm statement
+ * (itest_note.h lays out the note). */
+#define ITEST_PROBE(provider, name, args) \
+  __asm__ __volatile__(ITEST_NOTE(provider, name, args)::: "memory")
 
 /* Makes sure .stapsdt.base exists (sys/sdt.h defines it in every unit that
  * uses a probe). */
@@ -96,8 +84,8 @@ static void __attribute__((noinline)) fire_stack(long i) {
 static void __attribute__((noinline)) fire_memory(long i) {
   /* A leaf function: the 128 bytes below %rsp are its own (the red zone). */
   __asm__ __volatile__("movq %0, -8(%%rsp)" : : "r"(0x5eed0000ull + (uint64_t)i) : "memory");
-  ITEST_NOTE(itest, redzone, "8@-8(%%rsp)");
-  ITEST_NOTE(itest, global, "4@itest_global(%%rip)");
+  ITEST_PROBE(itest, redzone, "8@-8(%%rsp)");
+  ITEST_PROBE(itest, global, "4@itest_global(%%rip)");
 }
 
 int main(int argc, char** argv) {
