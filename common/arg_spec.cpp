@@ -12,6 +12,8 @@
 // libbpf's src/usdt.c (parse_usdt_arg) and perf's arch/*/util/perf_regs.c accept
 // the same forms; we decode more of them (scaled index, %ah, sym(%rip)).
 
+#include "common/hex_text.h"
+
 namespace usdt {
 namespace {
 
@@ -326,12 +328,6 @@ ArgSpec parse_arm64_operand(ArgSpec spec, std::string_view op) {
 std::string type_name(const ArgSpec& spec) {
   if (spec.is_float) return spec.size == 4 ? "float32" : spec.size == 8 ? "float64" : prefixed("float", spec.size * 8);
   return (spec.is_signed ? "int" : "uint") + std::to_string(spec.size * 8);
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
 }
 
 std::string signed_offset(int64_t v) {

@@ -17,6 +17,8 @@
 // libelf translates the note headers (elf_getdata), not the descriptors, so
 // the three addresses are decoded here by hand in the file's byte order.
 
+#include "common/hex_text.h"
+
 namespace usdt {
 namespace {
 
@@ -27,12 +29,6 @@ struct LoadSegment {
   uint64_t memsz;
   uint64_t offset;
 };
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 uint64_t read_word(const unsigned char* p, size_t size, bool little_endian) {
   uint64_t v = 0;

@@ -2,15 +2,11 @@
 
 #include <cstdio>
 
+#include "common/hex_text.h"
+
 namespace usdt::format {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 

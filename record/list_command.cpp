@@ -9,14 +9,10 @@
 #include "common/proc_maps.h"
 #include "record/site_sampling.h"
 
+#include "common/hex_text.h"
+
 namespace usdt::record {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 bool selected(const std::vector<ProbeSpec>& filters, const std::string& path, const UsdtProbe& probe) {
   if (filters.empty()) return true;

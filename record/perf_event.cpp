@@ -8,14 +8,10 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/hex_text.h"
+
 namespace usdt::record {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 void set_common(perf_event_attr& attr, const EventTarget& target, const EventOptions& options) {
   attr.size = sizeof attr;

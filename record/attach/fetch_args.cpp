@@ -3,14 +3,10 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/hex_text.h"
+
 namespace usdt::record {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 std::string type_name(const ArgSpec& spec) {
   // The IEEE bits of a float, never sign-extended.
