@@ -8,6 +8,10 @@
 //   uprobe:PATH:SYMBOL[+OFFSET]  function entry
 //   uretprobe:PATH:SYMBOL        function return
 //
+// SYMBOL may be a C++ name with "::" (ns::Server::handle*) and may be quoted
+// ('ns::f(int)', needed when it holds a ':' that is not part of "::" or
+// ends in "+digits"); PATH then ends at the last ':' before it that is not
+// part of a "::".
 // '*' and '?' are wildcards in every part. PATH is split off from the right:
 // the last one (usdt:PATH:NAME) or two (usdt:PATH:PROVIDER:NAME) fields are
 // the probe, so a path may contain '+' or '++' (libstdc++) freely; a path
@@ -36,6 +40,7 @@ struct ProbeSpec {
   std::string provider;  // usdt only; "*" when any provider
   std::string name;      // usdt: the probe name; uprobe/uretprobe: the symbol
   uint64_t offset = 0;   // uprobe: the +OFFSET after the symbol
+  bool has_offset = false;  // "+0" was written (the name then keeps it)
 
   // Parses one probe; fails with a message that quotes the text and says
   // which form was expected.
