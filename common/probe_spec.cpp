@@ -165,7 +165,15 @@ bool ProbeSpec::matches_path(std::string_view file_path) const {
 
 bool ProbeSpec::matches(std::string_view file_path, std::string_view probe_provider,
                         std::string_view probe_name) const {
-  if (kind != ProbeKind::usdt) return false;
+  if (kind != ProbeKind::usdt) {
+    // A recorded function probe: provider "uprobe"/"uretprobe", name the
+    // demangled symbol, which may carry its parameters ("ns::f(int)").
+    if (probe_provider != (kind == ProbeKind::uprobe ? "uprobe" : "uretprobe")) return false;
+    std::string symbol = name;
+    if (has_offset) symbol.append(1, '+').append(std::to_string(offset));
+    return (glob_match(symbol, probe_name) || glob_match(symbol + "(*", probe_name)) &&
+           matches_path(file_path);
+  }
   return glob_match(provider, probe_provider) && glob_match(name, probe_name) &&
          matches_path(file_path);
 }

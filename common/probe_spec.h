@@ -48,7 +48,10 @@ struct ProbeSpec {
 
   // Whether a file (as /proc/PID/maps or the user names it) is selected.
   bool matches_path(std::string_view file_path) const;
-  // Whether a USDT probe of that file is selected (false for uprobe specs).
+  // Whether a recorded probe of that file is selected: a USDT probe by a
+  // usdt spec, a function probe (provider "uprobe"/"uretprobe", name the
+  // demangled SYMBOL[+OFFSET], with or without its parameters) by a
+  // uprobe/uretprobe spec.
   bool matches(std::string_view file_path, std::string_view probe_provider,
                std::string_view probe_name) const;
 };

@@ -146,7 +146,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       print_error(err, spec.error());
       return 2;
     }
-    filters.push_back(std::move(*spec));
+    (spec->kind == ProbeKind::usdt ? filters : function_specs).push_back(std::move(*spec));
   }
   for (const auto& arg : options.list_args) {
     std::error_code ec;

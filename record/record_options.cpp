@@ -1,5 +1,6 @@
 #include "record/record_options.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <set>
@@ -255,7 +256,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   if (o.list) {
     // After "--" while listing: more targets.
     o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
-    if (o.list_args.empty() && o.pids.empty()) {
+    // uprobe:PATH:PATTERN names its own file.
+    bool names_file = std::any_of(o.probes.begin(), o.probes.end(), [](const std::string& p) {
+      return p.rfind("uprobe:", 0) == 0 || p.rfind("uretprobe:", 0) == 0;
+    });
+    if (o.list_args.empty() && o.pids.empty() && !names_file) {
       return Error("-l needs a TARGET (file or library name) or -p PID");
     }
     if (o.all) return Error("-a cannot be combined with -l");

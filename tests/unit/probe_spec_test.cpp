@@ -85,6 +85,9 @@ TEST_CASE("uprobe and uretprobe", "[probe_spec]") {
   CHECK(u.name == "PyObject_Call");
   CHECK(u.offset == 0);
   CHECK_FALSE(u.matches("/usr/bin/python3.11", "", "PyObject_Call"));
+  CHECK(u.matches("/usr/bin/python3.11", "uprobe", "PyObject_Call"));
+  CHECK_FALSE(u.matches("/usr/bin/python3.11", "uretprobe", "PyObject_Call"));
+  CHECK_FALSE(u.matches("/usr/bin/python3.10", "uprobe", "PyObject_Call"));
   auto off = parse_ok("uprobe:/bin/app:main+16");
   CHECK(off.name == "main");
   CHECK(off.offset == 16);
@@ -107,6 +110,9 @@ TEST_CASE("uprobe symbols with C++ names, quotes and paths with ':'", "[probe_sp
   CHECK(dq.name == "f+1");
   CHECK(dq.offset == 4);
   CHECK(dq.has_offset);
+  CHECK(cxx.matches("/srv/server", "uprobe", "ns::Server::handle(int)"));
+  CHECK(parse_ok("uprobe:server:ns::twice<int>").matches("/srv/server", "uprobe", "ns::twice<int>(int)"));
+  CHECK_FALSE(parse_ok("uprobe:server:ns::twice").matches("/srv/server", "uprobe", "ns::twice<int>(int)"));
   auto colon_path = parse_ok("uprobe:/a:b/x:f");
   CHECK(colon_path.path == "/a:b/x");
   CHECK(colon_path.name == "f");
