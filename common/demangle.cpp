@@ -63,7 +63,8 @@ SymbolNames symbol_names(std::string_view raw) {
     // GCC's clones (work.isra.0, work.constprop.0, work.part.0) are entry
     // points of work: "work" selects them.
     size_t dot = raw.find('.');
-    return {std::string(raw), std::string(dot == 0 || dot == std::string_view::npos ? raw : raw.substr(0, dot))};
+    return {std::string(raw),
+            std::string(dot == 0 || dot == std::string_view::npos ? raw : raw.substr(0, dot))};
   }
   // A clone of a C++ function demangles as "f(int) [clone .isra.0]".
   std::string_view base = demangled;

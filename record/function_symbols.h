@@ -26,8 +26,8 @@ struct FunctionSymbol {
   uint64_t address = 0;   // link-time (st_value)
   uint64_t size = 0;      // st_size; 0 when the table does not say
   uint64_t file_offset = 0;
-  uint8_t binding = 0;    // STB_GLOBAL, STB_WEAK, STB_LOCAL
-  bool dynamic = false;   // from .dynsym
+  uint8_t binding = 0;   // STB_GLOBAL, STB_WEAK, STB_LOCAL
+  bool dynamic = false;  // from .dynsym
 };
 
 // The file's functions in address order, aliases included. Fails when the

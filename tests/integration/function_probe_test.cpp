@@ -72,7 +72,7 @@ TEST_CASE("recursion to depth 10: every return pairs with its own entry", "[.roo
       CHECK(t.lost_count() == 0);
       for (size_t i = 0; i < 33; ++i) {
         CHECK(s(in[i].args[0]) == 10 - static_cast<int64_t>(i % 11));  // n = 10 .. 0
-        CHECK(s(ret[i].args[0]) == static_cast<int64_t>(i % 11));       // work(n) returns n
+        CHECK(s(ret[i].args[0]) == static_cast<int64_t>(i % 11));      // work(n) returns n
       }
       REQUIRE(t.sites.size() == 2);
       CHECK(t.sites[0].path == prog);
@@ -175,14 +175,14 @@ TEST_CASE("C++ methods and templates are matched and shown demangled", "[.root][
       std::string prog = program("itest_func_cxx_" + level);
       RunResult list = run({recorder(), "-l", "uprobe:" + prog + ":ns::Server::handle*"});
       INFO(list.err);
-      CHECK(lines(list.out) == std::vector<std::string>{
-                                   "uprobe:" + prog + ":ns::Server::handle(int)",
-                                   "uprobe:" + prog + ":ns::Server::handle(char const*)"});
+      CHECK(lines(list.out) ==
+            std::vector<std::string>{"uprobe:" + prog + ":ns::Server::handle(int)",
+                                     "uprobe:" + prog + ":ns::Server::handle(char const*)"});
 
       std::string out = temp_trace("fn_cxx_" + level);
-      RunResult r = record(out,
-                           {"uprobe:" + prog + ":ns::*", "uretprobe:" + prog + ":'ns::twice<int>'"},
-                           {prog, "methods"});
+      RunResult r =
+          record(out, {"uprobe:" + prog + ":ns::*", "uretprobe:" + prog + ":'ns::twice<int>'"},
+                 {prog, "methods"});
       INFO(r.err);
       REQUIRE(r.status == 0);
       Trace t = read_trace(out);
@@ -198,9 +198,11 @@ TEST_CASE("C++ methods and templates are matched and shown demangled", "[.root][
 
       std::string summary = report({out});
       CHECK(has(summary, "uprobe:ns::Server::handle(char const*)"));
-      std::string json = report({"latency", "--function", "ns::twice<int>(int)", "--format", "json", out});
+      std::string json =
+          report({"latency", "--function", "ns::twice<int>(int)", "--format", "json", out});
       CHECK(has(json, "\"count\":4"));
-      std::string probe = report({"dump", "--probe", "uprobe:ns::Server::*", "--format", "csv", out});
+      std::string probe =
+          report({"dump", "--probe", "uprobe:ns::Server::*", "--format", "csv", out});
       CHECK(lines(probe).size() == 1 + 5);
     }
   }
@@ -227,15 +229,17 @@ TEST_CASE("an exception thrown through a probed C++ function", "[.root][fn_throw
       // which has no unwind information: std::terminate (kernel 6.18,
       // libgcc). The recorder warns before; the trace holds the 4 entries.
       std::string ret_out = temp_trace("fn_throw_ret_" + level);
-      RunResult rr = record(ret_out, {"uprobe:" + prog + ":ns::dive", "uretprobe:" + prog + ":ns::dive"},
-                            {prog, "throw"});
+      RunResult rr =
+          record(ret_out, {"uprobe:" + prog + ":ns::dive", "uretprobe:" + prog + ":ns::dive"},
+                 {prog, "throw"});
       INFO(rr.err);
       CHECK(has(rr.err, "warning: uretprobe:ns::dive(int) is a C++ function"));
       CHECK(rr.status == 128 + 6);  // SIGABRT
       Trace rt = read_trace(ret_out);
       CHECK(rt.of("uprobe", "ns::dive(int)").size() == 4);
       CHECK(rt.of("uretprobe", "ns::dive(int)").empty());
-      std::string json = report({"latency", "--function", "ns::dive*", "--format", "json", ret_out});
+      std::string json =
+          report({"latency", "--function", "ns::dive*", "--format", "json", ret_out});
       CHECK(has(json, "\"count\":0"));
       CHECK(has(json, "\"unmatched_starts\":4"));
     }
@@ -246,7 +250,8 @@ TEST_CASE("one function name in two files: the summary shows each file", "[.root
   std::string o0 = program("itest_func_O0");
   std::string o2 = program("itest_func_O2");
   std::string out = temp_trace("fn_two_files");
-  RunResult r = record(out, {"uprobe:" + o0 + ":work", "uprobe:" + o2 + ":work"}, {o0, "recurse", "1"});
+  RunResult r =
+      record(out, {"uprobe:" + o0 + ":work", "uprobe:" + o2 + ":work"}, {o0, "recurse", "1"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   std::string summary = report({out});
@@ -254,8 +259,10 @@ TEST_CASE("one function name in two files: the summary shows each file", "[.root
   CHECK(summary_count(summary, "uprobe:work (" + o0 + ")") == 11);
   CHECK(summary_count(summary, "uprobe:work (" + o2 + ")") == 0);
   std::string json = report({"summary", "--format", "json", out});
-  CHECK(has(json, "{\"provider\":\"uprobe\",\"name\":\"work\",\"path\":\"" + o0 + "\",\"count\":11"));
-  CHECK(has(json, "{\"provider\":\"uprobe\",\"name\":\"work\",\"path\":\"" + o2 + "\",\"count\":0"));
+  CHECK(
+      has(json, "{\"provider\":\"uprobe\",\"name\":\"work\",\"path\":\"" + o0 + "\",\"count\":11"));
+  CHECK(
+      has(json, "{\"provider\":\"uprobe\",\"name\":\"work\",\"path\":\"" + o2 + "\",\"count\":0"));
   std::string dump = report({"dump", out});
   CHECK(has(dump, ": uprobe:work (" + o0 + ") arg0=10 "));
   // --probe selects both by name.

@@ -37,7 +37,8 @@ TEST_CASE("C++ names are demangled, without a template's return type", "[demangl
 TEST_CASE("return types are cut at the last space outside brackets", "[demangle]") {
   CHECK(strip_return_type("std::vector<int, std::allocator<int> > ns::make<int>(int)") ==
         "ns::make<int>(int)");
-  CHECK(strip_return_type("ns::operator<<(std::ostream&, int)") == "ns::operator<<(std::ostream&, int)");
+  CHECK(strip_return_type("ns::operator<<(std::ostream&, int)") ==
+        "ns::operator<<(std::ostream&, int)");
   CHECK(strip_parameters("ns::f(int) const") == "ns::f");
   CHECK(strip_parameters("f") == "f");
 }

@@ -37,10 +37,11 @@ TEST_CASE("aliases at one address give one function, chosen the same way every t
           "[function_symbols]") {
   // As in glibc: malloc and __libc_malloc at one address, both in .symtab
   // and .dynsym; a weak alias; a local helper.
-  std::vector<FunctionSymbol> all = {fn("__libc_malloc", 0x100), fn("malloc", 0x100),
-                                     fn("malloc", 0x100), fn("__malloc_weak", 0x100, STB_WEAK),
-                                     fn("free", 0x200), fn("helper", 0x300, STB_LOCAL)};
-  CHECK(displays(select_functions(all, "*")) == std::vector<std::string>{"malloc", "free", "helper"});
+  std::vector<FunctionSymbol> all = {
+      fn("__libc_malloc", 0x100),           fn("malloc", 0x100), fn("malloc", 0x100),
+      fn("__malloc_weak", 0x100, STB_WEAK), fn("free", 0x200),   fn("helper", 0x300, STB_LOCAL)};
+  CHECK(displays(select_functions(all, "*")) ==
+        std::vector<std::string>{"malloc", "free", "helper"});
   CHECK(displays(select_functions(all, "*malloc*")) == std::vector<std::string>{"malloc"});
   // Only names the pattern selects are candidates.
   CHECK(displays(select_functions(all, "__*")) == std::vector<std::string>{"__libc_malloc"});
@@ -67,7 +68,8 @@ TEST_CASE("patterns match the raw, the displayed and the qualified name", "[func
   CHECK(displays(select_functions(all, "ns::Server::handle(int)")) ==
         std::vector<std::string>{"ns::Server::handle(int)"});
   CHECK(select_functions(all, "_ZN2ns6Server6handleEi").size() == 1);
-  CHECK(displays(select_functions(all, "ns::twice<int>")) == std::vector<std::string>{"ns::twice<int>(int)"});
+  CHECK(displays(select_functions(all, "ns::twice<int>")) ==
+        std::vector<std::string>{"ns::twice<int>(int)"});
   CHECK(displays(select_functions(all, "work")) == std::vector<std::string>{"work.isra.0"});
   CHECK(select_functions(all, "ns::Server").empty());
 }
