@@ -294,10 +294,12 @@ void ChunkBuilder::encode_lost(std::string& out, ChunkHeader& h) {
 // ---------------------------------------------------------------------------
 
 ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts,
-                           const std::vector<uint16_t>* site_string_masks)
+                           const std::vector<uint16_t>* site_string_masks,
+                           const std::vector<uint8_t>* site_frames)
     : payload_(std::move(payload)),
       site_arg_counts_(site_arg_counts),
-      site_string_masks_(site_string_masks) {}
+      site_string_masks_(site_string_masks),
+      site_frames_(site_frames) {}
 
 bool ChunkDecoder::fail(std::string why) {
   if (error_.empty()) error_ = std::move(why);
@@ -374,6 +376,8 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   site_args_.clear();
   site_strings_.clear();
   chunk_strings_ = 0;
+  site_frame_.clear();
+  chunk_frames_ = false;
   for (uint64_t i = 0; i < n_sites && s.ok(); ++i) {
     uint64_t id = s.varint();
     if (id >= site_arg_counts_->size()) {
@@ -386,6 +390,10 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
                            : uint16_t{0};
     site_strings_.push_back(strings);
     chunk_strings_ |= strings;
+    const bool frame = site_frames_ && id < site_frames_->size() && (*site_frames_)[id] != 0 &&
+                       (*site_arg_counts_)[id] > 0;
+    site_frame_.push_back(frame ? (*site_arg_counts_)[id] : 0);
+    chunk_frames_ = chunk_frames_ || frame;
   }
   if (chunk_strings_ != 0) {
     for (auto& v : strings_of_) v.resize(size_t{kBatch} * kMaxArgs);
@@ -488,9 +496,30 @@ void ChunkDecoder::decode_batch() {
     }
     if (!col.ok()) return (void)fail("argument column ends early");
   }
+  if (chunk_frames_) {
+    take_frames(b, n);
+  } else {
+    for (uint32_t j = 0; j < n; ++j) b[j].frame = 0;
+  }
   if (chunk_strings_ != 0 && !decode_strings(b, n)) return;
   len_ = n;
   has_ev_ = true;
+}
+
+// Moves the stack pointer, the last argument of sites with a frame
+// (FORMAT.md 3.4, flag bit 3), out of the arguments into Event::frame.
+void ChunkDecoder::take_frames(Event* b, uint32_t n) {
+  for (uint32_t j = 0; j < n; ++j) {
+    Event& e = b[j];
+    e.frame = 0;
+    const uint32_t slot = site_frame_[batch_site_[j]];
+    if (slot == 0 || e.arg_count < slot) continue;
+    const int i = static_cast<int>(slot - 1);
+    if (e.has_arg(i)) e.frame = e.args[i];
+    e.args[i] = 0;
+    e.arg_count = static_cast<uint8_t>(i);
+    e.missing_mask = static_cast<uint16_t>(e.missing_mask & ((1u << i) - 1));
+  }
 }
 
 // Turns the batch's string arguments, decoded as length << 1 | truncated,

@@ -119,9 +119,12 @@ class ChunkDecoder {
  public:
   // site_arg_counts[i] is the number of arguments of site i; bit j of
   // site_string_masks[i] (when given: else no site has strings) says that
-  // argument j of site i is a string.
+  // argument j of site i is a string; site_frames[i] (when given) that the
+  // last argument of site i is the stack pointer, which the decoder moves
+  // into Event::frame.
   ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts,
-               const std::vector<uint16_t>* site_string_masks = nullptr);
+               const std::vector<uint16_t>* site_string_masks = nullptr,
+               const std::vector<uint8_t>* site_frames = nullptr);
   ChunkDecoder(const ChunkDecoder&) = delete;
   ChunkDecoder& operator=(const ChunkDecoder&) = delete;
 
@@ -160,6 +163,7 @@ class ChunkDecoder {
   void advance_slow();
   void decode_batch();
   bool decode_strings(Event* batch, uint32_t n);
+  void take_frames(Event* batch, uint32_t n);
   void decode_process();
   void decode_lost();
   void pick_next();
@@ -168,6 +172,7 @@ class ChunkDecoder {
   std::string payload_;
   const std::vector<uint8_t>* site_arg_counts_;
   const std::vector<uint16_t>* site_string_masks_;
+  const std::vector<uint8_t>* site_frames_;
   ChunkHeader header_;
   std::string error_;
   uint64_t skipped_ = 0;
@@ -179,6 +184,8 @@ class ChunkDecoder {
   std::vector<uint8_t> site_args_;                      // local index -> argument count
   std::vector<uint16_t> site_strings_;                  // local index -> string mask
   uint16_t chunk_strings_ = 0;  // OR of site_strings_: 0 = nothing to do for strings
+  std::vector<uint8_t> site_frame_;  // local index -> 1 + index of the frame argument, 0 = none
+  bool chunk_frames_ = false;        // some site of the chunk has a frame
   ByteCursor strings_;          // the strings section's bytes not yet used
   std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
   std::vector<uint64_t> prev_;                          // local site * kMaxArgs + i

@@ -63,7 +63,7 @@ std::unique_ptr<ChunkDecoder> ChunkMerger::load(const IndexEntry& e) {
     return nullptr;
   }
   auto d = std::make_unique<ChunkDecoder>(std::move(payload_buf_), &st_.site_arg_counts,
-                                          &st_.site_string_masks);
+                                          &st_.site_string_masks, &st_.site_frames);
   payload_buf_ = std::string();
   if (!d->start(e.header)) {
     bad_chunk(e.offset, d->error());

@@ -27,6 +27,7 @@ struct ReaderState {
   std::vector<ProbeSite> sites;
   std::vector<uint8_t> site_arg_counts;     // by site id: its number of arguments
   std::vector<uint16_t> site_string_masks;  // by site id: bit i, argument i is a string
+  std::vector<uint8_t> site_frames;         // by site id: 1 when its last argument is the frame
   std::optional<TraceSummary> summary;
   ReadDiagnostics diag;
   ZstdDecompressor zstd;

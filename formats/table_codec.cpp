@@ -59,7 +59,7 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
       e.str(a.spec);
       e.u8(a.size);
       e.u8(static_cast<uint8_t>((a.is_signed ? 1 : 0) | (a.is_float ? 2 : 0) |
-                                (a.is_string ? 4 : 0)));
+                                (a.is_string ? 4 : 0) | (a.is_frame ? 8 : 0)));
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
@@ -105,7 +105,8 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
       uint8_t flags = e.u8();
       a.is_signed = flags & 1;
       a.is_float = flags & 2;
-      a.is_string = flags & 4;  // 1.1; later bits are ignored
+      a.is_string = flags & 4;  // 1.1
+      a.is_frame = flags & 8;   // 1.2; later bits are ignored
       uint8_t location = e.u8();
       uint8_t source = e.u8();
       // Values a newer writer may add become the "unknown" member.

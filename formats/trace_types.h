@@ -36,6 +36,11 @@ struct ArgDescriptor {
   // The argument's name (1.2): a DWARF parameter, a tracepoint field; empty
   // when it has none (reports then call it argN).
   std::string name;
+  // The stack pointer at the hit (1.2), not an argument of the probe: the
+  // recorder writes it as the last descriptor of a function probe, so that
+  // returns pair with their own entries. Readers take it out of the site's
+  // arguments (ProbeSite::has_frame) and of its events (Event::frame).
+  bool is_frame = false;
 };
 
 // One probe site: a place in a file where a uprobe was attached.
@@ -49,6 +54,10 @@ struct ProbeSite {
   uint64_t file_offset = 0;
   uint64_t semaphore_offset = 0;  // 0 = no semaphore
   std::vector<ArgDescriptor> args;
+  // Read back: the recorder stored the stack pointer of each hit (a last
+  // descriptor with is_frame, which the reader removed from args); events
+  // carry it in Event::frame. Writers ignore this field.
+  bool has_frame = false;
 };
 
 // Facts about the recording, written once at the start of the file.
@@ -92,6 +101,9 @@ struct Event {
   // zero-extended for unsigned ones, the IEEE bits for floats; for a string,
   // the address of its StringArg.
   uint64_t args[kMaxArgs] = {};
+  // Read back from a site with has_frame: the stack pointer at the hit, 0
+  // when it was not recorded. (Writers take it as the last argument.)
+  uint64_t frame = 0;
 
   bool has_arg(int i) const { return i < arg_count && !(missing_mask & (1u << i)); }
   bool is_string(int i) const { return (string_mask >> i) & 1u; }

@@ -60,6 +60,7 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
     d.source = p.sampling.sources[i];
     d.is_string = (p.sampling.string_mask >> i) & 1;
     if (d.is_string) d.size = 8;
+    d.is_frame = p.resolved.frame_last && i + 1 == p.resolved.args.size();
     s.args.push_back(std::move(d));
   }
   return s;

@@ -212,6 +212,13 @@ class Resolver {
       site.file_offset = f.file_offset + spec.offset;
       site.file_base = f.address - f.file_offset;
       site.args = function_site_args(m.file->open_path, f, ret);
+      // At the entry instruction and right after the return, %rsp tells
+      // which call a hit belongs to: reports pair returns by it. Inside a
+      // function (+OFFSET) it tells nothing.
+      if (!spec.has_offset && site.args.size() < static_cast<size_t>(format::kMaxArgs)) {
+        site.args.push_back(stack_pointer_arg());
+        site.frame_last = true;
+      }
       add_site(std::move(site));
     }
     return Status::success();

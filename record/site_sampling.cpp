@@ -176,4 +176,6 @@ std::vector<ArgSpec> function_entry_args() {
 
 std::vector<ArgSpec> function_return_args() { return {abi_register(x86_reg::ax)}; }
 
+ArgSpec stack_pointer_arg() { return abi_register(x86_reg::sp); }
+
 }  // namespace usdt::record

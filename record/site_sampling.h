@@ -66,5 +66,7 @@ std::string describe_source(const SiteSampling& plan, size_t arg);
 // (the return value in %rax).
 std::vector<ArgSpec> function_entry_args();
 std::vector<ArgSpec> function_return_args();
+// %rsp, 8 bytes: the frame of a function probe's hit (FORMAT.md 3.4).
+ArgSpec stack_pointer_arg();
 
 }  // namespace usdt::record

@@ -85,6 +85,30 @@ const SiteInfo* LatencyAnalyzer::site_info(uint32_t global_site) const {
   return global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
 }
 
+// Function probes carry their stack pointer (FORMAT.md 3.4): a return's is
+// its entry's plus 8 (the popped return address). Open entries of the thread
+// with a lower one were left by a longjmp or an exception unwinding past
+// them: they can no longer return, so they are unmatched starts, and the
+// return pairs with its own entry further up.
+void LatencyAnalyzer::drop_abandoned(uint32_t* head, uint64_t return_frame) {
+  while (*head != 0) {
+    Node& n = nodes_[*head - 1];
+    if (n.frame == 0 || n.frame + 8 >= return_frame) return;
+    *head = n.prev == kNil ? 0 : n.prev + 1;
+    n.live = false;
+    free_.push_back(static_cast<uint32_t>(&n - nodes_.data()));
+    --open_count_;
+    ++abandoned_starts_;
+  }
+}
+
+// A return whose frame is below its innermost open entry's belongs to a call
+// that began before that entry was seen (before the recording): unmatched.
+bool LatencyAnalyzer::frames_agree(const Node& start, const format::Event& end) const {
+  if (config_.key.kind != KeySpec::Kind::tid || start.frame == 0 || end.frame == 0) return true;
+  return start.frame + 8 == end.frame;
+}
+
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
   return group_key_of(*config_.by, domain, e, site_info(global_site));
@@ -117,6 +141,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.pid = e.pid;
     n.tid = e.tid;
     n.site = global_site;
+    n.frame = e.frame;
     n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
     if (config_.keep_open_events) open_events_[index].assign(e);
@@ -127,7 +152,10 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     return Outcome::started;
   }
   uint32_t* head = find_head(key);
-  if (head == nullptr || *head == 0) {
+  if (head != nullptr && e.frame != 0 && config_.key.kind == KeySpec::Kind::tid) {
+    drop_abandoned(head, e.frame);
+  }
+  if (head == nullptr || *head == 0 || !frames_agree(nodes_[*head - 1], e)) {
     ++unmatched_ends_;
     return Outcome::unmatched_end;
   }

@@ -84,7 +84,9 @@ class LatencyAnalyzer {
   // The slowest pairs, slowest first (ties: earlier start first).
   std::vector<LatencyPair> top() const;
 
-  uint64_t unmatched_starts() const { return open_count_; }
+  // Starts never paired: still open at the end, or abandoned (a function
+  // entry whose frame a later return on its thread showed to be unwound).
+  uint64_t unmatched_starts() const { return open_count_ + abandoned_starts_; }
   uint64_t unmatched_ends() const { return unmatched_ends_; }
   uint64_t missing_key_starts() const { return missing_key_starts_; }
   uint64_t missing_key_ends() const { return missing_key_ends_; }
@@ -107,6 +109,7 @@ class LatencyAnalyzer {
     uint32_t pid = 0;
     uint32_t tid = 0;
     uint32_t site = 0;
+    uint64_t frame = 0;  // the entry's stack pointer (function probes), 0 = none
     bool live = false;
     GroupKey group;
   };
@@ -123,6 +126,8 @@ class LatencyAnalyzer {
   uint32_t& head_of(const Key& key);
   void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
+  void drop_abandoned(uint32_t* head, uint64_t return_frame);
+  bool frames_agree(const Node& start, const format::Event& end) const;
   const SiteInfo* site_info(uint32_t global_site) const;
   void record(const GroupKey& group, const LatencyPair& pair);
 
@@ -134,6 +139,7 @@ class LatencyAnalyzer {
   std::vector<EventCopy> open_events_;  // by node index, with keep_open_events
   std::vector<uint32_t> free_;
   uint64_t open_count_ = 0;
+  uint64_t abandoned_starts_ = 0;
   uint64_t unmatched_ends_ = 0;
   uint64_t missing_key_starts_ = 0;
   uint64_t missing_key_ends_ = 0;

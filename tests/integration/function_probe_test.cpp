@@ -125,6 +125,15 @@ TEST_CASE("longjmp out of probed functions: abandoned entries are unmatched star
       CHECK(has(bounce, "\"count\":4"));
       CHECK(has(bounce, "\"unmatched_starts\":3"));
       CHECK(has(bounce, "\"unmatched_ends\":0"));
+      // Each return pairs with its own call's entry (by the stack pointer):
+      // the calls n = 3..6, not the abandoned n = 0..2.
+      std::string by_n =
+          report({"latency", "--function", "bounce", "--by", "arg0", "--format", "json", out});
+      for (int n = 3; n <= 6; ++n) {
+        INFO(by_n);
+        CHECK(has(by_n, "{\"key\":" + std::to_string(n) + ",\"count\":1,"));
+      }
+      CHECK_FALSE(has(by_n, "{\"key\":0,"));
     }
   }
 }

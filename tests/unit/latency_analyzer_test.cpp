@@ -321,8 +321,8 @@ TEST_CASE("function latency: recursion depth 10 pairs each return with its own e
   CHECK(a.unmatched_ends() == 0);
 }
 
-TEST_CASE("function latency: a return before any entry is an unmatched end; abandoned entries "
-          "stay open and the next returns pair innermost first",
+TEST_CASE("function latency without frames (traces before 1.2): a return before any entry is an "
+          "unmatched end; abandoned entries stay open and the next returns pair innermost first",
           "[latency][function]") {
   LatencyAnalyzer a(config());
   LatencyPair p;
@@ -350,6 +350,44 @@ TEST_CASE("function latency: a return before any entry is an unmatched end; aban
   CHECK(p.duration == 50);
   // Another thread's return never takes this thread's entries.
   CHECK(a.on_event(kEnd, 0, ev(1, 2, 400), 400, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  CHECK(a.unmatched_starts() == 3);
+}
+
+// An event of a function probe with its stack pointer (Event::frame).
+Event framed(uint32_t tid, uint64_t time, uint64_t frame) {
+  Event e = ev(1, tid, time);
+  e.frame = frame;
+  return e;
+}
+
+TEST_CASE("function latency with frames: returns pair with their own entries after a longjmp",
+          "[latency][function]") {
+  LatencyAnalyzer a(config());
+  LatencyPair p;
+  constexpr uint64_t top = 0x7ffe0000;
+  // f(6) .. f(0), each 32 bytes deeper; f(0) longjmps back into f(3), which
+  // returns (its frame + 8), then f(4), f(5), f(6).
+  auto entry = [&](uint64_t depth) { return top - 32 * depth; };
+  for (uint64_t d = 0; d <= 6; ++d) {
+    a.on_event(kStart, 0, framed(1, 100 + 10 * d, entry(d)), 100 + 10 * d, &p);
+  }
+  std::vector<uint64_t> starts;
+  uint64_t t = 200;
+  for (uint64_t d : {3, 2, 1, 0}) {
+    REQUIRE(a.on_event(kEnd, 0, framed(1, t, entry(d) + 8), t, &p) == LatencyAnalyzer::Outcome::paired);
+    starts.push_back(p.start_time);
+    t += 10;
+  }
+  CHECK(starts == std::vector<uint64_t>{130, 120, 110, 100});  // each call's own entry
+  CHECK(a.overall().count() == 4);
+  CHECK(a.unmatched_starts() == 3);  // f(4) .. f(6) in time: the three deepest
+  CHECK(a.unmatched_ends() == 0);
+  // A return whose entry came before the recording (its frame is above every
+  // open entry's) is an unmatched end and leaves the open entries alone.
+  a.on_event(kStart, 0, framed(1, 300, top - 64), 300, &p);
+  CHECK(a.on_event(kEnd, 0, framed(1, 310, top - 200), 310, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  REQUIRE(a.on_event(kEnd, 0, framed(1, 320, top - 56), 320, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.start_time == 300);
   CHECK(a.unmatched_starts() == 3);
 }
 

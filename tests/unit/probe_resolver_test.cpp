@@ -106,11 +106,17 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   CHECK((*sites)[0].provider == "uprobe");
   CHECK((*sites)[0].name == "fixture_lib_call");
   CHECK((*sites)[1].provider == "uretprobe");
-  CHECK((*sites)[0].args.size() == 6);
+  // The six ABI registers, then the stack pointer as the frame.
+  REQUIRE((*sites)[0].args.size() == 7);
+  CHECK((*sites)[0].frame_last);
+  CHECK((*sites)[0].args[6].text == "8@%rsp");
   CHECK((*sites)[1].kind == format::ProbeKind::uretprobe);
   CHECK((*sites)[1].file_offset == (*sites)[0].file_offset);
-  CHECK((*sites)[1].args.size() == 1);
+  CHECK((*sites)[1].args.size() == 2);  // %rax and the frame
+  CHECK((*sites)[1].frame_last);
   CHECK((*sites)[2].name == "fixture_lib_call+4");
+  CHECK_FALSE((*sites)[2].frame_last);  // inside the function %rsp says nothing
+  CHECK((*sites)[2].args.size() == 6);
   CHECK((*sites)[2].file_offset == (*sites)[0].file_offset + 4);
 
   auto missing = resolve_probes({"uprobe:" + lib + ":no_such"}, SearchScope{});

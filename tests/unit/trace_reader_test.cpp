@@ -604,3 +604,58 @@ TEST_CASE("the summary's drops by cause round-trip", "[trace_reader][strings]") 
   CHECK(r->summary()->dropped == drops);
   CHECK(r->summary()->events_per_site == std::vector<uint64_t>{0, 0});
 }
+
+TEST_CASE("a function probe's frame leaves its arguments and comes back as Event::frame",
+          "[trace_reader][frames]") {
+  TempPath tmp;
+  auto descriptor = [](const char* spec, bool frame) {
+    ArgDescriptor a;
+    a.spec = spec;
+    a.location = usdt::ArgLocation::reg;
+    a.source = usdt::ArgSource::sampled_register;
+    a.is_frame = frame;
+    return a;
+  };
+  std::vector<ProbeSite> sites(3);
+  for (uint32_t i = 0; i < 3; ++i) {
+    sites[i].id = i;
+    sites[i].provider = "p";
+    sites[i].name = "s" + std::to_string(i);
+  }
+  sites[0].args = {descriptor("8@%rdi", false)};
+  sites[1].kind = ProbeKind::uprobe;
+  sites[1].args = {descriptor("8@%rdi", false), descriptor("8@%rsp", true)};
+  // The flag on a descriptor that is not the last means nothing.
+  sites[2].args = {descriptor("8@%rsp", true), descriptor("8@%rsi", false)};
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    REQUIRE(w->append(make_event(100, 1, 1, 1, 0, {5, 0x7ff0})).ok());
+    REQUIRE(w->append(make_event(200, 1, 1, 1, 0, {6, 0}, 0b10)).ok());  // frame not recorded
+    REQUIRE(w->append(make_event(300, 1, 1, 1, 0, {7})).ok());           // no frame argument
+    REQUIRE(w->append(make_event(400, 0, 1, 1, 0, {8})).ok());
+    REQUIRE(w->append(make_event(500, 2, 1, 1, 0, {9, 10})).ok());
+    REQUIRE(w->append(make_event(600, 1, 1, 1, 0, {0, 0x7fe8}, 0b01)).ok());  // argument missing
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->sites()[0].has_frame);
+  CHECK(r->sites()[1].has_frame);
+  REQUIRE(r->sites()[1].args.size() == 1);
+  CHECK(r->sites()[1].args[0].spec == "8@%rdi");
+  CHECK_FALSE(r->sites()[2].has_frame);
+  REQUIRE(r->sites()[2].args.size() == 2);
+  CHECK_FALSE(r->sites()[2].args[0].is_frame);
+  std::vector<std::string> got;
+  while (r->next()) {
+    const Event& e = r->event();
+    std::string line = std::to_string(e.time_ns) + " n=" + std::to_string(e.arg_count) +
+                       " frame=" + std::to_string(e.frame);
+    for (int i = 0; i < e.arg_count; ++i) line += e.has_arg(i) ? " " + std::to_string(e.args[i]) : " null";
+    got.push_back(line);
+  }
+  std::vector<std::string> want = {"100 n=1 frame=32752 5", "200 n=1 frame=0 6", "300 n=1 frame=0 7",
+                                   "400 n=1 frame=0 8",     "500 n=2 frame=0 9 10", "600 n=1 frame=32744 null"};
+  CHECK(got == want);
+}
