@@ -1,5 +1,7 @@
 #include "formats/table_codec.h"
 
+#include <algorithm>
+
 namespace usdt::format {
 
 namespace {
@@ -59,6 +61,13 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
+    // 1.2: names after the arguments, so that older readers skip them.
+    bool named = std::any_of(s.args.begin(), s.args.end(),
+                             [](const ArgDescriptor& a) { return !a.name.empty(); });
+    if (named) {
+      e.varint(s.args.size());
+      for (const auto& a : s.args) e.str(a.name);
+    }
     w.str(entry);
   }
 }
@@ -101,6 +110,15 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
       a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
       a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
       s.args.push_back(std::move(a));
+    }
+    // 1.2: argument names; an entry of 1.0 or 1.1 ends before them.
+    if (e.ok() && e.remaining() > 0) {
+      uint64_t names = e.varint_max(kMaxArgs);
+      if (e.ok() && names != 0 && names != s.args.size()) {
+        return Error("probe site " + std::to_string(i) + " has " + std::to_string(names) +
+                     " argument names for " + std::to_string(s.args.size()) + " arguments");
+      }
+      for (uint64_t j = 0; j < names && e.ok(); ++j) s.args[j].name = e.str(kMaxString);
     }
     if (!in.ok() || !e.ok()) {
       return Error("probe site " + std::to_string(i) + " is truncated or malformed");

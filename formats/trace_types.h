@@ -18,7 +18,7 @@ constexpr uint32_t kNoSite = 0xffffffffu;
 // The longest string argument a trace holds; the writer cuts longer ones.
 constexpr uint32_t kMaxStringArgBytes = 64 * 1024;
 
-enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3 };
+enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3, tracepoint = 4 };
 
 // How one argument of a probe site is decoded, self-contained so a report never
 // needs the traced binary.
@@ -33,6 +33,9 @@ struct ArgDescriptor {
   // bytes the value points to; size is then 8. Last, so that aggregate
   // initializers of the fields above keep working.
   bool is_string = false;
+  // 1.2: the argument's name (a tracepoint field, a DWARF parameter); empty
+  // when it has none.
+  std::string name;
 };
 
 // One probe site: a place in a file where a uprobe was attached.

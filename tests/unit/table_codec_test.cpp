@@ -111,3 +111,63 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   CHECK_FALSE((*sites)[0].args[0].is_signed);
   CHECK((*sites)[0].args[0].source == usdt::ArgSource::not_in_sample);
 }
+
+TEST_CASE("1.2: tracepoint sites and argument names round-trip", "[table_codec]") {
+  ProbeSite site;
+  site.kind = ProbeKind::tracepoint;
+  site.provider = "sched";
+  site.name = "sched_switch";
+  site.file_offset = 372;
+  ArgDescriptor comm;
+  comm.spec = "field:char prev_comm[16]; offset:8; size:16; signed:0;";
+  comm.is_string = true;
+  comm.name = "prev_comm";
+  ArgDescriptor pid;
+  pid.spec = "field:pid_t prev_pid; offset:24; size:4; signed:1;";
+  pid.size = 4;
+  pid.is_signed = true;
+  pid.name = "prev_pid";
+  site.args = {comm, pid};
+  ProbeSite unnamed;
+  unnamed.id = 1;
+  unnamed.args = {ArgDescriptor{}};
+  std::string body;
+  encode_probe_table(body, {site, unnamed});
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE(sites->size() == 2);
+  CHECK((*sites)[0].kind == ProbeKind::tracepoint);
+  CHECK((*sites)[0].file_offset == 372);
+  CHECK((*sites)[0].args[0].name == "prev_comm");
+  CHECK((*sites)[0].args[1].name == "prev_pid");
+  CHECK((*sites)[0].args[1].spec == pid.spec);
+  CHECK((*sites)[1].args[0].name.empty());
+}
+
+TEST_CASE("1.2: an entry without names is byte for byte a 1.1 entry", "[table_codec]") {
+  ProbeSite site;
+  ArgDescriptor a;
+  a.spec = "8@%rdi";
+  site.args = {a};
+  std::string plain;
+  encode_probe_table(plain, {site});
+  a.name = std::string("x");
+  site.args = {a};
+  std::string named;
+  encode_probe_table(named, {site});
+  // varint 1, then the string "x": three more bytes.
+  CHECK(named.size() == plain.size() + 3);
+}
+
+TEST_CASE("1.2: a name count that disagrees with the arguments is an error", "[table_codec]") {
+  ProbeSite site;
+  ArgDescriptor named;
+  named.name = std::string("a");
+  site.args = {named, ArgDescriptor{}};
+  std::string body;
+  encode_probe_table(body, {site});
+  // The entry ends: varint 2, "a" (2 bytes), "" (1 byte). Make the count 1.
+  REQUIRE(body[body.size() - 4] == 2);
+  body[body.size() - 4] = 1;
+  CHECK_FALSE(decode_probe_table(body).ok());
+}
