@@ -29,6 +29,7 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     std::string label = r.sites[i].provider + ":" + r.sites[i].name;
     if (r.sites[i].kind == format::ProbeKind::uprobe) label = "uprobe " + label;
     if (r.sites[i].kind == format::ProbeKind::uretprobe) label = "uretprobe " + label;
+    if (r.sites[i].kind == format::ProbeKind::tracepoint) label = "tracepoint " + label;
     auto [it, inserted] = index.emplace(label, probes.size());
     if (inserted) probes.push_back({label});
     Probe& p = probes[it->second];

@@ -8,6 +8,7 @@
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
 #include "record/site_sampling.h"
+#include "record/tracepoint_sites.h"
 
 #include "common/hex_text.h"
 
@@ -101,7 +102,12 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
 int run_list_command(const RecordOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<ProbeSpec> filters;
   std::vector<std::string> targets;
+  std::vector<std::string> tracepoints;  // tracepoint:SUBSYS:EVENT patterns
   for (const auto& p : options.probes) {
+    if (is_tracepoint_spec(p)) {
+      tracepoints.push_back(p);
+      continue;
+    }
     auto spec = ProbeSpec::parse(p);
     if (!spec) {
       print_error(err, spec.error());
@@ -112,6 +118,10 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   for (const auto& arg : options.list_args) {
     std::error_code ec;
     bool is_file = std::filesystem::exists(arg, ec);
+    if (!is_file && is_tracepoint_spec(arg)) {
+      tracepoints.push_back(arg);
+      continue;
+    }
     if (!is_file && arg.find(':') != std::string::npos) {
       auto spec = ProbeSpec::parse(arg);
       if (!spec) {
@@ -122,6 +132,12 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       continue;
     }
     targets.push_back(arg);
+  }
+  int tracepoint_status = 0;
+  if (!tracepoints.empty()) {
+    tracepoint_status = list_tracepoints(tracepoints, options.verbose, out, err);
+    if (tracepoint_status == 2) return 2;
+    if (targets.empty() && options.pids.empty() && filters.empty()) return tracepoint_status;
   }
   if (targets.empty() && options.pids.empty()) {
     err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n"
@@ -172,7 +188,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
     err << "usdt-record: note: no probe matches the given patterns\n";
   }
   out.flush();
-  return failed ? 1 : 0;
+  return failed || tracepoint_status != 0 ? 1 : 0;
 }
 
 }  // namespace usdt::record

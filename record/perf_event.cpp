@@ -79,6 +79,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
                                          const EventTarget& target, const EventOptions& options) {
   std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " + config.path +
                      ":" + hex(config.file_offset);
+  if (!config.label.empty()) what = config.label;
   if (config.tracepoint_id == 0 && config.semaphore_offset != 0 &&
       !features.semaphores_supported()) {
     return Error("cannot attach " + what + " with semaphore at " + hex(config.semaphore_offset) +

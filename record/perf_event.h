@@ -56,7 +56,9 @@ struct UprobeConfig {
   // A tracefs uprobe event (record/attach/) instead of the uprobe PMU: its
   // tracepoint id; the probe itself (path, offsets) is in its definition.
   uint32_t tracepoint_id = 0;
-  bool raw = false;  // PERF_SAMPLE_RAW: the event's fetch-args
+  bool raw = false;  // PERF_SAMPLE_RAW: the event's fetch-args, or a tracepoint's fields
+  // What errors call the event when it is not a uprobe ("tracepoint sched:sched_switch").
+  std::string label;
 };
 
 // Whom to watch: pid -1 = every process (then cpu must be >= 0).

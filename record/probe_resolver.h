@@ -18,6 +18,7 @@
 #include "common/arg_spec.h"
 #include "common/result.h"
 #include "formats/trace_types.h"
+#include "record/attach/tracepoint_format.h"
 
 namespace usdt::record {
 
@@ -36,6 +37,12 @@ struct ResolvedSite {
   uint64_t file_base = 0;
   Arch arch = Arch::x86_64;
   std::vector<ArgSpec> args;
+  // A kernel tracepoint (kind tracepoint; record/tracepoint_sites.h): its id
+  // (perf_event_attr::config), the fields recorded as args (common_* left
+  // out, at most format::kMaxArgs), and the names of those that did not fit.
+  uint32_t tracepoint_id = 0;
+  std::vector<TracepointField> fields;
+  std::vector<std::string> fields_left_out;
 };
 
 // Where PROVIDER:NAME specs are searched.

@@ -247,7 +247,7 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   if (o.list) {
     // After "--" while listing: more targets.
     o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
-    if (o.list_args.empty() && o.pids.empty()) {
+    if (o.list_args.empty() && o.pids.empty() && o.probes.empty()) {
       return Error("-l needs a TARGET (file or library name) or -p PID");
     }
     if (o.all) return Error("-a cannot be combined with -l");

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -74,7 +75,12 @@ struct RawArg {
   uint8_t size = 0;    // of the value field
   int32_t first = -1;  // __data_loc of the first-byte detector; -1 = none
   int32_t last = -1;   // __data_loc of the last-byte detector; -1 = none
-  bool string = false;
+  bool string = false;  // text: a __data_loc string, or a fixed char array (fixed)
+  // Tracepoint fields (record/attach/tracepoint_format.h):
+  uint32_t fixed = 0;    // a fixed array of this many bytes at value (not a __data_loc)
+  bool hex = false;      // bytes recorded as lower-case hex text (FORMAT.md 3.4.1)
+  bool rel_loc = false;  // __rel_loc: the offset counts from the end of the u32
+  bool is_string_arg() const { return string || hex; }
 };
 
 // How the events of one probe site are decoded.
@@ -91,10 +97,12 @@ struct SiteDecoding {
 };
 
 // Decodes a kernel-read argument from a raw record; nullopt when the read
-// faulted (or the pointer was NULL). Strings go to *string.
+// faulted (or the pointer was NULL) or a field lies outside the record.
+// Strings go to *string; hex text is built in *hex_text, which *string then
+// points into.
 std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
                                        const uint8_t* data, size_t size, uint32_t string_bytes,
-                                       format::StringArg* string);
+                                       format::StringArg* string, std::string* hex_text = nullptr);
 
 class SampleDecoder {
  public:
@@ -152,6 +160,7 @@ class SampleDecoder {
   format::Event event_;
   // The string arguments of event_: their bytes point into the record.
   std::array<format::StringArg, format::kMaxArgs> strings_;
+  std::array<std::string, format::kMaxArgs> hex_texts_;  // hex arguments' text
   size_t cleared_from_ = format::kMaxArgs;  // event_.args[cleared_from_..] are zero
   format::ProcessEvent process_;
   format::LostEvent lost_;
