@@ -155,7 +155,7 @@ Status RecordSession::prepare() {
   std::optional<TracefsMount> tracefs;
   if (!tracepoint_specs.empty()) {
     Result<TracefsMount> mount = TracefsMount::open();
-    if (!mount) return mount.error().context("tracepoints need tracefs");
+    if (!mount) return tracefs_unavailable(mount.error());
     tracefs.emplace(std::move(*mount));
     Result<std::vector<ResolvedSite>> tracepoints =
         resolve_tracepoints(tracefs->dir(), tracepoint_specs);

@@ -1,5 +1,6 @@
 #include "record/tracepoint_sites.h"
 
+#include <cerrno>
 #include <set>
 
 #include "record/attach/tracefs.h"
@@ -12,6 +13,13 @@ void split_tracepoint_specs(const std::vector<std::string>& specs,
   for (const std::string& spec : specs) {
     (is_tracepoint_spec(spec) ? tracepoints : others).push_back(spec);
   }
+}
+
+Error tracefs_unavailable(const Error& error) {
+  int err = error.errno_value();
+  std::string text = "tracepoints need tracefs: " + error.message();
+  if (err == EPERM || err == EACCES) text += "\nhint: run as root (tracefs belongs to root)";
+  return Error(text);
 }
 
 Result<std::vector<ResolvedSite>> resolve_tracepoints(const std::string& tracefs_dir,
@@ -142,8 +150,7 @@ int list_tracepoints(const std::vector<std::string>& specs, bool verbose, std::o
   }
   Result<TracefsMount> tracefs = TracefsMount::open();
   if (!tracefs) {
-    err << "usdt-record: error: " << tracefs.error().context("tracepoints need tracefs").message()
-        << '\n';
+    err << "usdt-record: error: " << tracefs_unavailable(tracefs.error()).message() << '\n';
     return 1;
   }
   int status = 0;

@@ -22,6 +22,10 @@ void split_tracepoint_specs(const std::vector<std::string>& specs,
                             std::vector<std::string>& tracepoints,
                             std::vector<std::string>& others);
 
+// Why tracepoints cannot be had without tracefs: the error of
+// TracefsMount::open() with context, and a hint for a permission error.
+Error tracefs_unavailable(const Error& error);
+
 // One site per tracepoint (the first occurrence when specs overlap).
 // Fails on a bad spec or one that matches nothing (tracepoint_catalog.h).
 Result<std::vector<ResolvedSite>> resolve_tracepoints(const std::string& tracefs_dir,

@@ -15,7 +15,7 @@ Result<std::vector<std::string>> matching_dirs(const std::string& dir, const std
   std::vector<std::string> names;
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
-  if (ec) return Error("cannot read " + dir + ": " + ec.message(), ec.value());
+  if (ec) return Error("cannot read " + dir, ec.value());
   for (const auto& entry : it) {
     std::error_code type_ec;
     if (!entry.is_directory(type_ec)) continue;
@@ -55,8 +55,7 @@ Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir,
   const std::string events = tracefs_dir + "/events";
   Result<std::vector<std::string>> subsystems = matching_dirs(events, spec.subsystem);
   if (!subsystems) {
-    int err = subsystems.error().errno_value();
-    return Error(subsystems.error().message() + permission_hint(err), err);
+    return Error(subsystems.error().message() + permission_hint(subsystems.error().errno_value()));
   }
   if (subsystems->empty()) {
     if (has_wildcard(spec.subsystem)) {
@@ -68,17 +67,17 @@ Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir,
   std::vector<Tracepoint> found;
   for (const std::string& subsystem : *subsystems) {
     Result<std::vector<std::string>> names = matching_dirs(events + "/" + subsystem, spec.event);
-    if (!names) return names.error();
+    if (!names) {
+      return Error(names.error().message() + permission_hint(names.error().errno_value()));
+    }
     for (const std::string& name : *names) {
       const std::string path = events + "/" + subsystem + "/" + name + "/format";
       Result<std::string> text = read_text_file(path);
       if (!text) {
         // Events without a format (e.g. an empty group) are not tracepoints.
         if (text.error().errno_value() == ENOENT) continue;
-        int err = text.error().errno_value();
         return Error("cannot read the format of tracepoint " + subsystem + ":" + name + ": " +
-                         text.error().message() + permission_hint(err),
-                     err);
+                     text.error().message() + permission_hint(text.error().errno_value()));
       }
       Result<TracepointFormat> format = parse_tracepoint_format(*text);
       if (!format) {

@@ -253,6 +253,35 @@ TEST_CASE("bad tracepoint specs: one clear line each", "[.root][tracepoint_error
   CHECK(access(out.c_str(), F_OK) != 0);  // no half-made trace
 }
 
+TEST_CASE("tracepoints without the right to tracefs: one line and a hint",
+          "[.root][tracepoint_permission][tracepoints]") {
+  if (access("/usr/bin/setpriv", X_OK) != 0) FAIL("setpriv (util-linux) is needed");
+  // As nobody: tracefs is root's (mode 0700), or, when it is not mounted,
+  // mounting it needs CAP_SYS_ADMIN.
+  const std::vector<std::string> nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                           "--clear-groups"};
+  std::vector<std::string> argv = nobody;
+  for (const char* a : {"-o", "/tmp/usdt_tp_nobody.trace", "-e", "tracepoint:sched:sched_switch",
+                        "--", "true"}) {
+    if (argv.size() == nobody.size()) argv.push_back(recorder());
+    argv.push_back(a);
+  }
+  RunResult r = run(argv);
+  CHECK(r.status == 1);
+  INFO(r.err);
+  std::vector<std::string> said = lines(r.err);
+  REQUIRE(said.size() == 2);
+  CHECK(said[0].find("usdt-record: error: tracepoints need tracefs: ") == 0);
+  CHECK(said[1] == "hint: run as root (tracefs belongs to root)");
+  argv = nobody;
+  argv.push_back(recorder());
+  argv.push_back("-l");
+  argv.push_back("tracepoint:sched:*");
+  RunResult list = run(argv);
+  CHECK(list.status == 1);
+  CHECK(lines(list.err).size() == 2);
+}
+
 TEST_CASE("-l lists tracepoints, -v their fields", "[.root][tracepoint_list][tracepoints]") {
   RunResult list = run({recorder(), "-l", "tracepoint:sched:sched_switch"});
   CHECK(list.status == 0);
