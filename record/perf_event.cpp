@@ -94,6 +94,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
     attr.type = PERF_TYPE_TRACEPOINT;
     attr.config = config.tracepoint_id;
     if (config.raw) attr.sample_type |= PERF_SAMPLE_RAW;
+    if (config.period) attr.sample_type |= PERF_SAMPLE_PERIOD;
   } else {
     attr.type = features.uprobe_type;
     attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());

@@ -84,6 +84,7 @@ SiteAttach to_site_attach(const PlannedSite& p, uint32_t id) {
   if (p.resolved.kind == format::ProbeKind::tracepoint) {
     a.config.tracepoint_id = p.resolved.tracepoint_id;
     a.config.raw = true;
+    a.config.period = true;
     a.config.label = "tracepoint " + p.resolved.provider + ":" + p.resolved.name;
   }
   return a;
@@ -98,7 +99,11 @@ SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
   d.sources = p.sampling.sources;
   d.arch = p.resolved.arch;
   d.raw = p.sampling.needs_kernel_reads();
-  if (p.resolved.kind == format::ProbeKind::tracepoint) d.raw_args = tracepoint_raw_layout(p.resolved);
+  if (p.resolved.kind == format::ProbeKind::tracepoint) {
+    d.raw = true;  // also for a tracepoint without fields: its sample has the raw size
+    d.period = true;
+    d.raw_args = tracepoint_raw_layout(p.resolved);
+  }
   return d;
 }
 

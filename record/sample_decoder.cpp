@@ -259,6 +259,8 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   }
   e.site_id = d.site_id;
 
+  uint64_t period;
+  if (d.period && !c.u64(period)) return ++malformed_, Kind::none;
   const uint8_t* raw = nullptr;
   uint32_t raw_size = 0;
   if (d.raw) {

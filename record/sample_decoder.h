@@ -4,7 +4,8 @@
 // include/uapi/linux/perf_event.h (enum perf_event_type).
 //
 // Every event the recorder opens uses sample_type [IDENTIFIER |] TID | TIME |
-// CPU (+ REGS_USER, STACK_USER per site) and sample_id_all, so a sample starts
+// CPU (+ REGS_USER, STACK_USER per site; PERIOD and RAW for kernel tracepoints;
+// RAW for tracefs uprobe events) and sample_id_all, so a sample starts
 // with its event identifier and every other record ends with the trailer
 // { pid, tid, time, cpu, res[, identifier] }. The identifier maps to a probe
 // site through the ids registered with add_event(); without identifiers
@@ -92,6 +93,7 @@ struct SiteDecoding {
   std::vector<ArgSource> sources;
   Arch arch = Arch::x86_64;
   bool raw = false;              // samples carry PERF_SAMPLE_RAW (a tracefs event)
+  bool period = false;           // samples carry PERF_SAMPLE_PERIOD (a kernel tracepoint)
   std::vector<RawArg> raw_args;  // per argument (kernel_read ones)
   uint32_t string_bytes = 256;   // --string-bytes: longer strings are cut
 };

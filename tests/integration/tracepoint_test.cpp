@@ -160,8 +160,10 @@ TEST_CASE("sched_switch with -p: only that process, prev_comm decoded", "[.root]
   Process other = Process::start({program("itest_writes"), "forever"}, false, false, false);
   std::string out = temp_trace("tp_switch");
   Process rec_process = Process::start(
-      {recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "-p", pid}, false, false, true);
-  REQUIRE(rec_process.wait_for_stderr("usdt-record: recording 1 tracepoint"));
+      {recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "-e",
+       "tracepoint:sched:sched_stat_runtime", "-p", pid},
+      false, false, true);
+  REQUIRE(rec_process.wait_for_stderr("usdt-record: recording 2 tracepoints"));
   prog.write_line("go");
   CHECK(prog.wait() == 0);
   INFO(rec_process.read_rest(true));
@@ -178,6 +180,12 @@ TEST_CASE("sched_switch with -p: only that process, prev_comm decoded", "[.root]
     CHECK(std::to_string(h.number("prev_pid")) == pid);
     CHECK(h.fields.at("next_pid") != "null");
   }
+  // sched_stat_runtime counts a hit as its runtime in ns (__perf_count):
+  // still one sample per hit, never one per nanosecond.
+  std::vector<Hit> runtimes = rec.of("sched:sched_stat_runtime");
+  CHECK_FALSE(runtimes.empty());
+  CHECK(runtimes.size() <= 2 * switches.size() + 10);
+  for (size_t i = 1; i < runtimes.size(); ++i) CHECK(runtimes[i].time_ns != runtimes[i - 1].time_ns);
   // A task sleeping in nanosleep leaves the CPU in state S (1).
   size_t sleeping = static_cast<size_t>(std::count_if(
       switches.begin(), switches.end(), [](const Hit& h) { return h.fields.at("prev_state") == "1"; }));
