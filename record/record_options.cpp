@@ -292,7 +292,10 @@ std::string record_help_text() {
           "  NAME                         any provider, any of those files\n"
           "  uprobe:PATH:SYMBOL[+OFFSET]  function entry\n"
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
+          "  tracepoint:SUBSYS:EVENT      a kernel tracepoint; its fields are the arguments\n"
           "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
+          "Tracepoints are per traced task with -- and -p (children included), system-wide with -a;\n"
+          "-l 'tracepoint:sched:*' lists them, -v with their fields.\n"
           "\n"
           << make_options(&o, &pids, &numbers, &strings)
           << "\n"
@@ -305,7 +308,8 @@ std::string record_help_text() {
              "  usdt-record -e 'python:function__*' -o py.trace -- python3.11 script.py\n"
              "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
              "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
-             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n";
+             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n"
+             "  usdt-record -e tracepoint:syscalls:sys_enter_write -e 'demo:*' -- ./demo\n";
   return text.str();
 }
 
