@@ -102,9 +102,10 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   site.args = {a};
   std::string body;
   encode_probe_table(body, {site});
-  // The descriptor's last four bytes: size, flags, location, source.
-  body[body.size() - 3] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
-  body[body.size() - 1] = 9;                               // unknown source
+  // The descriptor's last four bytes (size, flags, location, source), then
+  // the entry's name count (1.2, 0 here).
+  body[body.size() - 4] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
+  body[body.size() - 2] = 9;                               // unknown source
   auto sites = decode_probe_table(body);
   REQUIRE(sites.ok());
   CHECK((*sites)[0].args[0].is_string);
@@ -144,30 +145,45 @@ TEST_CASE("1.2: tracepoint sites and argument names round-trip", "[table_codec]"
   CHECK((*sites)[1].args[0].name.empty());
 }
 
-TEST_CASE("1.2: an entry without names is byte for byte a 1.1 entry", "[table_codec]") {
+TEST_CASE("argument names round-trip, and names breaking the rule are dropped", "[table_codec]") {
+  ProbeSite site;
+  for (const char* name : {"n", "", "client.port", "bad name", "arg7", "n", "arg6"}) {
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.name = name;
+    site.args.push_back(a);
+  }
+  std::string body;
+  encode_probe_table(body, {site});
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  const std::vector<ArgDescriptor>& args = (*sites)[0].args;
+  REQUIRE(args.size() == 7);
+  CHECK(args[0].name == "n");
+  CHECK(args[1].name.empty());
+  CHECK(args[2].name == "client.port");
+  CHECK(args[3].name.empty());  // a space
+  CHECK(args[4].name.empty());  // arg7 names argument 4
+  CHECK(args[5].name.empty());  // repeats argument 0's
+  CHECK(args[6].name == "arg6");
+}
+
+TEST_CASE("a probe table entry of version 1.1 (no names) reads without names", "[table_codec]") {
   ProbeSite site;
   ArgDescriptor a;
   a.spec = "8@%rdi";
-  site.args = {a};
-  std::string plain;
-  encode_probe_table(plain, {site});
-  a.name = std::string("x");
-  site.args = {a};
-  std::string named;
-  encode_probe_table(named, {site});
-  // varint 1, then the string "x": three more bytes.
-  CHECK(named.size() == plain.size() + 3);
-}
-
-TEST_CASE("1.2: a name count that disagrees with the arguments is an error", "[table_codec]") {
-  ProbeSite site;
-  ArgDescriptor named;
-  named.name = std::string("a");
-  site.args = {named, ArgDescriptor{}};
+  site.args = {a, a};
   std::string body;
   encode_probe_table(body, {site});
-  // The entry ends: varint 2, "a" (2 bytes), "" (1 byte). Make the count 1.
-  REQUIRE(body[body.size() - 4] == 2);
-  body[body.size() - 4] = 1;
-  CHECK_FALSE(decode_probe_table(body).ok());
+  // Without names the 1.2 entry ends in a 0 name count: drop it and shorten
+  // the entry's one-byte length, which is what a 1.1 writer wrote.
+  REQUIRE(body.back() == 0);
+  body.pop_back();
+  REQUIRE(static_cast<uint8_t>(body[1]) < 0x80);
+  body[1] = static_cast<char>(body[1] - 1);
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE((*sites)[0].args.size() == 2);
+  CHECK((*sites)[0].args[0].name.empty());
+  CHECK((*sites)[0].args[1].name.empty());
 }
