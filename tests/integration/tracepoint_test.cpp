@@ -79,6 +79,8 @@ Recorded read_recorded(const std::string& path) {
   return rec;
 }
 
+std::string report_path() { return USDT_REPORT_PATH; }
+
 std::vector<std::string> with_output(std::vector<std::string> argv, const std::string& out) {
   argv.insert(argv.begin() + 1, {"-o", out});
   return argv;
@@ -123,6 +125,28 @@ TEST_CASE("sys_enter_write with --: exactly the program's writes, none of others
   std::vector<uint64_t> expected;
   for (long i = 0; i < n; ++i) expected.push_back(1000 + static_cast<uint64_t>(i));
   CHECK(counts == expected);
+
+  // Reports know the fields by name: the text dump prints them, --arg takes one.
+  std::string again = temp_trace("tp_writes_report");
+  RunResult r2 = run(with_output({recorder(), "-q", "-e", "tracepoint:syscalls:sys_enter_write",
+                                  "--", program("itest_writes"), "write", "3"},
+                                 again));
+  REQUIRE(r2.status == 0);
+  RunResult dump = run({report_path(), "dump", again});
+  CHECK(dump.status == 0);
+  size_t named = 0;
+  for (const std::string& line : lines(dump.out)) {
+    if (line.find("syscalls:sys_enter_write __syscall_nr=1 fd=57 buf=") != std::string::npos &&
+        line.find(" count=100") != std::string::npos) {
+      ++named;
+    }
+  }
+  CHECK(named == 3);
+  RunResult hist = run({report_path(), "hist", "--probe", "syscalls:sys_enter_write", "--arg",
+                        "fd", "--format", "json", again});
+  CHECK(hist.status == 0);
+  CHECK(hist.out.find("\"max\":57") != std::string::npos);
+  unlink(again.c_str());
 }
 
 TEST_CASE("sys_enter_write with --: children of the command are followed",
