@@ -26,9 +26,18 @@ Status check_string_patterns(const RecordOptions& options,
   for (const StringArgs& strings : options.strings) {
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
+    // Tracepoint fields are decoded from their format: --string has nothing to add.
     bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
-      return spec->matches(r.path, r.provider, r.name);
+      return r.kind != format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
     });
+    bool tracepoint = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
+      return r.kind == format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
+    });
+    if (!matched && tracepoint) {
+      return Error("--string " + strings.probe +
+                   " matches only tracepoints, whose string fields are recorded as strings "
+                   "already");
+    }
     if (!matched) {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
     }

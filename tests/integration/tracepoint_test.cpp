@@ -282,6 +282,12 @@ TEST_CASE("bad tracepoint specs: one clear line each", "[.root][tracepoint_error
   RunResult shape = run({recorder(), "-o", out, "-e", "tracepoint:sched", "--", "true"});
   CHECK(shape.status != 0);
   CHECK(shape.err.find("expected tracepoint:SUBSYS:EVENT") != std::string::npos);
+  RunResult strings = run({recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch",
+                           "--string", "sched:*=arg0", "--", "true"});
+  CHECK(strings.status == 1);
+  CHECK(strings.err ==
+        "usdt-record: error: --string sched:* matches only tracepoints, whose string "
+        "fields are recorded as strings already\n");
   CHECK(access(out.c_str(), F_OK) != 0);  // no half-made trace
 }
 
