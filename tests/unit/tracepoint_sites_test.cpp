@@ -3,6 +3,8 @@
 // from a record laid out as the kernel would for a real format file.
 #include "record/tracepoint_sites.h"
 
+#include "record/planned_site.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -263,4 +265,72 @@ TEST_CASE("find_tracepoints in a made-up tracefs") {
   REQUIRE_FALSE(broken);
   CHECK(broken.error().message().find("cannot parse") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a whole tracepoint sample: id, tid, time, cpu, period, raw", "[tracepoint_sites]") {
+  PlannedSite planned;
+  planned.resolved = tracepoint_site(load("sched", "sched_switch"));
+  planned.sampling.sources.assign(planned.resolved.args.size(), usdt::ArgSource::kernel_read);
+  SiteAttach attach = to_site_attach(planned, 0);
+  CHECK(attach.config.tracepoint_id == 372);
+  CHECK(attach.config.raw);
+  CHECK(attach.config.period);
+  CHECK(attach.config.label == "tracepoint sched:sched_switch");
+  std::vector<SiteDecoding> decodings = {to_site_decoding(planned, 0)};
+  SampleDecoder decoder(std::move(decodings), true);
+  decoder.add_event(500, 0);
+
+  // The raw data as the kernel writes it: common fields, then the event's.
+  std::vector<uint8_t> raw(64, 0);
+  put<uint16_t>(raw, 0, 372);
+  put<int32_t>(raw, 4, 4242);  // common_pid
+  std::memcpy(raw.data() + 8, "itest", 5);
+  put<int32_t>(raw, 24, 4242);
+  put<int32_t>(raw, 28, 120);
+  put<int64_t>(raw, 32, 1);
+  std::memcpy(raw.data() + 40, "swapper/1", 9);
+  put<int32_t>(raw, 56, 0);
+  put<int32_t>(raw, 60, -1);
+  std::vector<uint8_t> sample(sizeof(perf_event_header), 0);
+  auto append = [&](const void* p, size_t n) {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    sample.insert(sample.end(), b, b + n);
+  };
+  uint64_t id = 500, time = 123456, period = 1;
+  uint32_t pid = 4242, tid = 4243, cpu = 1, res = 0, raw_size = 68;
+  append(&id, 8);
+  append(&pid, 4);
+  append(&tid, 4);
+  append(&time, 8);
+  append(&cpu, 4);
+  append(&res, 4);
+  append(&period, 8);
+  append(&raw_size, 4);
+  append(raw.data(), raw.size());
+  append("\0\0\0\0", 4);  // the kernel pads raw data to 8 bytes with its size
+  perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(sample.size())};
+  std::memcpy(sample.data(), &h, sizeof h);
+  REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(sample.data())) ==
+          SampleDecoder::Kind::event);
+  const usdt::format::Event& e = decoder.event();
+  CHECK(e.pid == 4242);
+  CHECK(e.tid == 4243);
+  CHECK(e.time_ns == 123456);
+  REQUIRE(e.arg_count == 7);
+  CHECK(e.missing_mask == 0);
+  CHECK(e.string_mask == 0b10001);
+  CHECK(e.string_arg(0).bytes == "itest");
+  CHECK(e.args[1] == 4242);
+  CHECK(e.args[2] == 120);
+  CHECK(e.args[3] == 1);
+  CHECK(e.string_arg(4).bytes == "swapper/1");
+  CHECK(e.args[6] == static_cast<uint64_t>(int64_t{-1}));
+  // Cut short inside the raw data: skipped and counted, never a crash.
+  for (size_t n = sizeof(perf_event_header); n < sample.size(); ++n) {
+    std::vector<uint8_t> cut(sample.begin(), sample.begin() + static_cast<long>(n));
+    perf_event_header ch{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(n)};
+    std::memcpy(cut.data(), &ch, sizeof ch);
+    (void)decoder.decode(reinterpret_cast<const perf_event_header*>(cut.data()));
+  }
+  CHECK(decoder.malformed() > 0);
 }
