@@ -8,7 +8,8 @@ namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -71,7 +72,8 @@ Result<TracepointField> parse_field(std::string_view line) {
     if (end == std::string_view::npos) break;
     pieces.remove_prefix(end + 1);
   }
-  if (!have_offset || !have_size || f.size == 0) return Error(where + " has no valid offset or size");
+  if (!have_offset || !have_size || f.size == 0)
+    return Error(where + " has no valid offset or size");
   f.is_signed = sign != 0;
 
   std::string_view type = f.type;

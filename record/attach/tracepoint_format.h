@@ -43,8 +43,8 @@ struct TracepointField {
 };
 
 struct TracepointFormat {
-  std::string name;  // "sched_switch"
-  uint32_t id = 0;   // the "ID:" line: perf_event_attr::config
+  std::string name;                     // "sched_switch"
+  uint32_t id = 0;                      // the "ID:" line: perf_event_attr::config
   std::vector<TracepointField> fields;  // in file order, common_* included
 };
 

@@ -142,8 +142,8 @@ TEST_CASE("sys_enter_write with --: exactly the program's writes, none of others
     }
   }
   CHECK(named == 3);
-  RunResult hist = run({report_path(), "hist", "--probe", "syscalls:sys_enter_write", "--arg",
-                        "fd", "--format", "json", again});
+  RunResult hist = run({report_path(), "hist", "--probe", "syscalls:sys_enter_write", "--arg", "fd",
+                        "--format", "json", again});
   CHECK(hist.status == 0);
   CHECK(hist.out.find("\"max\":57") != std::string::npos);
   unlink(again.c_str());
@@ -173,20 +173,21 @@ TEST_CASE("sys_enter_write with --: children of the command are followed",
   CHECK(counts[1] == std::vector<uint64_t>{1000, 1001, 1002, 1003});
 }
 
-TEST_CASE("sched_switch with -p: only that process, prev_comm decoded", "[.root][tracepoint_switch][tracepoints]") {
+TEST_CASE("sched_switch with -p: only that process, prev_comm decoded",
+          "[.root][tracepoint_switch][tracepoints]") {
   const long sleeps = 20;
-  Process prog = Process::start({program("itest_writes"), "sleep", std::to_string(sleeps)}, true,
-                                true, false);
+  Process prog =
+      Process::start({program("itest_writes"), "sleep", std::to_string(sleeps)}, true, true, false);
   std::optional<std::string> pid_line = prog.read_line();
   REQUIRE(pid_line);
   const std::string pid = *pid_line;
   // A busy neighbour, switched out often, that is not traced.
   Process other = Process::start({program("itest_writes"), "forever"}, false, false, false);
   std::string out = temp_trace("tp_switch");
-  Process rec_process = Process::start(
-      {recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "-e",
-       "tracepoint:sched:sched_stat_runtime", "-p", pid},
-      false, false, true);
+  Process rec_process =
+      Process::start({recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "-e",
+                      "tracepoint:sched:sched_stat_runtime", "-p", pid},
+                     false, false, true);
   REQUIRE(rec_process.wait_for_stderr("usdt-record: recording 2 tracepoints"));
   prog.write_line("go");
   CHECK(prog.wait() == 0);
@@ -209,20 +210,24 @@ TEST_CASE("sched_switch with -p: only that process, prev_comm decoded", "[.root]
   std::vector<Hit> runtimes = rec.of("sched:sched_stat_runtime");
   CHECK_FALSE(runtimes.empty());
   CHECK(runtimes.size() <= 2 * switches.size() + 10);
-  for (size_t i = 1; i < runtimes.size(); ++i) CHECK(runtimes[i].time_ns != runtimes[i - 1].time_ns);
+  for (size_t i = 1; i < runtimes.size(); ++i)
+    CHECK(runtimes[i].time_ns != runtimes[i - 1].time_ns);
   // A task sleeping in nanosleep leaves the CPU in state S (1).
-  size_t sleeping = static_cast<size_t>(std::count_if(
-      switches.begin(), switches.end(), [](const Hit& h) { return h.fields.at("prev_state") == "1"; }));
+  size_t sleeping =
+      static_cast<size_t>(std::count_if(switches.begin(), switches.end(), [](const Hit& h) {
+        return h.fields.at("prev_state") == "1";
+      }));
   CHECK(sleeping >= static_cast<size_t>(sleeps));
 }
 
-TEST_CASE("USDT probes and tracepoints in one recording", "[.root][tracepoint_mixed][tracepoints]") {
+TEST_CASE("USDT probes and tracepoints in one recording",
+          "[.root][tracepoint_mixed][tracepoints]") {
   const long n = 20;
   std::string out = temp_trace("tp_mixed");
-  RunResult r = run(with_output({recorder(), "-e", "itest:write", "-e",
-                                 "tracepoint:syscalls:sys_enter_write", "--",
-                                 program("itest_writes"), "write", std::to_string(n)},
-                                out));
+  RunResult r =
+      run(with_output({recorder(), "-e", "itest:write", "-e", "tracepoint:syscalls:sys_enter_write",
+                       "--", program("itest_writes"), "write", std::to_string(n)},
+                      out));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("recording 1 probe site in 1 file and 1 tracepoint;") != std::string::npos);
@@ -282,8 +287,8 @@ TEST_CASE("bad tracepoint specs: one clear line each", "[.root][tracepoint_error
   RunResult shape = run({recorder(), "-o", out, "-e", "tracepoint:sched", "--", "true"});
   CHECK(shape.status != 0);
   CHECK(shape.err.find("expected tracepoint:SUBSYS:EVENT") != std::string::npos);
-  RunResult strings = run({recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch",
-                           "--string", "sched:*=arg0", "--", "true"});
+  RunResult strings = run({recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "--string",
+                           "sched:*=arg0", "--", "true"});
   CHECK(strings.status == 1);
   CHECK(strings.err ==
         "usdt-record: error: --string sched:* matches only tracepoints, whose string "
@@ -299,8 +304,8 @@ TEST_CASE("tracepoints without the right to tracefs: one line and a hint",
   const std::vector<std::string> nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
                                            "--clear-groups"};
   std::vector<std::string> argv = nobody;
-  for (const char* a : {"-o", "/tmp/usdt_tp_nobody.trace", "-e", "tracepoint:sched:sched_switch",
-                        "--", "true"}) {
+  for (const char* a :
+       {"-o", "/tmp/usdt_tp_nobody.trace", "-e", "tracepoint:sched:sched_switch", "--", "true"}) {
     if (argv.size() == nobody.size()) argv.push_back(recorder());
     argv.push_back(a);
   }

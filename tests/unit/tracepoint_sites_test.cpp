@@ -3,8 +3,6 @@
 // from a record laid out as the kernel would for a real format file.
 #include "record/tracepoint_sites.h"
 
-#include "record/planned_site.h"
-
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -12,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "record/planned_site.h"
 
 using namespace usdt::record;
 using usdt::format::StringArg;
@@ -103,7 +103,8 @@ TEST_CASE("integers of every size and sign from the raw record") {
   const struct {
     uint32_t size;
     bool is_signed;
-  } kinds[] = {{1, true}, {1, false}, {2, true}, {2, false}, {4, true}, {4, false}, {8, true}, {8, false}};
+  } kinds[] = {{1, true}, {1, false}, {2, true}, {2, false},
+               {4, true}, {4, false}, {8, true}, {8, false}};
   uint32_t offset = 8;
   for (const auto& k : kinds) {
     TracepointField f;
@@ -224,8 +225,8 @@ TEST_CASE("specs are split, and bad ones fail with the form expected") {
   split_tracepoint_specs({"a:b", "tracepoint:sched:*", "usdt:/x:p:n", "tracepoint:x:y"}, tp, other);
   CHECK(tp == std::vector<std::string>{"tracepoint:sched:*", "tracepoint:x:y"});
   CHECK(other == std::vector<std::string>{"a:b", "usdt:/x:p:n"});
-  for (const char* bad : {"tracepoint:", "tracepoint:sched", "tracepoint::x", "tracepoint:a:",
-                          "tracepoint:a:b:c"}) {
+  for (const char* bad :
+       {"tracepoint:", "tracepoint:sched", "tracepoint::x", "tracepoint:a:", "tracepoint:a:b:c"}) {
     auto spec = parse_tracepoint_spec(bad);
     REQUIRE_FALSE(spec);
     CHECK(spec.error().message().find("expected tracepoint:SUBSYS:EVENT") != std::string::npos);
