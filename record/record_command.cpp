@@ -52,6 +52,21 @@
 namespace usdt::record {
 namespace {
 
+// A uretprobe replaces the function's return address with the kernel's
+// trampoline, which has no unwind information: a C++ exception thrown
+// through such a function cannot be unwound and the program terminates
+// (std::terminate; measured on kernel 6.18 with libgcc's unwinder). Said
+// once, for C++ functions (their names are demangled, so they hold "(").
+void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& err) {
+  for (const ResolvedSite& s : sites) {
+    if (s.kind != format::ProbeKind::uretprobe || s.name.find('(') == std::string::npos) continue;
+    err << "usdt-record: warning: uretprobe:" << s.name
+        << " is a C++ function: an exception thrown through a function with a uretprobe "
+           "terminates the program (the unwinder cannot pass the kernel's return trampoline)\n";
+    return;
+  }
+}
+
 // Batches waiting for the writer: 64 x 8192 events is about 64 MiB.
 constexpr size_t kMaxQueuedBatches = 64;
 // How often -p liveness is checked when no buffer wakes the loop.
@@ -141,7 +156,7 @@ Status RecordSession::prepare() {
   std::vector<std::string> tracepoint_specs, probe_specs;
   split_tracepoint_specs(options_.probes, tracepoint_specs, probe_specs);
   Result<std::vector<ResolvedSite>> resolved = std::vector<ResolvedSite>();
-  if (!probe_specs.empty()) resolved = resolve_probes(probe_specs, scope);
+  if (!probe_specs.empty()) resolved = resolve_probes(probe_specs, scope, options_.max_functions);
   if (!resolved) return resolved.error();
   if (!options_.pids.empty() && !resolved->empty()) {
     std::vector<std::string> warnings;
@@ -150,6 +165,8 @@ Status RecordSession::prepare() {
       if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
     }
   }
+
+  if (!options_.quiet) warn_cxx_uretprobes(*resolved, std::cerr);
 
   // Tracepoints are found, by name, in tracefs: it is needed before planning.
   std::optional<TracefsMount> tracefs;

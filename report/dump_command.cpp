@@ -348,8 +348,8 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
     switch (format) {
       case DumpFormat::text: {
-        prefixes[s].text = p.full_name;
-        std::string shown = ": " + p.full_name;
+        prefixes[s].text = p.shown_name;
+        std::string shown = ": " + p.shown_name;
         prefixes[s].padded = padded_copy(shown);
         prefixes[s].padded_len = shown.size();
         for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
@@ -365,7 +365,10 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       case DumpFormat::jsonl: {
         // The middle of the line: ,"provider":..,"name":..,"args":[
         JsonWriter w(prefixes[s].text);
-        w.continue_object().key("provider").string(p.provider).key("name").string(p.name).key("args").begin_array();
+        w.continue_object().key("provider").string(p.provider).key("name").string(p.name);
+        // The file, where another file has a function of the same name.
+        if (p.ambiguous()) w.key("path").string(p.path);
+        w.key("args").begin_array();
         break;
       }
       case DumpFormat::csv: prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name); break;
