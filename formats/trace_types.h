@@ -18,7 +18,7 @@ constexpr uint32_t kNoSite = 0xffffffffu;
 // The longest string argument a trace holds; the writer cuts longer ones.
 constexpr uint32_t kMaxStringArgBytes = 64 * 1024;
 
-enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3 };
+enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3, tracepoint = 4 };
 
 // How one argument of a probe site is decoded, self-contained so a report never
 // needs the traced binary.

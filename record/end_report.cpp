@@ -28,8 +28,10 @@ void print_end_report(const EndReport& r, std::ostream& out) {
   for (size_t i = 0; i < r.sites.size(); ++i) {
     const format::ProbeSite& site = r.sites[i];
     std::string label = site.provider + ":" + site.name;
-    // Function probes name their file: two files may have a function of one name.
-    if (site.kind != format::ProbeKind::usdt) {
+    if (site.kind == format::ProbeKind::tracepoint) {
+      label = "tracepoint " + label;
+    } else if (site.kind != format::ProbeKind::usdt) {
+      // Function probes name their file: two files may have a function of one name.
       size_t slash = site.path.rfind('/');
       label += " (" + (slash == std::string::npos ? site.path : site.path.substr(slash + 1)) + ")";
     }

@@ -19,6 +19,8 @@
 // inherited: with -- and -p the session opens those per traced task, so
 // that only the traced processes take the breakpoint; without tracefs it
 // falls back to system-wide uprobe-PMU events and the Drainer's pid filter.
+// Kernel tracepoints (record/tracepoint_sites.h) are opened the same way as
+// tracefs events: per traced task, or per CPU for all with -a.
 //
 // Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
 // itself, which never exits, so the buffer never reports POLLHUP while

@@ -12,6 +12,7 @@
 #include "common/glob_match.h"
 #include "record/function_symbols.h"
 #include "record/site_sampling.h"
+#include "record/tracepoint_sites.h"
 
 #include "common/hex_text.h"
 
@@ -140,7 +141,12 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   std::vector<ProbeSpec> filters;
   std::vector<ProbeSpec> function_specs;  // uprobe:PATH:PATTERN, listed from their own PATH
   std::vector<std::string> targets;
+  std::vector<std::string> tracepoints;  // tracepoint:SUBSYS:EVENT patterns
   for (const auto& p : options.probes) {
+    if (is_tracepoint_spec(p)) {
+      tracepoints.push_back(p);
+      continue;
+    }
     auto spec = ProbeSpec::parse(p);
     if (!spec) {
       print_error(err, spec.error());
@@ -151,6 +157,10 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   for (const auto& arg : options.list_args) {
     std::error_code ec;
     bool is_file = std::filesystem::exists(arg, ec);
+    if (!is_file && is_tracepoint_spec(arg)) {
+      tracepoints.push_back(arg);
+      continue;
+    }
     if (!is_file && arg.find(':') != std::string::npos) {
       auto spec = ProbeSpec::parse(arg);
       if (!spec) {
@@ -166,7 +176,15 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
     }
     targets.push_back(arg);
   }
-  bool failed = false;
+  int tracepoint_status = 0;
+  if (!tracepoints.empty()) {
+    tracepoint_status = list_tracepoints(tracepoints, options.verbose, out, err);
+    if (tracepoint_status == 2) return 2;
+    if (targets.empty() && options.pids.empty() && filters.empty() && function_specs.empty()) {
+      return tracepoint_status;
+    }
+  }
+  bool failed = tracepoint_status != 0;
   size_t printed = 0;
   LibraryFinder finder = LibraryFinder::system();
   if (!function_specs.empty()) {

@@ -79,6 +79,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
                                          const EventTarget& target, const EventOptions& options) {
   std::string what = std::string(config.retprobe ? "uretprobe" : "uprobe") + " at " + config.path +
                      ":" + hex(config.file_offset);
+  if (!config.label.empty()) what = config.label;
   if (config.tracepoint_id == 0 && config.semaphore_offset != 0 &&
       !features.semaphores_supported()) {
     return Error("cannot attach " + what + " with semaphore at " + hex(config.semaphore_offset) +
@@ -93,6 +94,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
     attr.type = PERF_TYPE_TRACEPOINT;
     attr.config = config.tracepoint_id;
     if (config.raw) attr.sample_type |= PERF_SAMPLE_RAW;
+    if (config.period) attr.sample_type |= PERF_SAMPLE_PERIOD;
   } else {
     attr.type = features.uprobe_type;
     attr.config1 = reinterpret_cast<uint64_t>(config.path.c_str());

@@ -56,7 +56,15 @@ struct UprobeConfig {
   // A tracefs uprobe event (record/attach/) instead of the uprobe PMU: its
   // tracepoint id; the probe itself (path, offsets) is in its definition.
   uint32_t tracepoint_id = 0;
-  bool raw = false;  // PERF_SAMPLE_RAW: the event's fetch-args
+  bool raw = false;  // PERF_SAMPLE_RAW: the event's fetch-args, or a tracepoint's fields
+  // What errors call the event when it is not a uprobe ("tracepoint sched:sched_switch").
+  std::string label;
+  // PERF_SAMPLE_PERIOD: a kernel tracepoint may count a hit as more than one
+  // (__perf_count: sched_stat_runtime counts its nanoseconds); with a sample
+  // period of 1 the kernel then writes one sample per unit counted, tens of
+  // thousands of copies of one hit. With PERIOD sampled it writes one sample
+  // carrying the count (kernel/events/core.c, perf_swevent_event).
+  bool period = false;
 };
 
 // Whom to watch: pid -1 = every process (then cpu must be >= 0).

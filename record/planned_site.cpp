@@ -7,6 +7,7 @@
 
 #include "record/attach/fetch_args.h"
 #include "record/elf_lookup.h"
+#include "record/tracepoint_sites.h"
 
 namespace usdt::record {
 
@@ -49,6 +50,12 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
   s.name = p.resolved.name;
   s.file_offset = p.resolved.file_offset;
   s.semaphore_offset = p.resolved.semaphore_offset;
+  if (s.kind == format::ProbeKind::tracepoint) {
+    for (size_t i = 0; i < p.resolved.fields.size(); ++i) {
+      s.args.push_back(tracepoint_arg_descriptor(p.resolved, i));
+    }
+    return s;
+  }
   for (size_t i = 0; i < p.resolved.args.size() && i < static_cast<size_t>(format::kMaxArgs); ++i) {
     const ArgSpec& a = p.resolved.args[i];
     format::ArgDescriptor d;
@@ -75,6 +82,12 @@ SiteAttach to_site_attach(const PlannedSite& p, uint32_t id) {
   a.config.retprobe = p.resolved.kind == format::ProbeKind::uretprobe;
   a.config.regs_mask = p.sampling.regs_mask;
   a.config.stack_bytes = p.sampling.stack_bytes;
+  if (p.resolved.kind == format::ProbeKind::tracepoint) {
+    a.config.tracepoint_id = p.resolved.tracepoint_id;
+    a.config.raw = true;
+    a.config.period = true;
+    a.config.label = "tracepoint " + p.resolved.provider + ":" + p.resolved.name;
+  }
   return a;
 }
 
@@ -87,6 +100,11 @@ SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
   d.sources = p.sampling.sources;
   d.arch = p.resolved.arch;
   d.raw = p.sampling.needs_kernel_reads();
+  if (p.resolved.kind == format::ProbeKind::tracepoint) {
+    d.raw = true;  // also for a tracepoint without fields: its sample has the raw size
+    d.period = true;
+    d.raw_args = tracepoint_raw_layout(p.resolved);
+  }
   return d;
 }
 

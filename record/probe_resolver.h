@@ -18,6 +18,7 @@
 #include "common/arg_spec.h"
 #include "common/result.h"
 #include "formats/trace_types.h"
+#include "record/attach/tracepoint_format.h"
 
 namespace usdt::record {
 
@@ -39,6 +40,12 @@ struct ResolvedSite {
   // The last of args is not the probe's: it is the stack pointer at the hit
   // (%rsp), which the trace stores as the site's frame (FORMAT.md 3.4).
   bool frame_last = false;
+  // A kernel tracepoint (kind tracepoint; record/tracepoint_sites.h): its id
+  // (perf_event_attr::config), the fields recorded as args (common_* left
+  // out, at most format::kMaxArgs), and the names of those that did not fit.
+  uint32_t tracepoint_id = 0;
+  std::vector<TracepointField> fields;
+  std::vector<std::string> fields_left_out;
 };
 
 // Where PROVIDER:NAME specs are searched.

@@ -46,6 +46,7 @@
 #include "record/stop_signals.h"
 #include "record/target_processes.h"
 #include "record/task_list.h"
+#include "record/tracepoint_sites.h"
 #include "record/writer_thread.h"
 
 namespace usdt::record {
@@ -152,9 +153,12 @@ Status RecordSession::prepare() {
   for (pid_t pid : options_.pids) {
     if (!process_alive(pid)) return Error("no process with PID " + std::to_string(pid));
   }
-  Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope, options_.max_functions);
+  std::vector<std::string> tracepoint_specs, probe_specs;
+  split_tracepoint_specs(options_.probes, tracepoint_specs, probe_specs);
+  Result<std::vector<ResolvedSite>> resolved = std::vector<ResolvedSite>();
+  if (!probe_specs.empty()) resolved = resolve_probes(probe_specs, scope, options_.max_functions);
   if (!resolved) return resolved.error();
-  if (!options_.pids.empty()) {
+  if (!options_.pids.empty() && !resolved->empty()) {
     std::vector<std::string> warnings;
     if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s;
     for (const std::string& w : warnings) {
@@ -164,7 +168,20 @@ Status RecordSession::prepare() {
 
   if (!options_.quiet) warn_cxx_uretprobes(*resolved, std::cerr);
 
-  Result<RecordingPlan> plan = plan_recording(options_, *resolved, std::cerr);
+  // Tracepoints are found, by name, in tracefs: it is needed before planning.
+  std::optional<TracefsMount> tracefs;
+  if (!tracepoint_specs.empty()) {
+    Result<TracefsMount> mount = TracefsMount::open();
+    if (!mount) return tracefs_unavailable(mount.error());
+    tracefs.emplace(std::move(*mount));
+    Result<std::vector<ResolvedSite>> tracepoints =
+        resolve_tracepoints(tracefs->dir(), tracepoint_specs);
+    if (!tracepoints) return tracepoints.error();
+    if (!options_.quiet) warn_fields_left_out(*tracepoints, std::cerr);
+    resolved->insert(resolved->end(), tracepoints->begin(), tracepoints->end());
+  }
+
+  Result<RecordingPlan> plan = plan_recording(options_, *resolved, std::cerr, std::move(tracefs));
   if (!plan) return plan.error();
   plan_ = std::move(*plan);
   if (!options_.quiet) {
@@ -274,9 +291,21 @@ Status RecordSession::attach() {
   if (Status s = events_->enable_all(); !s) return s;
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
   if (!options_.quiet) {
-    std::cerr << "usdt-record: recording " << plan_.sites.size() << " probe site"
-              << (plan_.sites.size() == 1 ? "" : "s") << " in " << plan_.file_count << " file"
-              << (plan_.file_count == 1 ? "" : "s") << "; Ctrl-C to end" << std::endl;
+    size_t tracepoints = static_cast<size_t>(
+        std::count_if(plan_.sites.begin(), plan_.sites.end(), [](const PlannedSite& p) {
+          return p.resolved.kind == format::ProbeKind::tracepoint;
+        }));
+    size_t uprobes = plan_.sites.size() - tracepoints;
+    std::cerr << "usdt-record: recording ";
+    if (uprobes != 0 || tracepoints == 0) {
+      std::cerr << uprobes << " probe site" << (uprobes == 1 ? "" : "s") << " in "
+                << plan_.file_count << " file" << (plan_.file_count == 1 ? "" : "s");
+      if (tracepoints != 0) std::cerr << " and ";
+    }
+    if (tracepoints != 0) {
+      std::cerr << tracepoints << " tracepoint" << (tracepoints == 1 ? "" : "s");
+    }
+    std::cerr << "; Ctrl-C to end" << std::endl;
   }
   if (child_) {
     if (Status s = child_->release(); !s) return s;

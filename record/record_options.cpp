@@ -256,9 +256,10 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   if (o.list) {
     // After "--" while listing: more targets.
     o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
-    // uprobe:PATH:PATTERN names its own file.
+    // uprobe:PATH:PATTERN names its own file; tracepoints are the kernel's.
     bool names_file = std::any_of(o.probes.begin(), o.probes.end(), [](const std::string& p) {
-      return p.rfind("uprobe:", 0) == 0 || p.rfind("uretprobe:", 0) == 0;
+      return p.rfind("uprobe:", 0) == 0 || p.rfind("uretprobe:", 0) == 0 ||
+             p.rfind("tracepoint:", 0) == 0;
     });
     if (o.list_args.empty() && o.pids.empty() && !names_file) {
       return Error("-l needs a TARGET (file or library name) or -p PID");
@@ -306,12 +307,15 @@ std::string record_help_text() {
           "  NAME                         any provider, any of those files\n"
           "  uprobe:PATH:SYMBOL[+OFFSET]  function entry (arguments: the 6 ABI argument registers)\n"
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
+          "  tracepoint:SUBSYS:EVENT      a kernel tracepoint; its fields are the arguments\n"
           "SYMBOL is looked up in .symtab and .dynsym; C++ names are matched and shown demangled\n"
           "('uprobe:./server:ns::Server::handle*'; quote a symbol holding a lone ':'). Every\n"
           "function a SYMBOL pattern selects is attached (static functions of one name too), at\n"
           "most --max-functions; aliases at one address are attached once. In traces they are\n"
           "named uprobe:SYMBOL and uretprobe:SYMBOL.\n"
           "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
+          "Tracepoints are per traced task with -- and -p (children included), system-wide with -a;\n"
+          "-l 'tracepoint:sched:*' lists them, -v with their fields.\n"
           "\n"
           << make_options(&o, &pids, &numbers, &strings)
           << "\n"
@@ -325,6 +329,7 @@ std::string record_help_text() {
              "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
              "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
              "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n"
+             "  usdt-record -e tracepoint:syscalls:sys_enter_write -e 'demo:*' -- ./demo\n"
              "  usdt-record -l 'uprobe:libc.so.6:malloc*'\n"
              "  usdt-record -e uprobe:libc.so.6:malloc -e uretprobe:libc.so.6:malloc -o m.trace -- ls\n";
   return text.str();

@@ -26,9 +26,18 @@ Status check_string_patterns(const RecordOptions& options,
   for (const StringArgs& strings : options.strings) {
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
+    // Tracepoint fields are decoded from their format: --string has nothing to add.
     bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
-      return spec->matches(r.path, r.provider, r.name);
+      return r.kind != format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
     });
+    bool tracepoint = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
+      return r.kind == format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
+    });
+    if (!matched && tracepoint) {
+      return Error("--string " + strings.probe +
+                   " matches only tracepoints, whose string fields are recorded as strings "
+                   "already");
+    }
     if (!matched) {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
     }
@@ -41,6 +50,16 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
                                             bool kernel_reads) {
   std::vector<PlannedSite> sites;
   for (const ResolvedSite& r : resolved) {
+    if (r.kind == format::ProbeKind::tracepoint) {
+      // Every field is in the raw record the kernel writes.
+      PlannedSite p;
+      p.resolved = r;
+      p.sampling.sources.assign(r.args.size(), ArgSource::kernel_read);
+      p.sampling.missing_reasons.assign(r.args.size(), "");
+      p.sampling.fetch_args.assign(r.args.size(), "");
+      sites.push_back(std::move(p));
+      continue;
+    }
     Result<uint32_t> strings = string_mask_for(options, r);
     if (!strings) return strings.error();
     SamplingChoices choices;
@@ -59,9 +78,11 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
 }  // namespace
 
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
-                                     const std::vector<ResolvedSite>& resolved, std::ostream& err) {
+                                     const std::vector<ResolvedSite>& resolved, std::ostream& err,
+                                     std::optional<TracefsMount> tracefs) {
   if (Status s = check_string_patterns(options, resolved); !s) return s.error();
   RecordingPlan plan;
+  plan.tracefs = std::move(tracefs);
   plan.per_task = !options.all;
   Result<std::vector<PlannedSite>> sites = plan_sites(options, resolved, true);
   if (!sites) return sites.error();
@@ -69,7 +90,7 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
   bool kernel_reads = std::any_of(plan.sites.begin(), plan.sites.end(), [](const PlannedSite& p) {
     return p.sampling.needs_kernel_reads();
   });
-  if (plan.per_task || kernel_reads) {
+  if ((plan.per_task || kernel_reads) && !plan.tracefs) {
     Result<TracefsMount> tracefs = TracefsMount::open();
     if (tracefs) {
       plan.tracefs.emplace(std::move(*tracefs));
@@ -90,7 +111,9 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
     }
   }
   std::set<std::string> files;
-  for (const PlannedSite& p : plan.sites) files.insert(p.resolved.open_path);
+  for (const PlannedSite& p : plan.sites) {
+    if (p.resolved.kind != format::ProbeKind::tracepoint) files.insert(p.resolved.open_path);
+  }
   plan.file_count = files.size();
   return plan;
 }
@@ -102,6 +125,8 @@ Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
   UprobeEventGroup group = UprobeEventGroup::for_this_process(plan.tracefs->dir());
   for (uint32_t id = 0; id < plan.sites.size(); ++id) {
     const PlannedSite& site = plan.sites[id];
+    // The kernel's own tracepoints need no definition.
+    if (site.resolved.kind == format::ProbeKind::tracepoint) continue;
     const bool raw = site.sampling.needs_kernel_reads();
     if (!plan.per_task && !raw) continue;
     std::string name = "s";  // the detacher reads the site id back from the name

@@ -2,6 +2,8 @@
 // probe site's sample plan (record/site_sampling.h) and which path its
 // events take (README "How recording works"):
 //   -- and -p: every site a tracefs uprobe event, opened per traced task;
+//   tracepoints: the kernel's own (tracefs events/), per traced task with --
+//              and -p, per CPU with -a;
 //   -a:        the uprobe PMU system-wide, tracefs events for the sites
 //              that read memory in the kernel;
 //   no tracefs (a container, lockdown): the uprobe PMU system-wide for all,
@@ -31,9 +33,12 @@ struct RecordingPlan {
 
 // Checks that every --string pattern matches a site, plans each site's
 // sample, and opens tracefs when a site needs it (warning on err, and
-// planning again without kernel reads, when it cannot be had).
+// planning again without kernel reads, when it cannot be had). tracefs:
+// already opened (tracepoints need it to be resolved), else opened here
+// when needed.
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
-                                     const std::vector<ResolvedSite>& resolved, std::ostream& err);
+                                     const std::vector<ResolvedSite>& resolved, std::ostream& err,
+                                     std::optional<TracefsMount> tracefs = std::nullopt);
 
 // Defines, in a group of this recorder's own, the tracefs events of the
 // sites that take one, after removing the groups of killed recorders; points

@@ -1,5 +1,6 @@
 #include "record/sample_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace usdt::record {
@@ -104,28 +105,55 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
 
 std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
                                        const uint8_t* data, size_t size, uint32_t string_bytes,
-                                       format::StringArg* string) {
-  // A __data_loc: u32 offset | length << 16, the offset from the raw data.
+                                       format::StringArg* string, std::string* hex_text) {
+  // A __data_loc: u32 offset | length << 16, the offset from the raw data
+  // (a __rel_loc's from the end of the u32).
   auto data_loc = [&](int32_t at, uint32_t& offset, uint32_t& length) {
     if (at < 0 || static_cast<size_t>(at) + 4 > size) return false;
     uint32_t loc;
     std::memcpy(&loc, data + at, 4);
     offset = loc & 0xffff;
     length = loc >> 16;
+    if (raw.rel_loc) offset += static_cast<uint32_t>(at) + 4;
     return offset <= size && length <= size - offset;
   };
-  if (raw.string) {
+  if (raw.is_string_arg()) {
+    if (string == nullptr) return std::nullopt;
     uint32_t offset, length;
-    // Length 0: the read faulted or the pointer was NULL (the kernel stores
-    // "" as its NUL, length 1).
-    if (!data_loc(raw.value, offset, length) || length == 0 || string == nullptr) {
+    if (raw.fixed != 0) {
+      if (raw.value < 0 || static_cast<size_t>(raw.value) > size ||
+          size - static_cast<size_t>(raw.value) < raw.fixed) {
+        return std::nullopt;
+      }
+      offset = static_cast<uint32_t>(raw.value);
+      length = raw.fixed;
+    } else if (!data_loc(raw.value, offset, length)) {
       return std::nullopt;
+    } else if (length == 0 && !raw.hex) {
+      // A uprobe fetch-arg whose read faulted or met NULL (the kernel
+      // stores "" as its NUL, length 1).
+      return std::nullopt;
+    }
+    if (raw.hex) {
+      if (hex_text == nullptr) return std::nullopt;
+      static const char kDigits[] = "0123456789abcdef";
+      // Two digits a byte: cut at whole bytes within --string-bytes.
+      size_t bytes = std::min<size_t>(length, string_bytes / 2);
+      hex_text->clear();
+      for (size_t i = 0; i < bytes; ++i) {
+        uint8_t b = data[offset + i];
+        *hex_text += kDigits[b >> 4];
+        *hex_text += kDigits[b & 15];
+      }
+      string->bytes = *hex_text;
+      string->truncated = bytes < length;
+      return reinterpret_cast<uint64_t>(string);
     }
     const char* bytes = reinterpret_cast<const char*>(data + offset);
     size_t n = strnlen(bytes, length);
     // The kernel cuts at its own limit, NUL included: a string that fills
     // it may have been longer.
-    bool truncated = length >= 4096 && n + 1 >= length;
+    bool truncated = raw.fixed == 0 && length >= 4096 && n + 1 >= length;
     if (n > string_bytes) {
       n = string_bytes;
       truncated = true;
@@ -231,6 +259,8 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   }
   e.site_id = d.site_id;
 
+  uint64_t period;
+  if (d.period && !c.u64(period)) return ++malformed_, Kind::none;
   const uint8_t* raw = nullptr;
   uint32_t raw_size = 0;
   if (d.raw) {
@@ -274,9 +304,10 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
     if (d.sources[i] == ArgSource::kernel_read) {
       if (i < d.raw_args.size()) {
         const RawArg& r = d.raw_args[i];
-        if (r.string) e.string_mask |= static_cast<uint16_t>(1u << i);
+        if (r.is_string_arg()) e.string_mask |= static_cast<uint16_t>(1u << i);
         if (raw != nullptr) {
-          v = decode_raw_arg(d.args[i], r, raw, raw_size, d.string_bytes, &strings_[i]);
+          v = decode_raw_arg(d.args[i], r, raw, raw_size, d.string_bytes, &strings_[i],
+                             &hex_texts_[i]);
         }
       }
     } else if (d.sources[i] == ArgSource::sampled_register) {

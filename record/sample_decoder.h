@@ -4,7 +4,8 @@
 // include/uapi/linux/perf_event.h (enum perf_event_type).
 //
 // Every event the recorder opens uses sample_type [IDENTIFIER |] TID | TIME |
-// CPU (+ REGS_USER, STACK_USER per site) and sample_id_all, so a sample starts
+// CPU (+ REGS_USER, STACK_USER per site; PERIOD and RAW for kernel tracepoints;
+// RAW for tracefs uprobe events) and sample_id_all, so a sample starts
 // with its event identifier and every other record ends with the trailer
 // { pid, tid, time, cpu, res[, identifier] }. The identifier maps to a probe
 // site through the ids registered with add_event(); without identifiers
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -74,7 +76,12 @@ struct RawArg {
   uint8_t size = 0;    // of the value field
   int32_t first = -1;  // __data_loc of the first-byte detector; -1 = none
   int32_t last = -1;   // __data_loc of the last-byte detector; -1 = none
-  bool string = false;
+  bool string = false;  // text: a __data_loc string, or a fixed char array (fixed)
+  // Tracepoint fields (record/attach/tracepoint_format.h):
+  uint32_t fixed = 0;    // a fixed array of this many bytes at value (not a __data_loc)
+  bool hex = false;      // bytes recorded as lower-case hex text (FORMAT.md 3.4.1)
+  bool rel_loc = false;  // __rel_loc: the offset counts from the end of the u32
+  bool is_string_arg() const { return string || hex; }
 };
 
 // How the events of one probe site are decoded.
@@ -86,15 +93,18 @@ struct SiteDecoding {
   std::vector<ArgSource> sources;
   Arch arch = Arch::x86_64;
   bool raw = false;              // samples carry PERF_SAMPLE_RAW (a tracefs event)
+  bool period = false;           // samples carry PERF_SAMPLE_PERIOD (a kernel tracepoint)
   std::vector<RawArg> raw_args;  // per argument (kernel_read ones)
   uint32_t string_bytes = 256;   // --string-bytes: longer strings are cut
 };
 
 // Decodes a kernel-read argument from a raw record; nullopt when the read
-// faulted (or the pointer was NULL). Strings go to *string.
+// faulted (or the pointer was NULL) or a field lies outside the record.
+// Strings go to *string; hex text is built in *hex_text, which *string then
+// points into.
 std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
                                        const uint8_t* data, size_t size, uint32_t string_bytes,
-                                       format::StringArg* string);
+                                       format::StringArg* string, std::string* hex_text = nullptr);
 
 class SampleDecoder {
  public:
@@ -152,6 +162,7 @@ class SampleDecoder {
   format::Event event_;
   // The string arguments of event_: their bytes point into the record.
   std::array<format::StringArg, format::kMaxArgs> strings_;
+  std::array<std::string, format::kMaxArgs> hex_texts_;  // hex arguments' text
   size_t cleared_from_ = format::kMaxArgs;  // event_.args[cleared_from_..] are zero
   format::ProcessEvent process_;
   format::LostEvent lost_;

@@ -24,11 +24,14 @@ bool has_uprobe_events(const std::string& dir) {
 Result<TracefsMount> TracefsMount::open() {
   if (has_uprobe_events(kTracingDir)) return TracefsMount(kTracingDir, false);
   if (has_uprobe_events(kDebugfsTracingDir)) return TracefsMount(kDebugfsTracingDir, false);
+  // A tracefs mounted but closed to us (mode 0700, not root) is not absent.
+  if (access(kTracingDir, X_OK) != 0 && errno == EACCES) {
+    return Error(std::string("cannot access tracefs at ") + kTracingDir, EACCES);
+  }
   if (mount("nodev", kTracingDir, "tracefs", 0, nullptr) != 0) {
-    int err = errno;
-    return Error(std::string("tracefs is not mounted and cannot be mounted at ") + kTracingDir +
-                     ": " + std::strerror(err),
-                 err);
+    // Error::message() adds strerror.
+    return Error(std::string("tracefs is not mounted and cannot be mounted at ") + kTracingDir,
+                 errno);
   }
   TracefsMount owner(kTracingDir, true);
   if (!has_uprobe_events(kTracingDir)) {

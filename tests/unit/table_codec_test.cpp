@@ -113,6 +113,38 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   CHECK((*sites)[0].args[0].source == usdt::ArgSource::not_in_sample);
 }
 
+TEST_CASE("1.2: tracepoint sites and argument names round-trip", "[table_codec]") {
+  ProbeSite site;
+  site.kind = ProbeKind::tracepoint;
+  site.provider = "sched";
+  site.name = "sched_switch";
+  site.file_offset = 372;
+  ArgDescriptor comm;
+  comm.spec = "field:char prev_comm[16]; offset:8; size:16; signed:0;";
+  comm.is_string = true;
+  comm.name = "prev_comm";
+  ArgDescriptor pid;
+  pid.spec = "field:pid_t prev_pid; offset:24; size:4; signed:1;";
+  pid.size = 4;
+  pid.is_signed = true;
+  pid.name = "prev_pid";
+  site.args = {comm, pid};
+  ProbeSite unnamed;
+  unnamed.id = 1;
+  unnamed.args = {ArgDescriptor{}};
+  std::string body;
+  encode_probe_table(body, {site, unnamed});
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE(sites->size() == 2);
+  CHECK((*sites)[0].kind == ProbeKind::tracepoint);
+  CHECK((*sites)[0].file_offset == 372);
+  CHECK((*sites)[0].args[0].name == "prev_comm");
+  CHECK((*sites)[0].args[1].name == "prev_pid");
+  CHECK((*sites)[0].args[1].spec == pid.spec);
+  CHECK((*sites)[1].args[0].name.empty());
+}
+
 TEST_CASE("argument names round-trip, and names breaking the rule are dropped", "[table_codec]") {
   ProbeSite site;
   for (const char* name : {"n", "", "client.port", "bad name", "arg7", "n", "arg6"}) {
