@@ -123,8 +123,8 @@ const char* command_usage(Command c) {
              "Host and time come from each event's own file. Load with\n"
              "  clickhouse-client --multiquery < schema.sql\n"
              "  clickhouse-client --query 'INSERT INTO usdt_events FORMAT TabSeparated' < FILE\n"
-             "Works with ClickHouse 18.16 (Debian 12) and current releases; the schema and\n"
-             "example queries are in docs/clickhouse.md.\n";
+             "The layout uses only what ClickHouse 18.16 (Debian 12) and current releases\n"
+             "both have; docs/clickhouse.md describes it, with example queries.\n";
   }
   return "";
 }
