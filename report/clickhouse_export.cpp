@@ -83,7 +83,8 @@ uint64_t wall_clock_ns(const TraceFileInfo& file, uint64_t timeline_time) {
 }
 
 // The thread's name as the trace's process records tell it so far, else NULL.
-void append_comm(std::string& row, const ProcessNames& names, uint32_t domain, const format::Event& e) {
+void append_comm(std::string& row, const ProcessNames& names, uint32_t domain,
+                 const format::Event& e) {
   uint32_t n = names.thread_name(domain, e.pid, e.tid);
   if (n == ProcessNames::kNoName) {
     append_tsv_null(row);
@@ -159,7 +160,8 @@ class OpenStarts {
 int run_clickhouse_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
   const bool pairs = options.format == "clickhouse-pairs";
   if (!pairs && options.format != "clickhouse-events") {
-    print_error(io.err, "unknown ClickHouse format '" + options.format + "' (clickhouse-events, clickhouse-pairs)");
+    print_error(io.err, "unknown ClickHouse format '" + options.format +
+                            "' (clickhouse-events, clickhouse-pairs)");
     return 2;
   }
   if (pairs && (options.start.empty() || options.end.empty())) {
@@ -167,7 +169,9 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
     return 2;
   }
   if (!pairs && (!options.start.empty() || !options.end.empty())) {
-    print_error(io.err, "export --format clickhouse-events writes every event: --start/--end are for clickhouse-pairs");
+    print_error(io.err,
+                "export --format clickhouse-events writes every event: --start/--end are for "
+                "clickhouse-pairs");
     return 2;
   }
   if (options.output.empty()) {
@@ -278,10 +282,11 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
   }
   report_read_problems(input, io.err);
   if (analyzer) {
-    std::fprintf(io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",
-                 options.output.c_str(), static_cast<unsigned long long>(rows),
-                 static_cast<unsigned long long>(analyzer->unmatched_starts()),
-                 static_cast<unsigned long long>(analyzer->unmatched_ends()));
+    std::fprintf(
+        io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",
+        options.output.c_str(), static_cast<unsigned long long>(rows),
+        static_cast<unsigned long long>(analyzer->unmatched_starts()),
+        static_cast<unsigned long long>(analyzer->unmatched_ends()));
   } else {
     std::fprintf(io.err, "usdt-report: wrote '%s': %llu events\n", options.output.c_str(),
                  static_cast<unsigned long long>(rows));

@@ -8,15 +8,24 @@ namespace {
 // is copied as it is.
 char escape_of(char c, bool quoted) {
   switch (c) {
-    case '\\': return '\\';
-    case '\t': return 't';
-    case '\n': return 'n';
-    case '\r': return 'r';
-    case '\0': return '0';
-    case '\b': return 'b';
-    case '\f': return 'f';
-    case '\'': return quoted ? '\'' : 0;
-    default: return 0;
+    case '\\':
+      return '\\';
+    case '\t':
+      return 't';
+    case '\n':
+      return 'n';
+    case '\r':
+      return 'r';
+    case '\0':
+      return '0';
+    case '\b':
+      return 'b';
+    case '\f':
+      return 'f';
+    case '\'':
+      return quoted ? '\'' : 0;
+    default:
+      return 0;
   }
 }
 

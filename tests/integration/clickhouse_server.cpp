@@ -43,23 +43,34 @@ int free_port() {
 
 // Only the native TCP port is configured: no HTTP, interserver or MySQL
 // port is opened. <yandex> is the root element 18.16 needs; current
-// releases still accept it.
+// releases still accept it. @DIR@ and @PORT@ are filled in by config_xml.
+const char* kConfigXml = R"(<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>@DIR@/server.log</log><errorlog>@DIR@/server.err.log</errorlog><console>0</console></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <tcp_port>@PORT@</tcp_port>
+  <path>@DIR@/data/</path>
+  <tmp_path>@DIR@/data/tmp/</tmp_path>
+  <user_files_path>@DIR@/data/user_files/</user_files_path>
+  <format_schema_path>@DIR@/data/format_schemas/</format_schema_path>
+  <users_config>@DIR@/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>268435456</mark_cache_size>
+  <timezone>UTC</timezone>
+</yandex>
+)";
+
 std::string config_xml(const std::string& dir, int port) {
-  return "<?xml version=\"1.0\"?>\n<yandex>\n"
-         "  <logger><level>warning</level><log>" + dir + "/server.log</log><errorlog>" + dir +
-         "/server.err.log</errorlog><console>0</console></logger>\n"
-         "  <listen_host>127.0.0.1</listen_host>\n"
-         "  <tcp_port>" + std::to_string(port) + "</tcp_port>\n"
-         "  <path>" + dir + "/data/</path>\n"
-         "  <tmp_path>" + dir + "/data/tmp/</tmp_path>\n"
-         "  <user_files_path>" + dir + "/data/user_files/</user_files_path>\n"
-         "  <format_schema_path>" + dir + "/data/format_schemas/</format_schema_path>\n"
-         "  <users_config>" + dir + "/users.xml</users_config>\n"
-         "  <default_profile>default</default_profile>\n"
-         "  <default_database>default</default_database>\n"
-         "  <mark_cache_size>268435456</mark_cache_size>\n"
-         "  <timezone>UTC</timezone>\n"
-         "</yandex>\n";
+  std::string text = kConfigXml;
+  for (const auto& [name, value] :
+       {std::pair<std::string, std::string>{"@DIR@", dir}, {"@PORT@", std::to_string(port)}}) {
+    for (size_t at = text.find(name); at != std::string::npos;
+         at = text.find(name, at + value.size())) {
+      text.replace(at, name.size(), value);
+    }
+  }
+  return text;
 }
 
 const char* kUsersXml =
@@ -92,7 +103,8 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-std::optional<ClickHouseServer> ClickHouseServer::start(const std::string& server, const std::string& client,
+std::optional<ClickHouseServer> ClickHouseServer::start(const std::string& server,
+                                                        const std::string& client,
                                                         std::string* error) {
   ClickHouseServer s;
   s.client_path_ = client;
@@ -137,14 +149,15 @@ std::optional<ClickHouseServer> ClickHouseServer::start(const std::string& serve
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       s.pid_ = -1;
-      *error = "clickhouse-server exited at start (status " + std::to_string(status) + "): " +
-               tail_of(console, 1000) + tail_of(s.dir_ + "/server.err.log", 2000);
+      *error = "clickhouse-server exited at start (status " + std::to_string(status) +
+               "): " + tail_of(console, 1000) + tail_of(s.dir_ + "/server.err.log", 2000);
       return std::nullopt;
     }
     if (s.client({"--query", "SELECT 1"}).status == 0) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  *error = "clickhouse-server did not answer within 30 s: " + tail_of(s.dir_ + "/server.err.log", 2000);
+  *error =
+      "clickhouse-server did not answer within 30 s: " + tail_of(s.dir_ + "/server.err.log", 2000);
   return std::nullopt;
 }
 
@@ -179,7 +192,8 @@ void ClickHouseServer::stop() {
 }
 
 RunResult ClickHouseServer::client(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv{client_path_, "--host", "127.0.0.1", "--port", std::to_string(port_)};
+  std::vector<std::string> argv{client_path_, "--host", "127.0.0.1", "--port",
+                                std::to_string(port_)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv);
 }
@@ -194,7 +208,8 @@ std::string ClickHouseServer::query(const std::string& sql) const {
 RunResult ClickHouseServer::load(const std::string& table, const std::string& file) const {
   // The documented one-command load, with the file on stdin.
   return run({"/bin/sh", "-c",
-              "exec \"$0\" --host 127.0.0.1 --port \"$1\" --query \"INSERT INTO $2 FORMAT TabSeparated\" < \"$3\"",
+              "exec \"$0\" --host 127.0.0.1 --port \"$1\" --query \"INSERT INTO $2 FORMAT "
+              "TabSeparated\" < \"$3\"",
               client_path_, std::to_string(port_), table, file});
 }
 

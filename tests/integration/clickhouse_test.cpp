@@ -41,8 +41,8 @@ uint64_t realtime_ns() {
 // pipe holds, and run() reads stderr to its end before stdout.
 std::string report(const std::vector<std::string>& args) {
   std::string out = temp_trace("clickhouse_report_out");
-  std::vector<std::string> argv{"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", out,
-                                USDT_REPORT_PATH};
+  std::vector<std::string> argv{"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"",
+                                "sh",      out,  USDT_REPORT_PATH};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run(argv);
   INFO("usdt-report " << args[0] << ": " << r.err);
@@ -57,8 +57,9 @@ std::string report(const std::vector<std::string>& args) {
 // Records `-- COMMAND...` with usdt-record in a UTS namespace whose hostname
 // is host: the trace's metadata then names that host.
 void record_as(const std::string& host, const std::vector<std::string>& record_args) {
-  std::vector<std::string> argv{"/usr/bin/unshare", "--uts", "/bin/sh", "-c",
-                                "hostname \"$0\" && exec \"$@\"", host, recorder(), "-q"};
+  std::vector<std::string> argv{
+      "/usr/bin/unshare", "--uts", "/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"", host,
+      recorder(),         "-q"};
   argv.insert(argv.end(), record_args.begin(), record_args.end());
   RunResult r = run(argv);
   INFO("recording as " << host << ": " << r.err);
@@ -67,7 +68,8 @@ void record_as(const std::string& host, const std::vector<std::string>& record_a
 
 // The number after "key": in json, from position from; the position after
 // it in *end. Fails the test when it is missing.
-double json_number(const std::string& json, const std::string& key, size_t from, size_t* end = nullptr) {
+double json_number(const std::string& json, const std::string& key, size_t from,
+                   size_t* end = nullptr) {
   size_t at = json.find("\"" + key + "\":", from);
   INFO("no \"" << key << "\" in " << json.substr(from, 200));
   REQUIRE(at != std::string::npos);
@@ -147,22 +149,26 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
   std::string server_path = find_program("clickhouse-server");
   std::string client_path = find_program("clickhouse-client");
   if (server_path.empty() || client_path.empty()) {
-    usdt::test::skip_case("clickhouse-server or clickhouse-client is not installed (scripts/install-deps.sh)");
+    usdt::test::skip_case(
+        "clickhouse-server or clickhouse-client is not installed (scripts/install-deps.sh)");
   }
   if (access("/usr/bin/unshare", X_OK) != 0) usdt::test::skip_case("/usr/bin/unshare is missing");
 
   // Start the server first: it comes up while the hosts record.
   std::string error;
-  std::optional<ClickHouseServer> server = ClickHouseServer::start(server_path, client_path, &error);
+  std::optional<ClickHouseServer> server =
+      ClickHouseServer::start(server_path, client_path, &error);
   INFO(error);
   REQUIRE(server.has_value());
   const std::string dir = server->dir();
 
   const uint64_t begin_ns = realtime_ns();
-  std::vector<Host> hosts = {{"hostA", 200, dir + "/a.trace"}, {"hostB", 300, dir + "/b.trace"},
+  std::vector<Host> hosts = {{"hostA", 200, dir + "/a.trace"},
+                             {"hostB", 300, dir + "/b.trace"},
                              {"hostC", 400, dir + "/c.trace"}};
   for (const Host& h : hosts) {
-    record_as(h.name, {"-e", "demo:*", "-o", h.trace, "--", REQUEST_DEMO_PATH, std::to_string(h.requests)});
+    record_as(h.name,
+              {"-e", "demo:*", "-o", h.trace, "--", REQUEST_DEMO_PATH, std::to_string(h.requests)});
   }
   // hostC also ran a program with string arguments, in a second recording.
   const std::string strings_trace = dir + "/c-strings.trace";
@@ -171,18 +177,21 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
   const uint64_t end_ns = realtime_ns();
 
   // Export, create the tables, load: one command each, as documented.
-  const std::string events = dir + "/events.tsv", pairs = dir + "/pairs.tsv", schema = dir + "/schema.sql";
-  report({"export", "--format", "clickhouse-events", "-o", events, hosts[0].trace, hosts[1].trace, hosts[2].trace,
-          strings_trace});
-  report({"export", "--format", "clickhouse-pairs", "--start", "demo:req_start", "--end", "demo:req_done", "--key",
-          "arg0", "-o", pairs, hosts[0].trace, hosts[1].trace, hosts[2].trace});
+  const std::string events = dir + "/events.tsv", pairs = dir + "/pairs.tsv",
+                    schema = dir + "/schema.sql";
+  report({"export", "--format", "clickhouse-events", "-o", events, hosts[0].trace, hosts[1].trace,
+          hosts[2].trace, strings_trace});
+  report({"export", "--format", "clickhouse-pairs", "--start", "demo:req_start", "--end",
+          "demo:req_done", "--key", "arg0", "-o", pairs, hosts[0].trace, hosts[1].trace,
+          hosts[2].trace});
   std::ofstream(schema) << report({"export", "--schema"});
   {
     RunResult r = server->client({"--multiquery", "--query", read_text(schema)});
     INFO(r.err);
     REQUIRE(r.status == 0);
   }
-  for (const auto& [table, file] : {std::pair{"usdt_events", events}, std::pair{"usdt_pairs", pairs}}) {
+  for (const auto& [table, file] :
+       {std::pair{"usdt_events", events}, std::pair{"usdt_pairs", pairs}}) {
     RunResult r = server->load(table, file);
     INFO("loading " << file << ": " << r.err);
     REQUIRE(r.status == 0);
@@ -200,13 +209,16 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
       CHECK(sql[h.name + " demo:cache_miss"] == n / 10);  // ids with id % 10 == 3
       std::string summary = report({"summary", "--format", "json", h.trace});
       for (const char* probe : {"req_start", "req_done", "cache_miss"}) {
-        std::string needle = std::string("{\"provider\":\"demo\",\"name\":\"") + probe + "\",\"count\":";
+        std::string needle =
+            std::string("{\"provider\":\"demo\",\"name\":\"") + probe + "\",\"count\":";
         size_t at = summary.find(needle);
         REQUIRE(at != std::string::npos);
-        CHECK(static_cast<uint64_t>(json_number(summary, "count", at)) == sql[h.name + " demo:" + probe]);
+        CHECK(static_cast<uint64_t>(json_number(summary, "count", at)) ==
+              sql[h.name + " demo:" + probe]);
       }
     }
-    for (const char* probe : {"ascii", "empty", "long300", "long1000", "invalid", "null", "unmapped", "two"}) {
+    for (const char* probe :
+         {"ascii", "empty", "long300", "long1000", "invalid", "null", "unmapped", "two"}) {
       CHECK(sql[std::string("hostC strings:") + probe] == 3);
     }
     CHECK(rows.size() == 3 * 3 + 8);
@@ -214,8 +226,9 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
 
   {  // hosts, wall-clock times, names and arguments arrive as recorded
     // Every event's wall clock lies within the recordings.
-    auto rows = rows_of(server->query("SELECT host, min(time_ns), max(time_ns), groupUniqArray(comm) "
-                                      "FROM usdt_events WHERE probe LIKE 'demo:%' GROUP BY host ORDER BY host"));
+    auto rows = rows_of(
+        server->query("SELECT host, min(time_ns), max(time_ns), groupUniqArray(comm) "
+                      "FROM usdt_events WHERE probe LIKE 'demo:%' GROUP BY host ORDER BY host"));
     REQUIRE(rows.size() == 3);
     for (size_t i = 0; i < rows.size(); ++i) {
       CHECK(rows[i][0] == hosts[i].name);
@@ -225,17 +238,19 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
     }
     // Arguments by name; a string byte for byte, also when it is not UTF-8.
     CHECK(server->query("SELECT arg_values[indexOf(arg_names, 'arg0')] FROM usdt_events "
-                        "WHERE probe = 'strings:ascii' ORDER BY time_ns") == "ascii-0\nascii-1\nascii-2\n");
-    CHECK(server->query("SELECT DISTINCT hex(arg_values[1]) FROM usdt_events WHERE probe = 'strings:invalid'") ==
-          "FFFE20616263C328\n");
-    CHECK(server->query("SELECT count() FROM usdt_events WHERE probe = 'strings:empty' AND arg_values[1] = ''") ==
-          "3\n");
+                        "WHERE probe = 'strings:ascii' ORDER BY time_ns") ==
+          "ascii-0\nascii-1\nascii-2\n");
+    CHECK(server->query("SELECT DISTINCT hex(arg_values[1]) FROM usdt_events WHERE probe = "
+                        "'strings:invalid'") == "FFFE20616263C328\n");
+    CHECK(server->query("SELECT count() FROM usdt_events WHERE probe = 'strings:empty' AND "
+                        "arg_values[1] = ''") == "3\n");
     // A string the kernel could not read is NULL, never 0 or "".
     CHECK(server->query("SELECT countIf(arg_values[1] IS NULL), count() FROM usdt_events "
                         "WHERE probe IN ('strings:null', 'strings:unmapped')") == "6\t6\n");
     // Request 97 failed: status -1 (arg2 of req_done), on every host.
-    CHECK(server->query("SELECT host, toInt64(arg_values[3]) FROM usdt_events WHERE probe = 'demo:req_done' "
-                        "AND arg_values[1] = '97' ORDER BY host") == "hostA\t-1\nhostB\t-1\nhostC\t-1\n");
+    CHECK(server->query(
+              "SELECT host, toInt64(arg_values[3]) FROM usdt_events WHERE probe = 'demo:req_done' "
+              "AND arg_values[1] = '97' ORDER BY host") == "hostA\t-1\nhostB\t-1\nhostC\t-1\n");
   }
 
   {  // p50 and p99 per host: usdt-report latency's, within its stated error
@@ -244,8 +259,8 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
     REQUIRE(rows.size() == 3);
     for (size_t i = 0; i < hosts.size(); ++i) {
       CHECK(rows[i][0] == hosts[i].name);
-      std::string json = report({"latency", "--start", "demo:req_start", "--end", "demo:req_done", "--key", "arg0",
-                                 "--format", "json", hosts[i].trace});
+      std::string json = report({"latency", "--start", "demo:req_start", "--end", "demo:req_done",
+                                 "--key", "arg0", "--format", "json", hosts[i].trace});
       double relative_error = 0;
       Stats reported = report_stats(json, 0, &relative_error);
       CHECK(relative_error > 0);
@@ -257,14 +272,17 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
 
   {  // p50 and p99 per probe argument across the fleet: latency --by arg0 of all three traces
     // Request ids 0..199 ran on three hosts, 200..299 on two, 300..399 on one.
-    auto rows = rows_of(server->query(std::string("SELECT toUInt64(arg_values[indexOf(arg_names, 'arg0')]) AS id, ") +
-                                      kPairStats + " FROM usdt_pairs GROUP BY id ORDER BY id"));
-    std::string json = report({"latency", "--start", "demo:req_start", "--end", "demo:req_done", "--key", "arg0",
-                               "--by", "arg0", "--format", "json", hosts[0].trace, hosts[1].trace, hosts[2].trace});
+    auto rows = rows_of(server->query(
+        std::string("SELECT toUInt64(arg_values[indexOf(arg_names, 'arg0')]) AS id, ") +
+        kPairStats + " FROM usdt_pairs GROUP BY id ORDER BY id"));
+    std::string json = report({"latency", "--start", "demo:req_start", "--end", "demo:req_done",
+                               "--key", "arg0", "--by", "arg0", "--format", "json", hosts[0].trace,
+                               hosts[1].trace, hosts[2].trace});
     size_t at = json.find("\"groups\":[");
     REQUIRE(at != std::string::npos);
     size_t groups = 0;
-    for (at = json.find("{\"key\":", at); at != std::string::npos; at = json.find("{\"key\":", at + 1)) {
+    for (at = json.find("{\"key\":", at); at != std::string::npos;
+         at = json.find("{\"key\":", at + 1)) {
       uint64_t id = static_cast<uint64_t>(json_number(json, "key", at));
       double relative_error = 0;
       Stats reported = report_stats(json, at, &relative_error);

@@ -77,8 +77,8 @@ fmt::ProbeSite site(uint32_t id, std::string provider, std::string name, int arg
   return s;
 }
 
-fmt::Event ev(uint32_t site_id, uint64_t time, uint32_t pid, uint32_t tid, std::vector<uint64_t> args,
-              uint16_t missing = 0) {
+fmt::Event ev(uint32_t site_id, uint64_t time, uint32_t pid, uint32_t tid,
+              std::vector<uint64_t> args, uint16_t missing = 0) {
   fmt::Event e;
   e.site_id = site_id;
   e.time_ns = time;
@@ -139,30 +139,37 @@ struct TwoHosts {
     trace.add(a, query(5000001000ull, 10, 10, &s_odd, 1));
     trace.add(a, ev(1, 5000004000ull, 10, 10, {3, 1}));
     trace.add(a, query(5000005000ull, 10, 11, nullptr, 2));  // thread 11: its process's name
-    trace.add(a, ev(1, 5000005500ull, 10, 11, {0, 2}, 2));  // its n is missing
+    trace.add(a, ev(1, 5000005500ull, 10, 11, {0, 2}, 2));   // its n is missing
     trace.add(b, query(100000002000ull, 20, 20, &s_cut, 7));
     trace.add(b, ev(1, 100000009000ull, 20, 20, {1, 7}));
   }
 };
 
-size_t count_of(const std::string& s, char c) { return static_cast<size_t>(std::count(s.begin(), s.end(), c)); }
+size_t count_of(const std::string& s, char c) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), c));
+}
 
 }  // namespace
 
-TEST_CASE("clickhouse-events: one row per event, host and wall clock of its own file", "[clickhouse_export]") {
+TEST_CASE("clickhouse-events: one row per event, host and wall clock of its own file",
+          "[clickhouse_export]") {
   TwoHosts h;
   Output o = run({"--format", "clickhouse-events"}, &h.trace);
   INFO(o.err);
   REQUIRE(o.code == 0);
   CHECK(o.err.find("wrote '") != std::string::npos);
   CHECK(o.err.find("': 6 events") != std::string::npos);
-  CHECK(o.file ==
-        "db1\t1700000000000001000\t10\t10\t1\tpostgres\tdb:query\t['arg0','arg1']\t['it\\'s\\ta\\nb\\\\c \xff\xfe','1']\t[0,0]\n"
-        "db1\t1700000000000004000\t10\t10\t1\tpostgres\tdb:done\t['arg0','arg1']\t['3','1']\t[0,0]\n"
-        "db1\t1700000000000005000\t10\t11\t1\tpostgres\tdb:query\t['arg0','arg1']\t[NULL,'2']\t[0,0]\n"
-        "db1\t1700000000000005500\t10\t11\t1\tpostgres\tdb:done\t['arg0','arg1']\t['0',NULL]\t[0,0]\n"
-        "db2\t1700000000500002000\t20\t20\t1\t\\N\tdb:query\t['arg0','arg1']\t['SELECT * FROM t','7']\t[1,0]\n"
-        "db2\t1700000000500009000\t20\t20\t1\t\\N\tdb:done\t['arg0','arg1']\t['1','7']\t[0,0]\n");
+  CHECK(
+      o.file ==
+      "db1\t1700000000000001000\t10\t10\t1\tpostgres\tdb:query\t['arg0','arg1']\t['it\\'"
+      "s\\ta\\nb\\\\c \xff\xfe','1']\t[0,0]\n"
+      "db1\t1700000000000004000\t10\t10\t1\tpostgres\tdb:done\t['arg0','arg1']\t['3','1']\t[0,0]\n"
+      "db1\t1700000000000005000\t10\t11\t1\tpostgres\tdb:query\t['arg0','arg1']\t[NULL,'2']\t[0,0]"
+      "\n"
+      "db1\t1700000000000005500\t10\t11\t1\tpostgres\tdb:done\t['arg0','arg1']\t['0',NULL]\t[0,0]\n"
+      "db2\t1700000000500002000\t20\t20\t1\t\\N\tdb:query\t['arg0','arg1']\t['SELECT * FROM "
+      "t','7']\t[1,0]\n"
+      "db2\t1700000000500009000\t20\t20\t1\t\\N\tdb:done\t['arg0','arg1']\t['1','7']\t[0,0]\n");
 }
 
 TEST_CASE("clickhouse-events: the common filters apply", "[clickhouse_export]") {
@@ -175,26 +182,30 @@ TEST_CASE("clickhouse-events: the common filters apply", "[clickhouse_export]") 
 
 TEST_CASE("clickhouse-pairs: duration, key and the start's arguments", "[clickhouse_export]") {
   TwoHosts h;
-  Output o = run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done", "--key", "arg1"},
-                 &h.trace);
+  Output o = run(
+      {"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done", "--key", "arg1"},
+      &h.trace);
   INFO(o.err);
   REQUIRE(o.code == 0);
   // db1's second query has its key (n = 2), but its end lacks n: no pair.
   CHECK(o.file ==
-        "db1\t1700000000000001000\t3000\t10\t10\tpostgres\tdb:query\tdb:done\targ1\t1\t['arg0','arg1']\t['it\\'s\\ta\\nb\\\\c "
+        "db1\t1700000000000001000\t3000\t10\t10\tpostgres\tdb:query\tdb:done\targ1\t1\t['arg0','"
+        "arg1']\t['it\\'s\\ta\\nb\\\\c "
         "\xff\xfe','1']\t[0,0]\n"
-        "db2\t1700000000500002000\t7000\t20\t20\t\\N\tdb:query\tdb:done\targ1\t7\t['arg0','arg1']\t['SELECT * FROM "
+        "db2\t1700000000500002000\t7000\t20\t20\t\\N\tdb:query\tdb:done\targ1\t7\t['arg0','arg1']"
+        "\t['SELECT * FROM "
         "t','7']\t[1,0]\n");
   CHECK(o.err.find("2 pairs, 1 unmatched starts, 0 unmatched ends") != std::string::npos);
 }
 
 TEST_CASE("clickhouse-pairs on tid and on a string key", "[clickhouse_export]") {
   TwoHosts h;
-  Output o = run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done"}, &h.trace);
+  Output o =
+      run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done"}, &h.trace);
   REQUIRE(o.code == 0);
   CHECK(count_of(o.file, '\n') == 3);
-  CHECK(o.file.find("\t500\t10\t11\tpostgres\tdb:query\tdb:done\ttid\t11\t['arg0','arg1']\t[NULL,'2']\t[0,0]\n") !=
-        std::string::npos);
+  CHECK(o.file.find("\t500\t10\t11\tpostgres\tdb:query\tdb:done\ttid\t11\t['arg0','arg1']\t[NULL,'"
+                    "2']\t[0,0]\n") != std::string::npos);
 
   // A string key is written as its text, escaped like any field.
   MemoryTrace t;
@@ -210,9 +221,12 @@ TEST_CASE("clickhouse-pairs on tid and on a string key", "[clickhouse_export]") 
     e.string_mask = 1;
     t.add(f, e);
   }
-  o = run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done", "--key", "arg0"}, &t);
+  o = run(
+      {"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done", "--key", "arg0"},
+      &t);
   REQUIRE(o.code == 0);
-  CHECK(o.file == "db1\t1010\t20\t1\t1\t\\N\tdb:query\tdb:done\targ0\ta\\tb\t['arg0']\t['a\\tb']\t[0]\n");
+  CHECK(o.file ==
+        "db1\t1010\t20\t1\t1\t\\N\tdb:query\tdb:done\targ0\ta\\tb\t['arg0']\t['a\\tb']\t[0]\n");
 }
 
 TEST_CASE("the schema's columns are the rows' fields, in order", "[clickhouse_export]") {
@@ -225,7 +239,9 @@ TEST_CASE("the schema's columns are the rows' fields, in order", "[clickhouse_ex
     std::istringstream lines(schema.substr(open + 1, close - open - 1));
     std::vector<std::string> names;
     for (std::string line; std::getline(lines, line);) {
-      if (line.find_first_not_of(' ') == std::string::npos || line.find("MATERIALIZED") != std::string::npos) continue;
+      if (line.find_first_not_of(' ') == std::string::npos ||
+          line.find("MATERIALIZED") != std::string::npos)
+        continue;
       std::istringstream words(line);
       std::string name;
       words >> name;
@@ -233,17 +249,20 @@ TEST_CASE("the schema's columns are the rows' fields, in order", "[clickhouse_ex
     }
     return names;
   };
-  CHECK(columns_of("usdt_events") == std::vector<std::string>{"host", "time_ns", "pid", "tid", "cpu", "comm", "probe",
-                                                              "arg_names", "arg_values", "arg_truncated"});
-  CHECK(columns_of("usdt_pairs") == std::vector<std::string>{"host", "start_time_ns", "duration_ns", "pid", "tid",
-                                                             "comm", "start_probe", "end_probe", "key_name", "key",
-                                                             "arg_names", "arg_values", "arg_truncated"});
+  CHECK(columns_of("usdt_events") == std::vector<std::string>{"host", "time_ns", "pid", "tid",
+                                                              "cpu", "comm", "probe", "arg_names",
+                                                              "arg_values", "arg_truncated"});
+  CHECK(columns_of("usdt_pairs") ==
+        std::vector<std::string>{"host", "start_time_ns", "duration_ns", "pid", "tid", "comm",
+                                 "start_probe", "end_probe", "key_name", "key", "arg_names",
+                                 "arg_values", "arg_truncated"});
   TwoHosts h;
   Output events = run({"--format", "clickhouse-events"}, &h.trace);
   CHECK(events.file.substr(0, events.file.find('\n')).size() > 0);
   CHECK(count_of(events.file.substr(0, events.file.find('\n')), '\t') == 9);
   TwoHosts h2;
-  Output pairs = run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done"}, &h2.trace);
+  Output pairs =
+      run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done"}, &h2.trace);
   CHECK(count_of(pairs.file.substr(0, pairs.file.find('\n')), '\t') == 12);
   CHECK(clickhouse_arg_name(3) == "arg3");
 }

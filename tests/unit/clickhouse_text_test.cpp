@@ -47,7 +47,8 @@ TEST_CASE("bytes that are not UTF-8 are copied: a String holds bytes", "[clickho
   CHECK(field("caf\xc3\xa9") == "caf\xc3\xa9");
 }
 
-TEST_CASE("an array element is quoted, with quotes, tabs and newlines escaped", "[clickhouse_text]") {
+TEST_CASE("an array element is quoted, with quotes, tabs and newlines escaped",
+          "[clickhouse_text]") {
   CHECK(element("arg0") == "'arg0'");
   CHECK(element("") == "''");
   CHECK(element("it's") == "'it\\'s'");
