@@ -66,7 +66,10 @@ ORDER BY (host, start_probe, start_time_ns);
 )";
 }
 
-std::string clickhouse_arg_name(int index) { return "arg" + std::to_string(index); }
+std::string clickhouse_arg_name(const SiteInfo* site, int index) {
+  (void)site;
+  return "arg" + std::to_string(index);
+}
 
 namespace {
 
@@ -99,7 +102,7 @@ void append_args(std::string& row, const SiteInfo* site, const format::Event& e)
   row += '[';
   for (int i = 0; i < count; ++i) {
     if (i > 0) row += ',';
-    append_quoted_string(row, clickhouse_arg_name(i));
+    append_quoted_string(row, clickhouse_arg_name(site, i));
   }
   row += "]\t[";
   for (int i = 0; i < count; ++i) {

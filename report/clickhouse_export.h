@@ -11,6 +11,7 @@
 #include <string>
 
 #include "report/commands.h"
+#include "report/probe_catalog.h"
 
 namespace usdt::report {
 
@@ -18,8 +19,10 @@ namespace usdt::report {
 // `clickhouse-client --multiquery < schema.sql` (export --schema).
 std::string clickhouse_schema();
 
-// The argument's name in the rows: "argN" (where the trace has no name).
-std::string clickhouse_arg_name(int index);
+// The name of argument index of a site in the rows' arg_names: "argN"
+// today; the one place to return the trace's own argument names once the
+// catalog carries them.
+std::string clickhouse_arg_name(const SiteInfo* site, int index);
 
 // Writes options.output: every selected event (clickhouse-events), or the
 // start/end pairs of --start/--end [--key] (clickhouse-pairs). Returns the

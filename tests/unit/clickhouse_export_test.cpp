@@ -264,7 +264,7 @@ TEST_CASE("the schema's columns are the rows' fields, in order", "[clickhouse_ex
   Output pairs =
       run({"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done"}, &h2.trace);
   CHECK(count_of(pairs.file.substr(0, pairs.file.find('\n')), '\t') == 12);
-  CHECK(clickhouse_arg_name(3) == "arg3");
+  CHECK(clickhouse_arg_name(nullptr, 3) == "arg3");
 }
 
 TEST_CASE("export --schema prints the tables and needs no trace", "[clickhouse_export]") {
