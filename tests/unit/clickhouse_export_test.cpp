@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -294,4 +296,26 @@ TEST_CASE("clickhouse formats refuse options that do not fit them", "[clickhouse
   o = run({"--format", "clickhouse-pairs", "--start", "db:nope", "--end", "db:done"}, &h.trace);
   CHECK(o.code == 1);
   CHECK(o.err.find("db:nope") != std::string::npos);
+}
+
+TEST_CASE("clickhouse-events: numbers by their type, in decimal", "[clickhouse_export]") {
+  MemoryTrace t;
+  fmt::ProbeSite s = site(0, "app", "values", 4);
+  s.args[0].is_signed = true;
+  s.args[0].size = 4;
+  s.args[1].is_float = true;
+  s.args[2].is_float = true;
+  uint32_t f = t.add_file(meta("h", 0, 0), {s});
+  double half = 1.5, inf = std::numeric_limits<double>::infinity();
+  uint64_t half_bits = 0, inf_bits = 0;
+  std::memcpy(&half_bits, &half, 8);
+  std::memcpy(&inf_bits, &inf, 8);
+  t.add(f, ev(0, 7, 1, 1,
+              {static_cast<uint64_t>(int64_t{-5}), half_bits, inf_bits, 18446744073709551615ull}));
+  Output o = run({"--format", "clickhouse-events"}, &t);
+  REQUIRE(o.code == 0);
+  CHECK(o.file ==
+        "h\t7\t1\t1\t1\t\\N\tapp:values\t['arg0','arg1','arg2','arg3']\t['-5','1.5','inf','"
+        "18446744073709551615']\t["
+        "0,0,0,0]\n");
 }
