@@ -205,12 +205,21 @@ std::string ClickHouseServer::query(const std::string& sql) const {
   return r.out;
 }
 
-RunResult ClickHouseServer::load(const std::string& table, const std::string& file) const {
-  // The documented one-command load, with the file on stdin.
-  return run({"/bin/sh", "-c",
-              "exec \"$0\" --host 127.0.0.1 --port \"$1\" --query \"INSERT INTO $2 FORMAT "
-              "TabSeparated\" < \"$3\"",
-              client_path_, std::to_string(port_), table, file});
+RunResult ClickHouseServer::client_reading(const std::vector<std::string>& args,
+                                           const std::string& file) const {
+  // clickhouse-client ARGS < FILE, as the documented commands run it.
+  std::vector<std::string> argv{"/bin/sh",
+                                "-c",
+                                "file=$1; shift; exec \"$@\" < \"$file\"",
+                                "sh",
+                                file,
+                                client_path_,
+                                "--host",
+                                "127.0.0.1",
+                                "--port",
+                                std::to_string(port_)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
 }
 
 }  // namespace usdt::itest

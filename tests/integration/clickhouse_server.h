@@ -37,8 +37,9 @@ class ClickHouseServer {
   RunResult client(const std::vector<std::string>& args) const;
   // One query; its TabSeparated answer. A failed query fails the test.
   std::string query(const std::string& sql) const;
-  // clickhouse-client --query "INSERT INTO table FORMAT TabSeparated" < file.
-  RunResult load(const std::string& table, const std::string& file) const;
+  // clickhouse-client with these arguments and file on its stdin (the
+  // documented `--multiquery < schema.sql` and `--query 'INSERT ...' < rows`).
+  RunResult client_reading(const std::vector<std::string>& args, const std::string& file) const;
 
  private:
   ClickHouseServer() = default;

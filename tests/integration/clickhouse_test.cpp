@@ -135,13 +135,6 @@ void check_same(const Stats& sql, const Stats& reported, double relative_error) 
   CHECK(std::fabs(double(reported.p99) - double(sql.p99)) <= relative_error * double(sql.p99) + 1);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's answers",
@@ -186,13 +179,14 @@ TEST_CASE("ClickHouse: three hosts' traces loaded and queried give usdt-report's
           hosts[2].trace});
   std::ofstream(schema) << report({"export", "--schema"});
   {
-    RunResult r = server->client({"--multiquery", "--query", read_text(schema)});
+    RunResult r = server->client_reading({"--multiquery"}, schema);
     INFO(r.err);
     REQUIRE(r.status == 0);
   }
   for (const auto& [table, file] :
        {std::pair{"usdt_events", events}, std::pair{"usdt_pairs", pairs}}) {
-    RunResult r = server->load(table, file);
+    RunResult r = server->client_reading(
+        {"--query", std::string("INSERT INTO ") + table + " FORMAT TabSeparated"}, file);
     INFO("loading " << file << ": " << r.err);
     REQUIRE(r.status == 0);
   }
