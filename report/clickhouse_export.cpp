@@ -67,8 +67,8 @@ ORDER BY (host, start_probe, start_time_ns);
 }
 
 std::string clickhouse_arg_name(const SiteInfo* site, int index) {
-  (void)site;
-  return "arg" + std::to_string(index);
+  if (site == nullptr) return "arg" + std::to_string(index);
+  return site->arg_label(static_cast<size_t>(index));
 }
 
 namespace {

@@ -19,9 +19,8 @@ namespace usdt::report {
 // `clickhouse-client --multiquery < schema.sql` (export --schema).
 std::string clickhouse_schema();
 
-// The name of argument index of a site in the rows' arg_names: "argN"
-// today; the one place to return the trace's own argument names once the
-// catalog carries them.
+// The name of argument index of a site in the rows' arg_names: the trace's
+// own (format 1.2: a DWARF parameter, a tracepoint field), else "argN".
 std::string clickhouse_arg_name(const SiteInfo* site, int index);
 
 // Writes options.output: every selected event (clickhouse-events), or the
