@@ -319,3 +319,40 @@ TEST_CASE("clickhouse-events: numbers by their type, in decimal", "[clickhouse_e
         "18446744073709551615']\t["
         "0,0,0,0]\n");
 }
+
+namespace {
+
+// db:query(rows, id) and db:done(id, arg1): named arguments, the key id at
+// another position in each probe.
+void fill_named(MemoryTrace& t) {
+  fmt::ProbeSite start = site(0, "db", "query", 2);
+  start.args[0].name = "rows";
+  start.args[1].name = "id";
+  fmt::ProbeSite done = site(1, "db", "done", 2);
+  done.args[0].name = "id";
+  uint32_t f = t.add_file(meta("h", 0, 0), {start, done});
+  t.add(f, ev(0, 10, 1, 1, {5, 42}));
+  t.add(f, ev(1, 25, 1, 1, {42, 9}));
+}
+
+}  // namespace
+
+TEST_CASE("clickhouse rows name arguments as the trace does, argN otherwise",
+          "[clickhouse_export]") {
+  MemoryTrace t;
+  fill_named(t);
+  Output o = run({"--format", "clickhouse-events"}, &t);
+  REQUIRE(o.code == 0);
+  CHECK(o.file ==
+        "h\t10\t1\t1\t1\t\\N\tdb:query\t['rows','id']\t['5','42']\t[0,0]\n"
+        "h\t25\t1\t1\t1\t\\N\tdb:done\t['id','arg1']\t['42','9']\t[0,0]\n");
+  MemoryTrace t2;
+  fill_named(t2);
+  o = run(
+      {"--format", "clickhouse-pairs", "--start", "db:query", "--end", "db:done", "--key", "id"},
+      &t2);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.file ==
+        "h\t10\t15\t1\t1\t\\N\tdb:query\tdb:done\tid\t42\t['rows','id']\t['5','42']\t[0,0]\n");
+}
