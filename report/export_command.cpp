@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "report/arg_format.h"
+#include "report/clickhouse_export.h"
 #include "report/commands.h"
 #include "report/json_writer.h"
 #include "report/latency_analyzer.h"
@@ -169,8 +170,10 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
 }  // namespace
 
 int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  if (options.format.starts_with("clickhouse-")) return run_clickhouse_export(options, input, io);
   if (options.format != "chrome") {
-    print_error(io.err, "export writes --format chrome only (got '" + options.format + "')");
+    print_error(io.err, "export writes --format chrome, clickhouse-events or clickhouse-pairs (got '" +
+                            options.format + "')");
     return 2;
   }
   if (options.output.empty()) {

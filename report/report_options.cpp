@@ -7,6 +7,7 @@
 
 #include "common/build_info.h"
 #include "formats/arg_name.h"
+#include "report/clickhouse_export.h"
 #include "report/duration.h"
 #include "report/wildcard.h"
 
@@ -150,12 +151,26 @@ const char* command_usage(Command c) {
     case Command::export_trace:
       return "usage: usdt-report export --format chrome -o FILE [--start PROBE --end PROBE]\n"
              "                          [--function SYMBOL]\n"
-             "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
-             "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
+             "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n"
+             "       usdt-report export --format clickhouse-events -o FILE [OPTIONS] TRACE...\n"
+             "       usdt-report export --format clickhouse-pairs --start PROBE --end PROBE\n"
+             "                          [--key tid|pid|argN] -o FILE [OPTIONS] TRACE...\n"
+             "       usdt-report export --schema\n\n"
+             "chrome: a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
              "chrome://tracing: start/end pairs as slices, other events as instants,\n"
              "process and thread names as metadata. Pairs on tid or pid nest on their\n"
              "thread: complete slices (ph X). Pairs on argN may overlap on a thread without\n"
-             "nesting: async slices (ph b/e, id = the key's value in hex).\n";
+             "nesting: async slices (ph b/e, id = the key's value in hex).\n\n"
+             "clickhouse-events, clickhouse-pairs: rows in ClickHouse's TabSeparated text\n"
+             "for the tables usdt_events (every selected event: host, wall-clock time_ns,\n"
+             "pid, tid, cpu, comm, probe, argument names and values; a missing argument is\n"
+             "NULL) and usdt_pairs (each start/end pair: host, start_time_ns, duration_ns,\n"
+             "key, the start's arguments). --schema prints their CREATE TABLE statements.\n"
+             "Host and time come from each event's own file. Load with\n"
+             "  clickhouse-client --multiquery < schema.sql\n"
+             "  clickhouse-client --query 'INSERT INTO usdt_events FORMAT TabSeparated' < FILE\n"
+             "The layout uses only what ClickHouse 18.16 (Debian 12) and current releases\n"
+             "both have; docs/clickhouse.md describes it, with example queries.\n";
   }
   return "";
 }
@@ -168,7 +183,7 @@ const char* kMainUsage =
     "  dump      one line per event, in time order (text, jsonl, csv)\n"
     "  latency   durations between a start and an end probe, with percentiles\n"
     "  hist      distribution of one probe argument\n"
-    "  export    Chrome/Perfetto trace JSON\n\n"
+    "  export    Chrome/Perfetto trace JSON, or rows for ClickHouse\n\n"
     "'usdt-report COMMAND --help' explains a command and its options.\n\n"
     "A first word that is not a command is a TRACE when it is an existing file or\n"
     "contains '/' or '.'; otherwise it is an unknown command.\n"
@@ -264,14 +279,18 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     case Command::latency:
     case Command::export_trace:
       specific.add_options()
-          ("format", po::value(&format)->value_name("FORMAT"), o.command == Command::latency ? "text (default) or json" : "chrome")
+          ("format", po::value(&format)->value_name("FORMAT"),
+           o.command == Command::latency ? "text (default) or json"
+                                         : "chrome (default), clickhouse-events or clickhouse-pairs")
           ("start", po::value(&o.start)->value_name("PROBE"), "the probe that starts an interval")
           ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
           ("function", po::value(&function)->value_name("SYMBOL"),
            "a function's own latency: --start uprobe:SYMBOL --end uretprobe:SYMBOL")
           ("key", po::value(&key)->value_name("KEY"), "pair starts and ends on tid (default), pid, argN or an argument's name");
       if (o.command == Command::export_trace) {
-        specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
+        specific.add_options()
+            ("output,o", po::value(&o.output)->value_name("FILE"), "the file to write")
+            ("schema", "print the ClickHouse CREATE TABLE statements and exit");
       } else {
         specific.add_options()
             ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, argN or argument name (of the start event, else of the end event)")
@@ -323,6 +342,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.text = version_text();
     return parsed;
   }
+  if (vm.count("schema")) {  // needs no trace
+    parsed.action = ParsedCommandLine::Action::print_and_exit;
+    parsed.text = clickhouse_schema();
+    return parsed;
+  }
 
   o.format = format;
   const char* formats = "";
@@ -331,7 +355,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     case Command::latency:
     case Command::hist: formats = "text json"; break;
     case Command::dump: formats = "text jsonl csv"; break;
-    case Command::export_trace: formats = "chrome"; break;
+    case Command::export_trace: formats = "chrome clickhouse-events clickhouse-pairs"; break;
   }
   {
     std::istringstream known(formats);
@@ -409,6 +433,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
     return usage_error("export needs both --start and --end, or neither", command_word);
+  }
+  if (o.command == Command::export_trace && format == "clickhouse-pairs" && o.start.empty()) {
+    return usage_error("--format clickhouse-pairs needs --start PROBE and --end PROBE", command_word);
+  }
+  if (o.command == Command::export_trace && format == "clickhouse-events" && !o.start.empty()) {
+    return usage_error("--format clickhouse-events writes every event; --start/--end are for clickhouse-pairs",
+                       command_word);
   }
   if (o.command == Command::hist && (probes.empty() || !o.arg)) {
     return usage_error("hist needs --probe PROBE and --arg N", command_word);

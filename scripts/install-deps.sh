@@ -16,9 +16,11 @@ packages=(
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
 )
-# Real programs the acceptance tests trace. Set USDT_MINIMAL_DEPS=1 to skip.
+# Real programs the acceptance tests trace, and the ClickHouse server and
+# client the round-trip test (integration_clickhouse) starts a throwaway
+# server of. Set USDT_MINIMAL_DEPS=1 to skip.
 if [ "${USDT_MINIMAL_DEPS:-0}" != 1 ]; then
-  packages+=(postgresql-15 python3.11 libstdc++6)
+  packages+=(postgresql-15 python3.11 libstdc++6 clickhouse-server clickhouse-client)
 fi
 
 missing=()

@@ -12,3 +12,10 @@ usdt_unit_test(report_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/trace_set_test.cpp
   LIBS usdt_report_lib)
+
+# export --format clickhouse-*: the TSV text and the rows.
+usdt_unit_test(clickhouse_unit_tests
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/clickhouse_text_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/clickhouse_export_test.cpp
+  LIBS usdt_report_lib)

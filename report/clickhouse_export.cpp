@@ -1,0 +1,300 @@
+#include "report/clickhouse_export.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "report/arg_format.h"
+#include "report/clickhouse_text.h"
+#include "report/event_copy.h"
+#include "report/latency_analyzer.h"
+#include "report/latency_setup.h"
+#include "report/output_buffer.h"
+#include "report/output_file.h"
+#include "report/process_names.h"
+
+namespace usdt::report {
+
+std::string clickhouse_schema() {
+  // Types and syntax that ClickHouse 18.16 (Debian 12) and current releases
+  // both accept: no DateTime64 or Map in 18.16, and current releases refuse
+  // the old MergeTree(date, key, granularity) form by default.
+  return R"(-- usdt-report export --format clickhouse-events: one row per event.
+CREATE TABLE IF NOT EXISTS usdt_events
+(
+    host String,
+    time_ns UInt64,
+    pid UInt32,
+    tid UInt32,
+    cpu UInt32,
+    comm Nullable(String),
+    probe String,
+    arg_names Array(String),
+    arg_values Array(Nullable(String)),
+    arg_truncated Array(UInt8),
+    time DateTime MATERIALIZED toDateTime(intDiv(time_ns, 1000000000))
+)
+ENGINE = MergeTree()
+PARTITION BY toYYYYMMDD(time)
+ORDER BY (host, probe, time_ns);
+
+-- usdt-report export --format clickhouse-pairs --start P --end P [--key K]:
+-- one row per start/end pair.
+CREATE TABLE IF NOT EXISTS usdt_pairs
+(
+    host String,
+    start_time_ns UInt64,
+    duration_ns UInt64,
+    pid UInt32,
+    tid UInt32,
+    comm Nullable(String),
+    start_probe String,
+    end_probe String,
+    key_name String,
+    key String,
+    arg_names Array(String),
+    arg_values Array(Nullable(String)),
+    arg_truncated Array(UInt8),
+    start_time DateTime MATERIALIZED toDateTime(intDiv(start_time_ns, 1000000000))
+)
+ENGINE = MergeTree()
+PARTITION BY toYYYYMMDD(start_time)
+ORDER BY (host, start_probe, start_time_ns);
+)";
+}
+
+std::string clickhouse_arg_name(const SiteInfo* site, int index) {
+  if (site == nullptr) return "arg" + std::to_string(index);
+  return site->arg_label(static_cast<size_t>(index));
+}
+
+namespace {
+
+void append_u64(std::string& out, uint64_t v) {
+  char buf[24];
+  out.append(buf, static_cast<size_t>(put_u64(buf, v) - buf));
+}
+
+// The wall clock (ns since the epoch) of a timeline time of a file: its own
+// anchor, not the first file's.
+uint64_t wall_clock_ns(const TraceFileInfo& file, uint64_t timeline_time) {
+  uint64_t monotonic = timeline_time - static_cast<uint64_t>(file.shift_ns);
+  return file.metadata.start_realtime_ns + (monotonic - file.metadata.start_monotonic_ns);
+}
+
+// The thread's name as the trace's process records tell it so far, else NULL.
+void append_comm(std::string& row, const ProcessNames& names, uint32_t domain,
+                 const format::Event& e) {
+  uint32_t n = names.thread_name(domain, e.pid, e.tid);
+  if (n == ProcessNames::kNoName) {
+    append_tsv_null(row);
+  } else {
+    append_tsv_string(row, names.name(n));
+  }
+}
+
+// arg_names, arg_values, arg_truncated of an event: three TSV fields.
+void append_args(std::string& row, const SiteInfo* site, const format::Event& e) {
+  const int count = std::min<int>(e.arg_count, format::kMaxArgs);
+  row += '[';
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) row += ',';
+    append_quoted_string(row, clickhouse_arg_name(site, i));
+  }
+  row += "]\t[";
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) row += ',';
+    if (!e.has_arg(i)) {
+      row += "NULL";  // never a made-up 0
+    } else if (e.is_string(i)) {
+      append_quoted_string(row, e.string_arg(i).bytes);
+    } else {
+      append_quoted_string(row, arg_text(e.args[i], arg_type_at(site, i), false));
+    }
+  }
+  row += "]\t[";
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) row += ',';
+    row += e.is_string(i) && e.has_arg(i) && e.string_arg(i).truncated ? '1' : '0';
+  }
+  row += ']';
+}
+
+// The text of a pair's key: the number, or the string argument's bytes.
+std::string key_text(const LatencyPair& p, const KeySpec& key) {
+  if (p.key_type == ArgType::string) return p.key_text;
+  if (key.kind == KeySpec::Kind::arg) return arg_text(p.key, p.key_type, false);
+  return std::to_string(p.key);
+}
+
+// The start events of open pairs, kept so that a pair's row can carry its
+// start's arguments. LatencyPair names its start by time, domain, thread and
+// site; memory holds only the starts still open.
+class OpenStarts {
+ public:
+  void add(uint64_t time, uint32_t domain, uint32_t site, uint32_t file, const format::Event& e) {
+    starts_.emplace(Key{time, domain, e.tid, site}, Start{file, EventCopy(e)});
+  }
+  // The start of p (removed from the set by the next take()), or nullptr.
+  struct Start {
+    uint32_t file = 0;
+    EventCopy copy;
+  };
+  Start* take(const LatencyPair& p) {
+    taken_.reset();
+    auto it = starts_.find(Key{p.start_time, p.domain, p.tid, p.start_site});
+    if (it == starts_.end()) return nullptr;
+    taken_.emplace(std::move(it->second));
+    starts_.erase(it);
+    return &*taken_;
+  }
+
+ private:
+  using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t>;
+  std::multimap<Key, Start> starts_;
+  std::optional<Start> taken_;
+};
+
+}  // namespace
+
+int run_clickhouse_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  const bool pairs = options.format == "clickhouse-pairs";
+  if (!pairs && options.format != "clickhouse-events") {
+    print_error(io.err, "unknown ClickHouse format '" + options.format +
+                            "' (clickhouse-events, clickhouse-pairs)");
+    return 2;
+  }
+  if (pairs && (options.start.empty() || options.end.empty())) {
+    print_error(io.err, "export --format clickhouse-pairs needs --start PROBE and --end PROBE");
+    return 2;
+  }
+  if (!pairs && (!options.start.empty() || !options.end.empty())) {
+    print_error(io.err,
+                "export --format clickhouse-events writes every event: --start/--end are for "
+                "clickhouse-pairs");
+    return 2;
+  }
+  if (options.output.empty()) {
+    print_error(io.err, "export needs -o FILE");
+    return 2;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return 1;
+  }
+  const ProbeCatalog& catalog = input.catalog();
+  std::optional<LatencyAnalyzer> analyzer;
+  if (pairs) {
+    Result<LatencyConfig> config = make_latency_config(options, catalog);
+    if (!config) {
+      print_error(io.err, config.error().message());
+      return 1;
+    }
+    analyzer.emplace(std::move(*config));
+  }
+  Result<OutputFile> file = OutputFile::create(options.output);
+  if (!file) {
+    print_error(io.err, file.error().message());
+    return 1;
+  }
+  const std::vector<TraceFileInfo>& files = input.files();
+  std::vector<uint32_t> domains = file_domains(input);
+  ProcessNames names;
+  OpenStarts starts;
+  uint64_t rows = 0;
+  std::string row;
+  {
+    OutputBuffer out(file->get());
+    Record r;
+    while (input.next(r)) {
+      if (r.kind == format::RecordKind::process) {
+        names.on_process(domains[r.file], *r.process);
+        continue;
+      }
+      if (r.kind != format::RecordKind::event) continue;
+      const format::Event& e = *r.event;
+      uint32_t site = catalog.global_site(r.file, e.site_id);
+      if (!filter->accepts(site, e, r.time)) continue;
+      const uint32_t domain = domains[r.file];
+      row.clear();
+      if (!analyzer) {
+        append_tsv_string(row, files[r.file].metadata.hostname);
+        row += '\t';
+        append_u64(row, wall_clock_ns(files[r.file], r.time));
+        row += '\t';
+        append_u64(row, e.pid);
+        row += '\t';
+        append_u64(row, e.tid);
+        row += '\t';
+        append_u64(row, e.cpu);
+        row += '\t';
+        append_comm(row, names, domain, e);
+        row += '\t';
+        append_tsv_string(row, catalog.probe_of_site(site).full_name);
+        row += '\t';
+        append_args(row, &catalog.site(site), e);
+        row += '\n';
+      } else {
+        LatencyPair p;
+        LatencyAnalyzer::Outcome o = analyzer->on_event(site, domain, e, r.time, &p);
+        if (o == LatencyAnalyzer::Outcome::started) starts.add(r.time, domain, site, r.file, e);
+        if (o != LatencyAnalyzer::Outcome::paired) continue;
+        OpenStarts::Start* start = starts.take(p);
+        if (start == nullptr) continue;  // not reached: every pair's start was added
+        const format::Event& s = start->copy.event();
+        append_tsv_string(row, files[start->file].metadata.hostname);
+        row += '\t';
+        append_u64(row, wall_clock_ns(files[start->file], p.start_time));
+        row += '\t';
+        append_u64(row, p.duration);
+        row += '\t';
+        append_u64(row, s.pid);
+        row += '\t';
+        append_u64(row, s.tid);
+        row += '\t';
+        append_comm(row, names, domain, s);
+        row += '\t';
+        append_tsv_string(row, catalog.probe_of_site(p.start_site).full_name);
+        row += '\t';
+        append_tsv_string(row, catalog.probe_of_site(p.end_site).full_name);
+        row += '\t';
+        append_tsv_string(row, options.key.text());
+        row += '\t';
+        append_tsv_string(row, key_text(p, options.key));
+        row += '\t';
+        append_args(row, &catalog.site(p.start_site), s);
+        row += '\n';
+      }
+      out.append(row);
+      out.maybe_flush();
+      ++rows;
+    }
+    out.flush();
+    if (out.failed()) {
+      print_error(io.err, "cannot write '" + options.output + "'");
+      return 1;  // the file is closed by its owner
+    }
+  }
+  if (Status closed = file->close(); !closed) {
+    print_error(io.err, closed.error().message());
+    return 1;
+  }
+  report_read_problems(input, io.err);
+  if (analyzer) {
+    std::fprintf(
+        io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",
+        options.output.c_str(), static_cast<unsigned long long>(rows),
+        static_cast<unsigned long long>(analyzer->unmatched_starts()),
+        static_cast<unsigned long long>(analyzer->unmatched_ends()));
+  } else {
+    std::fprintf(io.err, "usdt-report: wrote '%s': %llu events\n", options.output.c_str(),
+                 static_cast<unsigned long long>(rows));
+  }
+  return 0;
+}
+
+}  // namespace usdt::report
