@@ -59,6 +59,13 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
+    // 1.2: the names, up to the last named argument.
+    size_t named = 0;
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      if (!s.args[i].name.empty()) named = i + 1;
+    }
+    e.varint(named);
+    for (size_t i = 0; i < named; ++i) e.str(s.args[i].name);
     w.str(entry);
   }
 }
@@ -101,6 +108,11 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
       a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
       a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
       s.args.push_back(std::move(a));
+    }
+    // 1.2: argument names; an entry of 1.0 or 1.1 ends before them.
+    if (e.ok() && e.remaining() > 0) {
+      uint64_t named = e.varint_max(s.args.size());
+      for (uint64_t j = 0; j < named && e.ok(); ++j) s.args[j].name = e.str(kMaxString);
     }
     if (!in.ok() || !e.ok()) {
       return Error("probe site " + std::to_string(i) + " is truncated or malformed");

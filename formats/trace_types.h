@@ -33,6 +33,9 @@ struct ArgDescriptor {
   // bytes the value points to; size is then 8. Last, so that aggregate
   // initializers of the fields above keep working.
   bool is_string = false;
+  // 1.2: the argument's name ("n", "this", "ret" from DWARF); "" = none,
+  // the argument is then known as argN only.
+  std::string name;
 };
 
 // One probe site: a place in a file where a uprobe was attached.

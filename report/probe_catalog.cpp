@@ -48,6 +48,8 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     for (const format::ArgDescriptor& a : s.args) {
       info.arg_types.push_back(arg_type_of(a));
       info.arg_sizes.push_back(a.size);
+      info.arg_names.push_back(a.name.empty() ? "arg" + std::to_string(info.arg_names.size())
+                                              : a.name);
       info.has_strings = info.has_strings || a.is_string;
     }
     site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());

@@ -37,6 +37,7 @@ struct SiteInfo {
   uint32_t site_id = 0;
   std::vector<ArgType> arg_types;  // one per descriptor of the site
   std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
+  std::vector<std::string> arg_names;  // per descriptor: its name, or "argN" when it has none
   bool has_strings = false;        // some argument is a string
 };
 

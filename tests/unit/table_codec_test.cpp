@@ -102,12 +102,47 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   site.args = {a};
   std::string body;
   encode_probe_table(body, {site});
-  // The descriptor's last four bytes: size, flags, location, source.
-  body[body.size() - 3] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
-  body[body.size() - 1] = 9;                               // unknown source
+  // The descriptor's last four bytes: size, flags, location, source; then
+  // the 1.2 name count (0).
+  body[body.size() - 4] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
+  body[body.size() - 2] = 9;                               // unknown source
   auto sites = decode_probe_table(body);
   REQUIRE(sites.ok());
   CHECK((*sites)[0].args[0].is_string);
   CHECK_FALSE((*sites)[0].args[0].is_signed);
   CHECK((*sites)[0].args[0].source == usdt::ArgSource::not_in_sample);
+}
+
+TEST_CASE("argument names (1.2) round-trip, up to the last named argument", "[table_codec]") {
+  ProbeSite site;
+  // Specs of equal length: GCC 12 warns falsely (-Wrestrict) on some assignments.
+  ArgDescriptor a, b, c;
+  a.spec = "8@%rdi";
+  a.name = std::string(1, 'n');
+  b.spec = "8@%rsi";
+  c.spec = "8@%rdx";
+  site.args = {a, b, c};
+  ProbeSite unnamed;
+  unnamed.id = 1;
+  unnamed.args = {c};
+  std::string body;
+  encode_probe_table(body, {site, unnamed});
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE((*sites)[0].args.size() == 3);
+  CHECK((*sites)[0].args[0].name == "n");
+  CHECK((*sites)[0].args[1].name.empty());
+  CHECK((*sites)[0].args[2].name.empty());
+  CHECK((*sites)[1].args[0].name.empty());
+
+  // A 1.1 entry ends after its descriptors: no names, still read.
+  std::string old_body;
+  unnamed.id = 0;
+  encode_probe_table(old_body, {unnamed});
+  REQUIRE(old_body.back() == 0);  // the name count
+  old_body.pop_back();
+  old_body[1] = static_cast<char>(old_body[1] - 1);  // the entry's size (one byte here)
+  auto old_sites = decode_probe_table(old_body);
+  REQUIRE(old_sites.ok());
+  CHECK(old_sites->at(0).args.at(0).name.empty());
 }
