@@ -14,6 +14,7 @@
 #include "common/proc_maps.h"
 #include "common/usdt_probe.h"
 #include "record/elf_lookup.h"
+#include "record/function_params.h"
 #include "record/site_sampling.h"
 
 namespace usdt::record {
@@ -33,6 +34,14 @@ bool is_regular_file(const std::string& path) {
 std::string base_name(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void set_function_args(ResolvedSite& site, FunctionParams params) {
+  site.args = std::move(params.args);
+  site.arg_names = std::move(params.names);
+  site.arg_types = std::move(params.types);
+  site.args_fallback = std::move(params.fallback);
+  site.args_hint = std::move(params.hint);
 }
 
 class Resolver {
@@ -170,7 +179,7 @@ class Resolver {
       site.name = spec.name;
       if (spec.offset != 0) site.name.append("+").append(std::to_string(spec.offset));
       site.file_offset = *offset;
-      site.args = ret ? function_return_args() : function_entry_args();
+      set_function_args(site, params_.read(file.open_path, *offset, spec.offset, ret));
       add_site(std::move(site));
     }
     return Status::success();
@@ -225,6 +234,7 @@ class Resolver {
   }
 
   LibraryFinder finder_;
+  FunctionParamReader params_;
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;
   std::set<std::string> skipped_;  // why searched files could not be read

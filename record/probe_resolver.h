@@ -36,6 +36,13 @@ struct ResolvedSite {
   uint64_t file_base = 0;
   Arch arch = Arch::x86_64;
   std::vector<ArgSpec> args;
+  // uprobes/uretprobes (record/function_params.h): per argument, its name
+  // and C type from DWARF (empty without DWARF); and when the ABI registers
+  // stand in for the parameters, why and what to install.
+  std::vector<std::string> arg_names;
+  std::vector<std::string> arg_types;
+  std::string args_fallback;
+  std::string args_hint;
 };
 
 // Where PROVIDER:NAME specs are searched.

@@ -104,10 +104,18 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   REQUIRE(sites->size() == 3);
   CHECK((*sites)[0].kind == format::ProbeKind::uprobe);
   CHECK((*sites)[0].provider == "libfixture_lib.so");
-  CHECK((*sites)[0].args.size() == 6);
+  // The library has DWARF: long fixture_lib_call(long value).
+  CHECK((*sites)[0].args.size() == 1);
+  CHECK((*sites)[0].arg_names == std::vector<std::string>{"value"});
+  CHECK((*sites)[0].args[0].text == "-8@%rdi");
+  CHECK((*sites)[0].args_fallback.empty());
   CHECK((*sites)[1].kind == format::ProbeKind::uretprobe);
   CHECK((*sites)[1].file_offset == (*sites)[0].file_offset);
   CHECK((*sites)[1].args.size() == 1);
+  CHECK((*sites)[1].arg_names == std::vector<std::string>{"ret"});
+  // Past the entry the ABI says nothing: the six registers as they are.
+  CHECK((*sites)[2].args.size() == 6);
+  CHECK((*sites)[2].arg_names.empty());
   CHECK((*sites)[2].name == "fixture_lib_call+4");
   CHECK((*sites)[2].file_offset == (*sites)[0].file_offset + 4);
 
