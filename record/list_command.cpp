@@ -7,6 +7,8 @@
 
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
+#include "record/function_listing.h"
+#include "record/probe_resolver.h"
 #include "record/site_sampling.h"
 
 #include "common/hex_text.h"
@@ -101,6 +103,8 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
 int run_list_command(const RecordOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<ProbeSpec> filters;
   std::vector<std::string> targets;
+  size_t functions_listed = 0;
+  bool function_failed = false;
   for (const auto& p : options.probes) {
     auto spec = ProbeSpec::parse(p);
     if (!spec) {
@@ -118,10 +122,26 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
         print_error(err, spec.error());
         return 2;
       }
+      if (spec->kind != ProbeKind::usdt && !spec->path.empty()) {
+        // A function probe names its file: list it as a recording would attach it.
+        auto sites = resolve_probes({arg}, SearchScope{});
+        if (!sites) {
+          print_error(err, sites.error());
+          function_failed = true;
+          continue;
+        }
+        for (const ResolvedSite& site : *sites) print_function_site(site, options.verbose, out);
+        ++functions_listed;
+        continue;
+      }
       filters.push_back(std::move(*spec));
       continue;
     }
     targets.push_back(arg);
+  }
+  if (targets.empty() && options.pids.empty() && (functions_listed > 0 || function_failed)) {
+    out.flush();
+    return function_failed ? 1 : 0;
   }
   if (targets.empty() && options.pids.empty()) {
     err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n"

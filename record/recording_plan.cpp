@@ -4,10 +4,43 @@
 #include <set>
 #include <string>
 
+#include "common/glob_match.h"
 #include "common/probe_spec.h"
 
 namespace usdt::record {
 namespace {
+
+// Whether a --string pattern selects a site: USDT patterns by provider and
+// name, function patterns (uprobe:PATH:SYMBOL) by kind, symbol and file.
+bool selects(const ProbeSpec& spec, const ResolvedSite& r) {
+  if (spec.kind == ProbeKind::usdt) return spec.matches(r.path, r.provider, r.name);
+  const format::ProbeKind want =
+      spec.kind == ProbeKind::uprobe ? format::ProbeKind::uprobe : format::ProbeKind::uretprobe;
+  std::string name = spec.name;
+  if (spec.offset != 0) name.append(1, '+').append(std::to_string(spec.offset));
+  return r.kind == want && glob_match(name, r.name) && spec.matches_path(r.path);
+}
+
+// The bit of the argument of r called name, 0 when r has none of that name.
+uint32_t name_bit(const ResolvedSite& r, const std::string& name) {
+  for (size_t i = 0; i < r.arg_names.size() && i < 32; ++i) {
+    if (r.arg_names[i] == name) return 1u << i;
+  }
+  return 0;
+}
+
+// "the arguments there: n, m" or "the matching probes have no named arguments".
+std::string names_of(const std::vector<ResolvedSite>& resolved, const ProbeSpec& spec) {
+  std::set<std::string> names;
+  for (const ResolvedSite& r : resolved) {
+    if (!selects(spec, r)) continue;
+    names.insert(r.arg_names.begin(), r.arg_names.end());
+  }
+  if (names.empty()) return "the matching probes have no named arguments";
+  std::string out = "the names there:";
+  for (const std::string& n : names) out += " " + n;
+  return out;
+}
 
 // The arguments of site r that --string asks for, as a mask.
 Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSite& r) {
@@ -15,7 +48,9 @@ Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSit
   for (const StringArgs& strings : options.strings) {
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
-    if (spec->matches(r.path, r.provider, r.name)) mask |= strings.arg_mask;
+    if (!selects(*spec, r)) continue;
+    mask |= strings.arg_mask;
+    for (const std::string& name : strings.arg_names) mask |= name_bit(r, name);
   }
   if (r.args.size() < 32) mask &= (1u << r.args.size()) - 1;
   return mask;
@@ -27,10 +62,20 @@ Status check_string_patterns(const RecordOptions& options,
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
     bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
-      return spec->matches(r.path, r.provider, r.name);
+      return selects(*spec, r);
     });
     if (!matched) {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
+    }
+    for (const std::string& name : strings.arg_names) {
+      bool named = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
+        return selects(*spec, r) && name_bit(r, name) != 0;
+      });
+      if (!named) {
+        return Error("--string " + strings.probe + "=" + name + ": no probe it matches has an "
+                     "argument named '" + name + "' (names come from DWARF; " +
+                     names_of(resolved, *spec) + ")");
+      }
     }
   }
   return Status::success();
