@@ -33,8 +33,8 @@ struct ArgDescriptor {
   // bytes the value points to; size is then 8. Last, so that aggregate
   // initializers of the fields above keep working.
   bool is_string = false;
-  // 1.2: the argument's name ("n", "this", "ret" from DWARF); "" = none,
-  // the argument is then known as argN only.
+  // The argument's name (1.2): a DWARF parameter, a tracepoint field; empty
+  // when it has none (reports then call it argN).
   std::string name;
 };
 

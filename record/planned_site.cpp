@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "formats/arg_name.h"
 #include "record/attach/fetch_args.h"
 #include "record/elf_lookup.h"
 
@@ -78,6 +79,11 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
     d.source = p.sampling.sources[i];
     d.is_string = (p.sampling.string_mask >> i) & 1;
     if (i < p.resolved.arg_names.size()) d.name = p.resolved.arg_names[i];
+    // Names a report can select by (formats/arg_name.h), once per site.
+    if (!format::is_valid_arg_name(d.name, i)) d.name.clear();
+    for (const format::ArgDescriptor& earlier : s.args) {
+      if (earlier.name == d.name) d.name.clear();
+    }
     if (d.is_string) d.size = 8;
     s.args.push_back(std::move(d));
   }

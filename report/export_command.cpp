@@ -101,7 +101,7 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
   write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
   j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
-    j.key("arg" + std::to_string(i)).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
+    j.key(info.arg_label(static_cast<size_t>(i))).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
   }
   write_truncated_args(j, e);
   j.end_object().end_object();

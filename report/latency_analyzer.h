@@ -118,6 +118,7 @@ class LatencyAnalyzer {
   uint32_t& head_of(const Key& key);
   void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
+  const SiteInfo* site_info(uint32_t global_site) const;
   void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;

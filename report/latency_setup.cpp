@@ -20,6 +20,20 @@ Result<LatencyConfig> make_latency_config(const ReportOptions& options, const Pr
     }
     config.roles[s] = SiteRole::end;
   }
+  // A key by name pairs starts and ends that both have it; a group by name
+  // takes it from either.
+  if (options.key.kind == KeySpec::Kind::arg) {
+    Status start_named = check_arg_name(options.key.arg, catalog, *starts, "--key");
+    if (!start_named) return start_named.error().context("--start " + options.start);
+    Status end_named = check_arg_name(options.key.arg, catalog, *ends, "--key");
+    if (!end_named) return end_named.error().context("--end " + options.end);
+  }
+  if (options.by && options.by->kind == KeySpec::Kind::arg) {
+    std::vector<uint32_t> both = *starts;
+    both.insert(both.end(), ends->begin(), ends->end());
+    Status named = check_arg_name(options.by->arg, catalog, both, "--by");
+    if (!named) return named.error();
+  }
   for (uint32_t s = 0; s < catalog.site_count(); ++s) config.sites.push_back(&catalog.site(s));
   config.key = options.key;
   config.by = options.by;

@@ -48,13 +48,25 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     for (const format::ArgDescriptor& a : s.args) {
       info.arg_types.push_back(arg_type_of(a));
       info.arg_sizes.push_back(a.size);
-      info.arg_names.push_back(a.name.empty() ? "arg" + std::to_string(info.arg_names.size())
-                                              : a.name);
       info.has_strings = info.has_strings || a.is_string;
+      info.arg_names.push_back(a.name);
+      info.has_names = info.has_names || !a.name.empty();
     }
     site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
     sites_.push_back(std::move(info));
   }
+}
+
+int SiteInfo::arg_named(std::string_view name) const {
+  for (size_t i = 0; i < arg_names.size(); ++i) {
+    if (arg_names[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string SiteInfo::arg_label(size_t i) const {
+  if (i < arg_names.size() && !arg_names[i].empty()) return arg_names[i];
+  return "arg" + std::to_string(i);
 }
 
 std::vector<uint32_t> ProbeCatalog::probes_matching(const std::string& pattern) const {

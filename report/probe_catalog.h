@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -37,8 +38,16 @@ struct SiteInfo {
   uint32_t site_id = 0;
   std::vector<ArgType> arg_types;  // one per descriptor of the site
   std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
-  std::vector<std::string> arg_names;  // per descriptor: its name, or "argN" when it has none
   bool has_strings = false;        // some argument is a string
+  // Per descriptor: its name (format 1.2), or empty when it has none. Names
+  // are usable as selectors: the reader keeps only [A-Za-z0-9_.] names.
+  std::vector<std::string> arg_names;
+  bool has_names = false;
+
+  // The index of the argument called name here, -1 when there is none.
+  int arg_named(std::string_view name) const;
+  // The argument's name, or "argN".
+  std::string arg_label(size_t i) const;
 };
 
 class ProbeCatalog {

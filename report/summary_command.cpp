@@ -212,7 +212,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       w.key("args").begin_array();
       if (const SiteInfo* site = first_site[row.probe]; site != nullptr) {
         for (size_t i = 0; i < site->arg_types.size(); ++i) {
-          w.begin_object().key("name").string(site->arg_names[i]);
+          w.begin_object().key("name").string(site->arg_label(i));
           w.key("type").string(arg_type_name(site->arg_types[i], site->arg_sizes[i])).end_object();
         }
       }

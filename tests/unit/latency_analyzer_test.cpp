@@ -47,7 +47,7 @@ Event ev(uint32_t pid, uint32_t tid, uint64_t time, std::vector<std::optional<ui
 KeySpec arg_key(int n) {
   KeySpec k;
   k.kind = KeySpec::Kind::arg;
-  k.arg = n;
+  k.arg = ArgRef::positional(n);
   return k;
 }
 

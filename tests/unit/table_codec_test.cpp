@@ -102,8 +102,8 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   site.args = {a};
   std::string body;
   encode_probe_table(body, {site});
-  // The descriptor's last four bytes: size, flags, location, source; then
-  // the 1.2 name count (0).
+  // The descriptor's last four bytes (size, flags, location, source), then
+  // the entry's name count (1.2, 0 here).
   body[body.size() - 4] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
   body[body.size() - 2] = 9;                               // unknown source
   auto sites = decode_probe_table(body);
@@ -113,36 +113,45 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   CHECK((*sites)[0].args[0].source == usdt::ArgSource::not_in_sample);
 }
 
-TEST_CASE("argument names (1.2) round-trip, up to the last named argument", "[table_codec]") {
+TEST_CASE("argument names round-trip, and names breaking the rule are dropped", "[table_codec]") {
   ProbeSite site;
-  // Specs of equal length: GCC 12 warns falsely (-Wrestrict) on some assignments.
-  ArgDescriptor a, b, c;
-  a.spec = "8@%rdi";
-  a.name = std::string(1, 'n');
-  b.spec = "8@%rsi";
-  c.spec = "8@%rdx";
-  site.args = {a, b, c};
-  ProbeSite unnamed;
-  unnamed.id = 1;
-  unnamed.args = {c};
+  for (const char* name : {"n", "", "client.port", "bad name", "arg7", "n", "arg6"}) {
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.name = name;
+    site.args.push_back(a);
+  }
   std::string body;
-  encode_probe_table(body, {site, unnamed});
+  encode_probe_table(body, {site});
   auto sites = decode_probe_table(body);
   REQUIRE(sites.ok());
-  REQUIRE((*sites)[0].args.size() == 3);
-  CHECK((*sites)[0].args[0].name == "n");
-  CHECK((*sites)[0].args[1].name.empty());
-  CHECK((*sites)[0].args[2].name.empty());
-  CHECK((*sites)[1].args[0].name.empty());
+  const std::vector<ArgDescriptor>& args = (*sites)[0].args;
+  REQUIRE(args.size() == 7);
+  CHECK(args[0].name == "n");
+  CHECK(args[1].name.empty());
+  CHECK(args[2].name == "client.port");
+  CHECK(args[3].name.empty());  // a space
+  CHECK(args[4].name.empty());  // arg7 names argument 4
+  CHECK(args[5].name.empty());  // repeats argument 0's
+  CHECK(args[6].name == "arg6");
+}
 
-  // A 1.1 entry ends after its descriptors: no names, still read.
-  std::string old_body;
-  unnamed.id = 0;
-  encode_probe_table(old_body, {unnamed});
-  REQUIRE(old_body.back() == 0);  // the name count
-  old_body.pop_back();
-  old_body[1] = static_cast<char>(old_body[1] - 1);  // the entry's size (one byte here)
-  auto old_sites = decode_probe_table(old_body);
-  REQUIRE(old_sites.ok());
-  CHECK(old_sites->at(0).args.at(0).name.empty());
+TEST_CASE("a probe table entry of version 1.1 (no names) reads without names", "[table_codec]") {
+  ProbeSite site;
+  ArgDescriptor a;
+  a.spec = "8@%rdi";
+  site.args = {a, a};
+  std::string body;
+  encode_probe_table(body, {site});
+  // Without names the 1.2 entry ends in a 0 name count: drop it and shorten
+  // the entry's one-byte length, which is what a 1.1 writer wrote.
+  REQUIRE(body.back() == 0);
+  body.pop_back();
+  REQUIRE(static_cast<uint8_t>(body[1]) < 0x80);
+  body[1] = static_cast<char>(body[1] - 1);
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE((*sites)[0].args.size() == 2);
+  CHECK((*sites)[0].args[0].name.empty());
+  CHECK((*sites)[0].args[1].name.empty());
 }
