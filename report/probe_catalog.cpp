@@ -42,6 +42,7 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     if (added) probes_.push_back(ProbeInfo{s.provider, s.name, full});
     uint32_t probe = it->second;
     SiteInfo info;
+    info.kind = s.kind;
     info.probe = probe;
     info.file = file;
     info.site_id = s.id;

@@ -190,6 +190,15 @@ TEST_CASE("a char * parameter taken as a string by its name", "[.root][dwarf_par
   for (int i = 0; i < kCalls; ++i) {
     CHECK(got[i].find("\"args\":[\"alpha\"," + std::to_string(7 + i) + "]") != std::string::npos);
   }
+  // The text dump shows an entry as a call.
+  RunResult text = run({USDT_REPORT_PATH, "dump", out});
+  REQUIRE(text.status == 0);
+  std::vector<std::string> shown = lines(text.out);
+  REQUIRE(shown.size() == kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    CHECK(shown[i].find(":p_string(name=\"alpha\", count=" + std::to_string(7 + i) + ")") !=
+          std::string::npos);
+  }
   RunResult summary = run({USDT_REPORT_PATH, "summary", "--format", "json", out});
   CHECK(summary.out.find("\"args\":[{\"name\":\"name\",\"type\":\"string\"},"
                          "{\"name\":\"count\",\"type\":\"int32\"}]") != std::string::npos);
@@ -243,4 +252,25 @@ TEST_CASE("without debug information: the ABI registers and one warning per prob
   CHECK(r.err.find("p_ret_negative (" + program + "): no return type from DWARF") !=
         std::string::npos);
   CHECK(r.err.find("hint: install its debug information") != std::string::npos);
+}
+
+TEST_CASE("the text dump shows a return as a call with its value",
+          "[.root][dwarf_params_return_text]") {
+  const std::string program = FIXTURE_PARAMS_O2;
+  const std::string out = temp_trace("dwarf_params_return_text");
+  RunResult r = run({recorder(), "-o", out, "-e", uret(program, "p_ret_negative"), "-e",
+                     uret(program, "p_void"), "--", program});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  RunResult text = run({USDT_REPORT_PATH, "dump", out});
+  REQUIRE(text.status == 0);
+  std::vector<std::string> shown = lines(text.out);
+  REQUIRE(shown.size() == 2 * kCalls);
+  // main() calls p_void before p_ret_negative.
+  for (int i = 0; i < kCalls; ++i) {
+    CHECK(shown[2 * i].find(":p_void()") != std::string::npos);
+    CHECK(shown[2 * i + 1].find(":p_ret_negative() = " + std::to_string(-3 - i)) !=
+          std::string::npos);
+  }
+  unlink(out.c_str());
 }

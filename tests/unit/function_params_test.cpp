@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "record/dwarf/debuginfo_finder.h"
 #include "record/dwarf/function_signature.h"
 #include "record/elf_lookup.h"
+#include "record/function_listing.h"
+#include "record/probe_resolver.h"
 
 using namespace usdt;
 using namespace usdt::record;
@@ -134,4 +137,30 @@ TEST_CASE("without debug information: the ABI registers, and why", "[function_pa
   FunctionParams r = params_of(reader, FIXTURE_PARAMS_NODEBUG, "p_ints", true);
   CHECK(r.args.size() == 1);
   CHECK(r.args[0].text == "8@%rax");
+}
+
+TEST_CASE("-l -v shows each parameter, its type and how it is read", "[function_params]") {
+  const std::string path = FIXTURE_PARAMS_O2;
+  auto sites = resolve_probes({"uprobe:" + path + ":p_small_struct",
+                               "uretprobe:" + path + ":p_void",
+                               "uprobe:" + std::string(FIXTURE_PARAMS_NODEBUG) + ":p_ints"},
+                              SearchScope{});
+  REQUIRE(sites.ok());
+  REQUIRE(sites->size() == 3);
+  std::ostringstream out;
+  for (const ResolvedSite& site : *sites) print_function_site(site, true, out);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("uprobe:" + path + ":p_small_struct\n") != std::string::npos);
+  CHECK(text.find("    arg0 a (int): -4@%edi  int32 in %edi  [sampled register]\n") !=
+        std::string::npos);
+  CHECK(text.find("    arg1 p (struct pair)  [not recorded: is passed by value in %rsi and %rdx]\n") !=
+        std::string::npos);
+  CHECK(text.find("    arg2 b (int): -4@%ecx  int32 in %ecx  [sampled register]\n") !=
+        std::string::npos);
+  CHECK(text.find("uretprobe:" + path + ":p_void\n") != std::string::npos);
+  CHECK(text.find("    returns nothing (void)\n") != std::string::npos);
+  CHECK(text.find("  no parameters from DWARF: '" + std::string(FIXTURE_PARAMS_NODEBUG) +
+                  "' has no debug information") != std::string::npos);
+  CHECK(text.find("    arg5: 8@%r9  uint64 in %r9  [sampled register]\n") != std::string::npos);
 }
