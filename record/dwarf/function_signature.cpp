@@ -229,8 +229,18 @@ Result<FunctionSignature> read_function_signature(Dwarf* dwarf, uint64_t address
   }
   Dwarf_Die ret;
   sig.return_type = type_info(type_of(&fn, &ret) ? &ret : nullptr, cplusplus);
+  // An out-of-line copy of an inline function points at its abstract
+  // instance, which lists every declared parameter; the copy may leave out
+  // the ones it does not use, and the ABI follows the declaration.
+  Dwarf_Die origin;
+  Dwarf_Attribute origin_attr;
+  Dwarf_Die* declared = &fn;
+  if (dwarf_attr(&fn, DW_AT_abstract_origin, &origin_attr) != nullptr &&
+      dwarf_formref_die(&origin_attr, &origin) != nullptr && dwarf_haschildren(&origin) > 0) {
+    declared = &origin;
+  }
   Dwarf_Die child;
-  if (dwarf_child(&fn, &child) == 0) {
+  if (dwarf_child(declared, &child) == 0) {
     do {
       const int tag = dwarf_tag(&child);
       if (tag == DW_TAG_unspecified_parameters) sig.variadic = true;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/elf_file.h"
 #include "params_fixture_paths.h"
 #include "record/dwarf/debuginfo_finder.h"
 #include "record/dwarf/function_signature.h"
@@ -78,6 +79,7 @@ void check_c_program(const std::string& path) {
   CHECK(shown(params_of(reader, path, "p_ret_big")) == Lines{"k -4@%esi", "m -8@%rdx"});
   CHECK(params_of(reader, path, "p_void").args.empty());
   CHECK(shown(params_of(reader, path, "p_variadic")) == Lines{"n -4@%edi"});
+  CHECK(shown(params_of(reader, path, "p_inline")) == Lines{"n -4@%edi", "extra -4@%esi"});
 
   // Return values.
   CHECK(params_of(reader, path, "p_void", true).args.empty());
@@ -163,4 +165,33 @@ TEST_CASE("-l -v shows each parameter, its type and how it is read", "[function_
   CHECK(text.find("  no parameters from DWARF: '" + std::string(FIXTURE_PARAMS_NODEBUG) +
                   "' has no debug information") != std::string::npos);
   CHECK(text.find("    arg5: 8@%r9  uint64 in %r9  [sampled register]\n") != std::string::npos);
+}
+
+TEST_CASE("a GCC clone: its DWARF is the original's, so the ABI registers and why",
+          "[function_params]") {
+  const std::string path = FIXTURE_PARAMS_O2;
+  // GCC 12 names it p_clone.constprop.0.isra.0; other versions differently.
+  std::string clone;
+  Result<ElfFile> elf = ElfFile::open(path);
+  REQUIRE(elf.ok());
+  Elf_Scn* symtab = elf->find_section(".symtab");
+  REQUIRE(symtab != nullptr);
+  GElf_Shdr sh;
+  REQUIRE(gelf_getshdr(symtab, &sh) != nullptr);
+  Elf_Data* data = elf_getdata(symtab, nullptr);
+  for (size_t i = 0; data != nullptr && i < sh.sh_size / sh.sh_entsize; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+    const char* name = elf_strptr(elf->get(), sh.sh_link, sym.st_name);
+    if (name != nullptr && std::string(name).rfind("p_clone.", 0) == 0) clone = name;
+  }
+  if (clone.empty()) {
+    WARN("this compiler made no clone of p_clone at -O2; nothing to check");
+    return;
+  }
+  FunctionParamReader reader;
+  FunctionParams p = params_of(reader, path, clone);
+  CHECK(p.args.size() == 6);
+  CHECK(p.names.empty());
+  CHECK(p.fallback == "'" + clone + "' is a GCC clone whose parameters differ from the DWARF of p_clone");
 }
