@@ -221,7 +221,8 @@ CopyKind cxx_copy_kind(Dwarf_Die* t, int depth);
 CopyKind member_copy_kind(Dwarf_Die* type, int depth) {
   Dwarf_Die p;
   if (dwarf_peel_type(type, &p) != 0) return CopyKind::unknown;
-  while (dwarf_tag(&p) == DW_TAG_array_type) {
+  for (int dims = 0; dwarf_tag(&p) == DW_TAG_array_type; ++dims) {
+    if (dims > kMaxDepth) return CopyKind::unknown;  // a loop in damaged DWARF
     Dwarf_Die elem;
     if (!type_of(&p, &elem) || dwarf_peel_type(&elem, &p) != 0) return CopyKind::unknown;
   }

@@ -4,7 +4,10 @@
 // a .debug file found through .gnu_debuglink, and without debug information.
 #include "record/function_params.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include <sstream>
 #include <string>
@@ -194,4 +197,64 @@ TEST_CASE("a GCC clone: its DWARF is the original's, so the ABI registers and wh
   CHECK(p.args.size() == 6);
   CHECK(p.names.empty());
   CHECK(p.fallback == "'" + clone + "' is a GCC clone whose parameters differ from the DWARF of p_clone");
+}
+
+TEST_CASE("damaged DWARF: parameters or the ABI registers, never a crash", "[function_params]") {
+  // Copies of the -O2 fixture with bytes of .debug_info and .debug_abbrev
+  // overwritten, read as a recording would read them.
+  const std::string path = FIXTURE_PARAMS_O2;
+  std::string bytes;
+  {
+    FILE* f = fopen(path.c_str(), "rb");
+    REQUIRE(f != nullptr);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    fclose(f);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // file offset, size
+  {
+    Result<ElfFile> elf = ElfFile::open(path);
+    REQUIRE(elf.ok());
+    for (const char* name : {".debug_info", ".debug_abbrev"}) {
+      Elf_Scn* scn = elf->find_section(name);
+      REQUIRE(scn != nullptr);
+      GElf_Shdr sh;
+      REQUIRE(gelf_getshdr(scn, &sh) != nullptr);
+      ranges.emplace_back(sh.sh_offset, sh.sh_size);
+    }
+  }
+  const std::vector<std::string> functions = {"p_ints", "p_small_struct", "p_many", "p_ret_big"};
+  std::vector<uint64_t> offsets;
+  for (const std::string& fn : functions) {
+    Result<uint64_t> off = symbol_file_offset(path, fn, 0);
+    REQUIRE(off.ok());
+    offsets.push_back(*off);
+  }
+  char tmpl[] = "/tmp/usdt-damaged-dwarf-XXXXXX";
+  int fd = mkstemp(tmpl);
+  REQUIRE(fd >= 0);
+  close(fd);
+  uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
+  for (int round = 0; round < 60; ++round) {
+    std::string damaged = bytes;
+    for (int k = 0; k < 8; ++k) {
+      const auto& [start, size] = ranges[next() % ranges.size()];
+      damaged[start + next() % size] = static_cast<char>(next() >> 8);
+    }
+    FILE* f = fopen(tmpl, "wb");
+    REQUIRE(f != nullptr);
+    fwrite(damaged.data(), 1, damaged.size(), f);
+    fclose(f);
+    FunctionParamReader reader;
+    for (size_t i = 0; i < functions.size(); ++i) {
+      for (bool ret : {false, true}) {
+        FunctionParams p = reader.read(tmpl, offsets[i], 0, ret);
+        // Either DWARF's parameters (each named) or the registers with a reason.
+        CHECK((p.fallback.empty() ? p.names.size() == p.args.size() : p.names.empty()));
+      }
+    }
+  }
+  unlink(tmpl);
 }
