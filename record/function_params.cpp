@@ -130,6 +130,7 @@ FunctionParams FunctionParamReader::read(const std::string& path, uint64_t file_
     p.args.push_back(std::move(a.spec));
     p.names.push_back(std::move(a.name));
     p.types.push_back(std::move(a.type));
+    p.pointers.push_back(a.is_pointer);
   }
   return p;
 }

@@ -23,6 +23,7 @@ struct FunctionParams {
   std::vector<ArgSpec> args;
   std::vector<std::string> names;  // one per arg, empty without DWARF
   std::vector<std::string> types;  // C types, one per arg, empty without DWARF
+  std::vector<bool> pointers;      // per arg: a pointer type; empty without DWARF
   // Set when the ABI registers stand in for the parameters: why, and what
   // would give the real ones.
   std::string fallback;

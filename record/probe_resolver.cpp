@@ -40,6 +40,7 @@ void set_function_args(ResolvedSite& site, FunctionParams params) {
   site.args = std::move(params.args);
   site.arg_names = std::move(params.names);
   site.arg_types = std::move(params.types);
+  site.arg_pointers = std::move(params.pointers);
   site.args_fallback = std::move(params.fallback);
   site.args_hint = std::move(params.hint);
 }

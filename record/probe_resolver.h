@@ -41,6 +41,7 @@ struct ResolvedSite {
   // stand in for the parameters, why and what to install.
   std::vector<std::string> arg_names;
   std::vector<std::string> arg_types;
+  std::vector<bool> arg_pointers;  // per argument with DWARF: a pointer type
   std::string args_fallback;
   std::string args_hint;
 };

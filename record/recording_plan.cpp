@@ -76,6 +76,17 @@ Status check_string_patterns(const RecordOptions& options,
                      "argument named '" + name + "' (names come from DWARF; " +
                      names_of(resolved, *spec) + ")");
       }
+      // DWARF says what the parameter is: a number is no address to read.
+      for (const ResolvedSite& r : resolved) {
+        uint32_t bit = selects(*spec, r) ? name_bit(r, name) : 0;
+        if (bit == 0) continue;
+        size_t i = static_cast<size_t>(__builtin_ctz(bit));
+        if (i < r.arg_pointers.size() && !r.arg_pointers[i]) {
+          return Error("--string " + strings.probe + "=" + name + ": '" + name + "' of " + r.name +
+                       " is " + (i < r.arg_types.size() ? "'" + r.arg_types[i] + "'" : "no pointer") +
+                       ", not a pointer to a string");
+        }
+      }
     }
   }
   return Status::success();

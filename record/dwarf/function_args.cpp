@@ -147,6 +147,7 @@ std::vector<FunctionArg> entry_args(const FunctionSignature& sig) {
     FunctionArg a;
     a.name = p.name.empty() ? "arg" + std::to_string(i) : p.name;
     a.type = p.type.name;
+    a.is_pointer = p.type.kind == TypeKind::pointer;
     a.spec = assigner.place(p.type);
     out.push_back(std::move(a));
   }
@@ -159,6 +160,7 @@ std::vector<FunctionArg> return_args(const FunctionSignature& sig) {
   FunctionArg a;
   a.name = "ret";
   a.type = t.name;
+  a.is_pointer = t.kind == TypeKind::pointer;
   if (is_scalar(t) && t.kind != TypeKind::floating) {
     static const char* const kRax[] = {"", "al", "ax", "", "eax", "", "", "", "rax"};
     a.spec = parse_arg_spec(size_prefix(t) + "%" + kRax[t.size], Arch::x86_64);

@@ -208,6 +208,12 @@ TEST_CASE("a char * parameter taken as a string by its name", "[.root][dwarf_par
   CHECK(bad.status != 0);
   CHECK(bad.err.find("no probe it matches has an argument named 'nope'") != std::string::npos);
   CHECK(bad.err.find("count name") != std::string::npos);
+  // A parameter that is no pointer is refused too.
+  RunResult number = run({recorder(), "-o", out, "-e", up(program, "p_string"), "--string",
+                          up(program, "p_string") + "=count", "--", program});
+  CHECK(number.status != 0);
+  CHECK(number.err.find("'count' of p_string is 'int', not a pointer to a string") !=
+        std::string::npos);
   unlink(out.c_str());
 }
 
