@@ -1,17 +1,19 @@
-// `usdt-record -l [-v] uprobe:PATH:SYMBOL`: a function probe as a recording
-// would attach it, and under -v each argument it would record: name, C type,
-// where it is at the hit and how the recorder reads it (or why it cannot);
-// or, without usable DWARF, why the ABI registers stand in.
+// `usdt-record -l -v uprobe:PATH:SYMBOL`: under each listed function, each
+// argument a recording would record: name, C type, where it is at the hit
+// and how the recorder reads it (or why it cannot); or, without usable
+// DWARF, why the ABI registers stand in.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 
-#include "record/probe_resolver.h"
+#include "record/function_params.h"
 
 namespace usdt::record {
 
-// Prints "uprobe:PATH:SYMBOL" (or uretprobe:) and, when verbose, the
-// arguments indented under it.
-void print_function_site(const ResolvedSite& site, bool verbose, std::ostream& out);
+// Prints the arguments of a function probe, indented; file_base is the
+// function's address minus its file offset (for kernel-read symbols).
+void print_function_args(const FunctionParams& params, bool ret, uint64_t file_base,
+                         std::ostream& out);
 
 }  // namespace usdt::record

@@ -353,17 +353,20 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
     switch (format) {
       case DumpFormat::text: {
-        prefixes[s].text = p.full_name;
+        prefixes[s].text = p.shown_name;
         const SiteInfo& site = catalog.site(s);
         // A function probe whose parameters DWARF named (or that has none)
-        // reads as a call: "work(n=3, m=10)", "work() = 13".
+        // reads as a call: "work(n=3, m=10)", "work() = 13"; the file, where
+        // shown, follows the call.
         const bool call = (site.kind == format::ProbeKind::uprobe ||
                            site.kind == format::ProbeKind::uretprobe) &&
                           (site.has_names || site.arg_types.empty());
         const bool ret = site.kind == format::ProbeKind::uretprobe;
-        std::string shown = ": " + p.full_name;
-        if (call) shown += ret ? "()" : "(";
-        if (call && !ret) prefixes[s].closing = ")";
+        std::string shown = ": " + (call ? p.full_name : p.shown_name);
+        if (call) {
+          shown += ret ? "()" : "(";
+          prefixes[s].closing = (ret ? "" : ")") + p.shown_name.substr(p.full_name.size());
+        }
         prefixes[s].padded = padded_copy(shown);
         prefixes[s].padded_len = shown.size();
         for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
@@ -382,7 +385,10 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       case DumpFormat::jsonl: {
         // The middle of the line: ,"provider":..,"name":..,"args":[
         JsonWriter w(prefixes[s].text);
-        w.continue_object().key("provider").string(p.provider).key("name").string(p.name).key("args").begin_array();
+        w.continue_object().key("provider").string(p.provider).key("name").string(p.name);
+        // The file, where another file has a function of the same name.
+        if (p.ambiguous()) w.key("path").string(p.path);
+        w.key("args").begin_array();
         break;
       }
       case DumpFormat::csv: prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name); break;

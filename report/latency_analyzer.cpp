@@ -34,9 +34,13 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                              Key* key) {
+  // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
+  const uint64_t cls = global_site < config_.pair_class.size()
+                           ? uint64_t{config_.pair_class[global_site]} << 48
+                           : 0;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
-    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid) | cls; return true;
+    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid) | cls; return true;
     case KeySpec::Kind::arg: {
       int i = config_.key.arg.name.empty() ? config_.key.arg.index
                                             : config_.key.arg.at(site_info(global_site));
@@ -155,7 +159,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   p.tid = n.tid;
   p.start_site = n.site;
   p.end_site = global_site;
-  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);  // drops domain and class
   if (key.is_string) {
     p.key = string_hash(scratch_);
     p.key_type = ArgType::string;

@@ -37,9 +37,19 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
   site_of_slot_.resize(site_of_slot_.size() + size, kUnknownSite);
   for (const format::ProbeSite& s : sites) {
     if (s.id >= size) continue;
-    std::string full = s.provider + ":" + s.name;
-    auto [it, added] = probe_by_name_.emplace(full, static_cast<uint32_t>(probes_.size()));
-    if (added) probes_.push_back(ProbeInfo{s.provider, s.name, full});
+    const bool function = s.kind == format::ProbeKind::uprobe || s.kind == format::ProbeKind::uretprobe;
+    std::string provider = s.provider;
+    if (function) provider = s.kind == format::ProbeKind::uprobe ? "uprobe" : "uretprobe";
+    std::string full = provider + ":" + s.name;
+    std::string path = function ? s.path : "";
+    // '\n' cannot occur in a probe name: the key of a function probe is
+    // its name and file.
+    std::string key = function ? full + '\n' + path : full;
+    auto [it, added] = probe_by_name_.emplace(key, static_cast<uint32_t>(probes_.size()));
+    if (added) {
+      probes_.push_back(ProbeInfo{provider, s.name, full, path, full});
+      if (++names_used_[full] > 1) mark_ambiguous(full);
+    }
     uint32_t probe = it->second;
     SiteInfo info;
     info.kind = s.kind;
@@ -70,6 +80,12 @@ std::string SiteInfo::arg_label(size_t i) const {
   return "arg" + std::to_string(i);
 }
 
+void ProbeCatalog::mark_ambiguous(const std::string& full_name) {
+  for (ProbeInfo& p : probes_) {
+    if (p.full_name == full_name) p.shown_name = p.full_name + " (" + p.path + ")";
+  }
+}
+
 std::vector<uint32_t> ProbeCatalog::probes_matching(const std::string& pattern) const {
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < probes_.size(); ++i) {
@@ -82,6 +98,7 @@ std::vector<std::string> ProbeCatalog::probe_names() const {
   std::vector<std::string> names;
   for (const ProbeInfo& p : probes_) names.push_back(p.full_name);
   std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 

@@ -121,12 +121,23 @@ const char* command_usage(Command c) {
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
-             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n\n"
+             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n"
+             "       usdt-report latency --function SYMBOL [OPTIONS] TRACE...\n\n"
              "Durations from each start event to the end event of the same key (tid by\n"
              "default; argN pairs on an argument such as a request id, also across\n"
              "threads). Nested starts on one key pair like a stack. Prints count, min, mean,\n"
              "p50, p90, p99, p99.9, max (percentiles within 0.39%) and a histogram;\n"
-             "unmatched starts and ends are counted.\n"
+             "unmatched starts and ends are counted.\n\n"
+             "Function latency: --function work (= --start uprobe:work --end uretprobe:work)\n"
+             "pairs each return with the innermost open entry on its thread, so recursion\n"
+             "pairs correctly. A return without an earlier entry (the call began before the\n"
+             "recording) is an unmatched end; an entry whose return never came (longjmp, an\n"
+             "exception unwinding through the function, thread exit, end of recording) is an\n"
+             "unmatched start. Such an abandoned entry stays open on its thread: calls made\n"
+             "later pair with their own entries (they are innermost), but a return of an\n"
+             "outer call that was already running when the inner ones were abandoned pairs\n"
+             "with the innermost abandoned entry. Counts stay exact; the durations of those\n"
+             "outer calls are then measured from a later entry, so they come out shorter.\n\n"
              "Where arguments have names (DWARF parameters, tracepoint fields), --key and\n"
              "--by also take a name, looked up in each probe (the words tid and pid mean\n"
              "the thread and process, whatever the arguments are called).\n";
@@ -138,6 +149,7 @@ const char* command_usage(Command c) {
              "and a log2 (default) or linear histogram.\n";
     case Command::export_trace:
       return "usage: usdt-report export --format chrome -o FILE [--start PROBE --end PROBE]\n"
+             "                          [--function SYMBOL]\n"
              "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
              "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
              "chrome://tracing: start/end pairs as slices, other events as instants,\n"
@@ -230,7 +242,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   std::string format = o.format;
   std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, function;
   po::options_description common("options");
   common.add_options()
       ("help,h", "explain this command")
@@ -255,6 +267,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
           ("format", po::value(&format)->value_name("FORMAT"), o.command == Command::latency ? "text (default) or json" : "chrome")
           ("start", po::value(&o.start)->value_name("PROBE"), "the probe that starts an interval")
           ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
+          ("function", po::value(&function)->value_name("SYMBOL"),
+           "a function's own latency: --start uprobe:SYMBOL --end uretprobe:SYMBOL")
           ("key", po::value(&key)->value_name("KEY"), "pair starts and ends on tid (default), pid, argN or an argument's name");
       if (o.command == Command::export_trace) {
         specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
@@ -383,6 +397,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     Result<ArgRef> a = parse_arg_ref(arg, "--arg", true);
     if (!a) return usage_error(a.error().message(), command_word);
     o.arg = *a;
+  }
+  if (!function.empty()) {
+    if (!o.start.empty() || !o.end.empty())
+      return usage_error("--function SYMBOL stands for --start and --end: give one or the other", command_word);
+    o.start = "uprobe:" + function;
+    o.end = "uretprobe:" + function;
   }
   if (o.command == Command::latency && (o.start.empty() || o.end.empty())) {
     return usage_error("latency needs --start PROBE and --end PROBE", command_word);

@@ -224,17 +224,21 @@ TEST_CASE("C++: this, a class passed by invisible reference, a template", "[.roo
                                   up(program, "_ZN2ns7by_copyENS_7TrackedEi"),
                                   up(program, "_ZN2ns5twiceIiEET_S1_"),
                                   uret(program, "_ZN2ns5twiceIiEET_S1_")});
+    // Sites are named by the demangled symbols.
+    const std::string add_fn = "ns::Counter::add(int, long)";
+    const std::string copy_fn = "ns::by_copy(ns::Tracked, int)";
+    const std::string twice_fn = "ns::twice<int>(int)";
     const Trace& t = r.trace;
-    std::vector<Event> add = events_of(t, ProbeKind::uprobe, "_ZN2ns7Counter3addEil");
+    std::vector<Event> add = events_of(t, ProbeKind::uprobe, add_fn);
     REQUIRE(add.size() == kCalls);
-    CHECK(index_of(site_of(t, ProbeKind::uprobe, "_ZN2ns7Counter3addEil"), "this") == 0);
+    CHECK(index_of(site_of(t, ProbeKind::uprobe, add_fn), "this") == 0);
     for (const Event& e : add) CHECK((e.has_arg(0) && e.args[0] != 0));
-    check_param(t, "_ZN2ns7Counter3addEil", "n", [](int i) { return 5 + i; });
-    check_param(t, "_ZN2ns7Counter3addEil", "m", [](int) { return int64_t{-6}; });
-    check_null(t, "_ZN2ns7by_copyENS_7TrackedEi", "t");
-    check_param(t, "_ZN2ns7by_copyENS_7TrackedEi", "after", [](int i) { return 20 + i; });
-    check_param(t, "_ZN2ns5twiceIiEET_S1_", "x", [](int i) { return 21 + i; });
-    check_param(t, "_ZN2ns5twiceIiEET_S1_", "ret", [](int i) { return 2 * (21 + i); },
+    check_param(t, add_fn, "n", [](int i) { return 5 + i; });
+    check_param(t, add_fn, "m", [](int) { return int64_t{-6}; });
+    check_null(t, copy_fn, "t");
+    check_param(t, copy_fn, "after", [](int i) { return 20 + i; });
+    check_param(t, twice_fn, "x", [](int i) { return 21 + i; });
+    check_param(t, twice_fn, "ret", [](int i) { return 2 * (21 + i); },
                 ProbeKind::uretprobe);
   }
 }

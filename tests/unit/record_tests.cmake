@@ -10,3 +10,4 @@ usdt_unit_test(uprobe_event_group_test SOURCES uprobe_event_group_test.cpp LIBS 
 usdt_unit_test(target_processes_test SOURCES target_processes_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 usdt_unit_test(function_params_test SOURCES function_params_test.cpp LIBS usdt_record_lib usdt_params_fixture_paths)
 usdt_unit_test(debuginfo_finder_test SOURCES debuginfo_finder_test.cpp LIBS usdt_record_lib usdt_params_fixture_paths)
+usdt_unit_test(function_symbols_test SOURCES function_symbols_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
