@@ -4,21 +4,15 @@
 #include <set>
 #include <string>
 
-#include "common/glob_match.h"
 #include "common/probe_spec.h"
 
 namespace usdt::record {
 namespace {
 
-// Whether a --string pattern selects a site: USDT patterns by provider and
-// name, function patterns (uprobe:PATH:SYMBOL) by kind, symbol and file.
+// Whether a --string pattern selects a site (function probes by their
+// recorded names, common/probe_spec.h).
 bool selects(const ProbeSpec& spec, const ResolvedSite& r) {
-  if (spec.kind == ProbeKind::usdt) return spec.matches(r.path, r.provider, r.name);
-  const format::ProbeKind want =
-      spec.kind == ProbeKind::uprobe ? format::ProbeKind::uprobe : format::ProbeKind::uretprobe;
-  std::string name = spec.name;
-  if (spec.offset != 0) name.append(1, '+').append(std::to_string(spec.offset));
-  return r.kind == want && glob_match(name, r.name) && spec.matches_path(r.path);
+  return spec.matches(r.path, r.provider, r.name);
 }
 
 // The bit of the argument of r called name, 0 when r has none of that name.
