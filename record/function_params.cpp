@@ -106,20 +106,26 @@ FunctionParams FunctionParamReader::read(const std::string& path, uint64_t file_
   if (!f.elf) return abi_registers(ret, "cannot read '" + path + "'", "");
   std::optional<uint64_t> address = address_of(f.elf->get(), file_offset);
   if (!address) {
-    return abi_registers(ret, "file offset " + hex(file_offset) + " of '" + path +
-                                  "' is in no loadable segment", "");
+    return abi_registers(
+        ret, "file offset " + hex(file_offset) + " of '" + path + "' is in no loadable segment",
+        "");
   }
   Result<FunctionSignature> sig = read_function_signature(f.debug->dwarf(), *address);
   if (!sig) {
-    return abi_registers(ret, sig.error().message() + " in the debug information " +
-                                  (f.debug->path() == path ? "of '" + path + "'"
-                                                           : "'" + f.debug->path() + "'"),
-                         "a function written in assembly, or in a file compiled without -g, has "
-                         "no parameters in DWARF");
+    return abi_registers(
+        ret,
+        sig.error().message() + " in the debug information " +
+            (f.debug->path() == path ? "of '" + path + "'" : "'" + f.debug->path() + "'"),
+        "a function written in assembly, or in a file compiled without -g, has "
+        "no parameters in DWARF");
   }
   if (std::string clone = clone_symbol_at(f.elf->get(), *address); !clone.empty()) {
-    return abi_registers(ret, "'" + clone + "' is a GCC clone whose parameters differ from the "
-                                            "DWARF of " + sig->name, "");
+    return abi_registers(ret,
+                         "'" + clone +
+                             "' is a GCC clone whose parameters differ from the "
+                             "DWARF of " +
+                             sig->name,
+                         "");
   }
   if (!sig->abi_changed.empty()) return abi_registers(ret, sig->name + ": " + sig->abi_changed, "");
   FunctionParams p;

@@ -28,7 +28,8 @@ bool flag_attr(Dwarf_Die* die, unsigned attr) {
 // The type a DIE's DW_AT_type names; false when it has none (void).
 bool type_of(Dwarf_Die* die, Dwarf_Die* out) {
   Dwarf_Attribute a;
-  return dwarf_attr_integrate(die, DW_AT_type, &a) != nullptr && dwarf_formref_die(&a, out) != nullptr;
+  return dwarf_attr_integrate(die, DW_AT_type, &a) != nullptr &&
+         dwarf_formref_die(&a, out) != nullptr;
 }
 
 // "'name'" (built by appending: GCC 12 warns falsely on "'" + std::string).
@@ -50,7 +51,6 @@ Eightbyte merge(Eightbyte a, Eightbyte b) {
 // Classifies the fields of a value of at most 16 bytes into two eightbytes.
 class Fields {
  public:
-
   // Adds the value of `type` at byte `offset` of the whole value.
   void add(Dwarf_Die* type, uint64_t offset, int depth) {
     if (!why_.empty()) return;
@@ -58,7 +58,8 @@ class Fields {
     Dwarf_Die t;
     if (dwarf_peel_type(type, &t) != 0) return fail("its type cannot be read");
     switch (dwarf_tag(&t)) {
-      case DW_TAG_base_type: return base(&t, offset);
+      case DW_TAG_base_type:
+        return base(&t, offset);
       case DW_TAG_pointer_type:
       case DW_TAG_reference_type:
       case DW_TAG_rvalue_reference_type:
@@ -71,11 +72,14 @@ class Fields {
         for (int i = 0; i < size; i += 8) scalar(offset + i, 8, Eightbyte::integer);
         return;
       }
-      case DW_TAG_array_type: return array(&t, offset, depth);
+      case DW_TAG_array_type:
+        return array(&t, offset, depth);
       case DW_TAG_structure_type:
       case DW_TAG_class_type:
-      case DW_TAG_union_type: return aggregate(&t, offset, depth);
-      default: return fail("its type (DWARF tag " + std::to_string(dwarf_tag(&t)) + ") is not classified");
+      case DW_TAG_union_type:
+        return aggregate(&t, offset, depth);
+      default:
+        return fail("its type (DWARF tag " + std::to_string(dwarf_tag(&t)) + ") is not classified");
     }
   }
 
@@ -239,7 +243,8 @@ bool is_copy_or_move_constructor(Dwarf_Die* ctor, Dwarf_Die* cls) {
   bool self_reference = false;
   if (dwarf_child(ctor, &child) != 0) return false;
   do {
-    if (dwarf_tag(&child) != DW_TAG_formal_parameter || flag_attr(&child, DW_AT_artificial)) continue;
+    if (dwarf_tag(&child) != DW_TAG_formal_parameter || flag_attr(&child, DW_AT_artificial))
+      continue;
     ++params;
     Dwarf_Die ref, target;
     if (!type_of(&child, &ref) || dwarf_peel_type(&ref, &ref) != 0) continue;
@@ -267,13 +272,15 @@ CopyKind cxx_copy_kind(Dwarf_Die* t, int depth) {
     if (tag == DW_TAG_inheritance) {
       if (dwarf_hasattr(&child, DW_AT_virtuality)) return CopyKind::by_reference;
       Dwarf_Die base;
-      kind = worse(kind, type_of(&child, &base) ? member_copy_kind(&base, depth) : CopyKind::unknown);
+      kind =
+          worse(kind, type_of(&child, &base) ? member_copy_kind(&base, depth) : CopyKind::unknown);
       continue;
     }
     if (tag == DW_TAG_member) {
       if (flag_attr(&child, DW_AT_declaration) || flag_attr(&child, DW_AT_external)) continue;
       Dwarf_Die type;
-      kind = worse(kind, type_of(&child, &type) ? member_copy_kind(&type, depth) : CopyKind::unknown);
+      kind =
+          worse(kind, type_of(&child, &type) ? member_copy_kind(&type, depth) : CopyKind::unknown);
       continue;
     }
     if (tag != DW_TAG_subprogram || flag_attr(&child, DW_AT_artificial)) continue;
@@ -282,8 +289,8 @@ CopyKind cxx_copy_kind(Dwarf_Die* t, int depth) {
     const char* f = dwarf_diename(&child);
     if (f == nullptr) continue;
     const bool dtor = f[0] == '~';
-    const bool copy = name != nullptr && std::strcmp(f, name) == 0 &&
-                      is_copy_or_move_constructor(&child, t);
+    const bool copy =
+        name != nullptr && std::strcmp(f, name) == 0 && is_copy_or_move_constructor(&child, t);
     if (!dtor && !copy) continue;
     if (flag_attr(&child, DW_AT_deleted)) {
       kind = worse(kind, CopyKind::unknown);

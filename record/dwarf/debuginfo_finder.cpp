@@ -149,8 +149,8 @@ class Search {
       tried_.push_back(info.error().message());
     }
     if (!any) {
-      tried_.push_back(".gnu_debuglink names '" + name + "', found neither in " + dir + ", " +
-                       dir + "/.debug nor " + candidates[2].substr(0, candidates[2].rfind('/')));
+      tried_.push_back(".gnu_debuglink names '" + name + "', found neither in " + dir + ", " + dir +
+                       "/.debug nor " + candidates[2].substr(0, candidates[2].rfind('/')));
     }
     return std::nullopt;
   }

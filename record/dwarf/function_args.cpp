@@ -15,10 +15,14 @@ std::string integer_register(int index, uint64_t size) {
   static const char* const k16[] = {"di", "si", "dx", "cx", "r8w", "r9w"};
   static const char* const k8[] = {"dil", "sil", "dl", "cl", "r8b", "r9b"};
   switch (size) {
-    case 1: return k8[index];
-    case 2: return k16[index];
-    case 4: return k32[index];
-    default: return k64[index];
+    case 1:
+      return k8[index];
+    case 2:
+      return k16[index];
+    case 4:
+      return k32[index];
+    default:
+      return k64[index];
   }
 }
 
@@ -96,7 +100,8 @@ class Assigner {
     if (next_int_ + ints > kIntegerRegisters || next_sse_ + sses > kSseRegisters) {
       // Not enough registers left: the whole value goes to the stack.
       uint64_t at = stack_slot(c.size, c.align);
-      if (is_scalar(t)) return parse_arg_spec(size_prefix(t) + std::to_string(at) + "(%rsp)", Arch::x86_64);
+      if (is_scalar(t))
+        return parse_arg_spec(size_prefix(t) + std::to_string(at) + "(%rsp)", Arch::x86_64);
       return missing(t, "is passed by value on the stack at " + std::to_string(at) + "(%rsp)");
     }
     const int first_int = next_int_;
@@ -104,11 +109,13 @@ class Assigner {
     next_int_ += ints;
     next_sse_ += sses;
     if (is_scalar(t) && ints == 1) {
-      return parse_arg_spec(size_prefix(t) + "%" + integer_register(first_int, t.size), Arch::x86_64);
+      return parse_arg_spec(size_prefix(t) + "%" + integer_register(first_int, t.size),
+                            Arch::x86_64);
     }
     if (is_scalar(t) && sses == 1) {
       // Named so that the planner says why: no sample holds %xmm registers.
-      ArgSpec spec = parse_arg_spec(size_prefix(t) + "%xmm" + std::to_string(first_sse), Arch::x86_64);
+      ArgSpec spec =
+          parse_arg_spec(size_prefix(t) + "%xmm" + std::to_string(first_sse), Arch::x86_64);
       return spec;
     }
     std::string where;
@@ -116,7 +123,8 @@ class Assigner {
     if (sses > 0) {
       if (!where.empty()) where += " and ";
       where += sses == 1 ? "%xmm" + std::to_string(first_sse)
-                         : "%xmm" + std::to_string(first_sse) + " and %xmm" + std::to_string(first_sse + 1);
+                         : "%xmm" + std::to_string(first_sse) + " and %xmm" +
+                               std::to_string(first_sse + 1);
     }
     return missing(t, "is passed by value in " + where);
   }

@@ -24,8 +24,8 @@
 namespace usdt::record {
 
 struct FunctionArg {
-  std::string name;  // the parameter's name; "argN" when DWARF has none
-  std::string type;  // as C writes it
+  std::string name;         // the parameter's name; "argN" when DWARF has none
+  std::string type;         // as C writes it
   bool is_pointer = false;  // a pointer (or reference): --string may read through it
   // How to read it at the hit. A value that cannot be read has location
   // undecodable (or an %xmm register) and the reason in spec.error.

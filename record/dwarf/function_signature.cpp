@@ -25,7 +25,8 @@ uint64_t udata_attr(Dwarf_Die* die, unsigned attr, uint64_t fallback) {
 
 bool type_of(Dwarf_Die* die, Dwarf_Die* out) {
   Dwarf_Attribute a;
-  return dwarf_attr_integrate(die, DW_AT_type, &a) != nullptr && dwarf_formref_die(&a, out) != nullptr;
+  return dwarf_attr_integrate(die, DW_AT_type, &a) != nullptr &&
+         dwarf_formref_die(&a, out) != nullptr;
 }
 
 bool is_cplusplus(Dwarf_Die* cu) {
@@ -65,13 +66,20 @@ std::string type_name(Dwarf_Die* type, bool cplusplus, int depth = 0) {
     case DW_TAG_typedef:
     case DW_TAG_unspecified_type:
       return name.empty() ? "?" : name;
-    case DW_TAG_structure_type: return keyword("struct");
-    case DW_TAG_class_type: return keyword("class");
-    case DW_TAG_union_type: return keyword("union");
-    case DW_TAG_enumeration_type: return keyword("enum");
-    case DW_TAG_pointer_type: return suffixed(inner_name(), "*");
-    case DW_TAG_reference_type: return suffixed(inner_name(), "&");
-    case DW_TAG_rvalue_reference_type: return suffixed(inner_name(), "&&");
+    case DW_TAG_structure_type:
+      return keyword("struct");
+    case DW_TAG_class_type:
+      return keyword("class");
+    case DW_TAG_union_type:
+      return keyword("union");
+    case DW_TAG_enumeration_type:
+      return keyword("enum");
+    case DW_TAG_pointer_type:
+      return suffixed(inner_name(), "*");
+    case DW_TAG_reference_type:
+      return suffixed(inner_name(), "&");
+    case DW_TAG_rvalue_reference_type:
+      return suffixed(inner_name(), "&&");
     case DW_TAG_const_type:
     case DW_TAG_volatile_type: {
       const char* q = dwarf_tag(type) == DW_TAG_const_type ? "const" : "volatile";
@@ -80,11 +88,16 @@ std::string type_name(Dwarf_Die* type, bool cplusplus, int depth = 0) {
       if (!base.empty() && base.back() == '*') return base + q;
       return std::string(q) + " " + base;
     }
-    case DW_TAG_restrict_type: return suffixed(inner_name(), "restrict");
-    case DW_TAG_array_type: return inner_name() + "[]";
-    case DW_TAG_subroutine_type: return "function";
-    case DW_TAG_ptr_to_member_type: return "pointer to member";
-    default: return name.empty() ? "?" : name;
+    case DW_TAG_restrict_type:
+      return suffixed(inner_name(), "restrict");
+    case DW_TAG_array_type:
+      return inner_name() + "[]";
+    case DW_TAG_subroutine_type:
+      return "function";
+    case DW_TAG_ptr_to_member_type:
+      return "pointer to member";
+    default:
+      return name.empty() ? "?" : name;
   }
 }
 

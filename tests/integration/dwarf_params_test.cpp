@@ -110,14 +110,14 @@ std::string uret(const std::string& program, const std::string& fn) {
 
 void check_c_program(const std::string& program) {
   INFO(program);
-  Recorded r = record(program,
-                      {up(program, "p_ints"), up(program, "p_longs"), up(program, "p_string"),
-                       up(program, "p_float_middle"), up(program, "p_small_struct"),
-                       up(program, "p_struct_no_room"), up(program, "p_mixed_struct"),
-                       up(program, "p_big"), up(program, "p_many"), up(program, "p_ret_big"),
-                       up(program, "p_void"), up(program, "p_variadic"),
-                       uret(program, "p_void"), uret(program, "p_ret_negative"),
-                       uret(program, "p_ret_ushort"), uret(program, "p_ret_double")});
+  Recorded r =
+      record(program,
+             {up(program, "p_ints"), up(program, "p_longs"), up(program, "p_string"),
+              up(program, "p_float_middle"), up(program, "p_small_struct"),
+              up(program, "p_struct_no_room"), up(program, "p_mixed_struct"), up(program, "p_big"),
+              up(program, "p_many"), up(program, "p_ret_big"), up(program, "p_void"),
+              up(program, "p_variadic"), uret(program, "p_void"), uret(program, "p_ret_negative"),
+              uret(program, "p_ret_ushort"), uret(program, "p_ret_double")});
   const Trace& t = r.trace;
   CHECK(r.err.find("no parameters from DWARF") == std::string::npos);
   check_param(t, "p_ints", "a", [](int i) { return int64_t{-5 - i}; });
@@ -158,8 +158,10 @@ void check_c_program(const std::string& program) {
   CHECK(site_of(t, ProbeKind::uprobe, "p_void").args.empty());
   REQUIRE(events_of(t, ProbeKind::uretprobe, "p_void").size() == kCalls);
   CHECK(site_of(t, ProbeKind::uretprobe, "p_void").args.empty());
-  check_param(t, "p_ret_negative", "ret", [](int i) { return int64_t{-3 - i}; }, ProbeKind::uretprobe);
-  check_param(t, "p_ret_ushort", "ret", [](int i) { return 65535 - 3 - i; }, ProbeKind::uretprobe);
+  check_param(
+      t, "p_ret_negative", "ret", [](int i) { return int64_t{-3 - i}; }, ProbeKind::uretprobe);
+  check_param(
+      t, "p_ret_ushort", "ret", [](int i) { return 65535 - 3 - i; }, ProbeKind::uretprobe);
   std::vector<Event> dbl = events_of(t, ProbeKind::uretprobe, "p_ret_double");
   REQUIRE(dbl.size() == kCalls);
   for (const Event& e : dbl) CHECK_FALSE(e.has_arg(0));
@@ -217,13 +219,13 @@ TEST_CASE("a char * parameter taken as a string by its name", "[.root][dwarf_par
   unlink(out.c_str());
 }
 
-TEST_CASE("C++: this, a class passed by invisible reference, a template", "[.root][dwarf_params_cxx]") {
+TEST_CASE("C++: this, a class passed by invisible reference, a template",
+          "[.root][dwarf_params_cxx]") {
   for (const std::string program : {FIXTURE_PARAMS_CXX_O0, FIXTURE_PARAMS_CXX_O2}) {
     INFO(program);
-    Recorded r = record(program, {up(program, "_ZN2ns7Counter3addEil"),
-                                  up(program, "_ZN2ns7by_copyENS_7TrackedEi"),
-                                  up(program, "_ZN2ns5twiceIiEET_S1_"),
-                                  uret(program, "_ZN2ns5twiceIiEET_S1_")});
+    Recorded r = record(
+        program, {up(program, "_ZN2ns7Counter3addEil"), up(program, "_ZN2ns7by_copyENS_7TrackedEi"),
+                  up(program, "_ZN2ns5twiceIiEET_S1_"), uret(program, "_ZN2ns5twiceIiEET_S1_")});
     // Sites are named by the demangled symbols.
     const std::string add_fn = "ns::Counter::add(int, long)";
     const std::string copy_fn = "ns::by_copy(ns::Tracked, int)";
@@ -238,8 +240,8 @@ TEST_CASE("C++: this, a class passed by invisible reference, a template", "[.roo
     check_null(t, copy_fn, "t");
     check_param(t, copy_fn, "after", [](int i) { return 20 + i; });
     check_param(t, twice_fn, "x", [](int i) { return 21 + i; });
-    check_param(t, twice_fn, "ret", [](int i) { return 2 * (21 + i); },
-                ProbeKind::uretprobe);
+    check_param(
+        t, twice_fn, "ret", [](int i) { return 2 * (21 + i); }, ProbeKind::uretprobe);
   }
 }
 

@@ -4,7 +4,6 @@
 #include "record/dwarf/debuginfo_finder.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -83,7 +82,8 @@ TEST_CASE("a debuglink target: next to the file, in .debug/, CRC checked", "[deb
   SECTION("under the debug root's copy of the file's directory") {
     const fs::path mirrored = dir.path / "root" / dir.path.relative_path();
     fs::create_directories(mirrored);
-    fs::copy_file(std::string(FIXTURE_PARAMS_SPLIT) + ".debug", mirrored / "fixture_params_split.debug");
+    fs::copy_file(std::string(FIXTURE_PARAMS_SPLIT) + ".debug",
+                  mirrored / "fixture_params_split.debug");
     Result<DebugInfo> info = find_debuginfo(binary, DebugSearch{(dir.path / "root").string()});
     REQUIRE(info.ok());
     CHECK(info->source() == DebugSource::debuglink);
@@ -98,8 +98,8 @@ TEST_CASE("by build-id under DEBUG_ROOT/.build-id/", "[debuginfo_finder]") {
   const fs::path root = dir.path / "root";
   Result<DebugInfo> none = find_debuginfo(FIXTURE_PARAMS_NODEBUG, DebugSearch{root.string()});
   REQUIRE_FALSE(none.ok());
-  CHECK(none.error().message().find(".build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug") !=
-        std::string::npos);
+  CHECK(none.error().message().find(".build-id/" + id.substr(0, 2) + "/" + id.substr(2) +
+                                    ".debug") != std::string::npos);
 
   fs::create_directories(root / ".build-id" / id.substr(0, 2));
   fs::copy_file(std::string(FIXTURE_PARAMS_SPLIT) + ".debug",
@@ -112,7 +112,11 @@ TEST_CASE("by build-id under DEBUG_ROOT/.build-id/", "[debuginfo_finder]") {
 TEST_CASE("a file that is not ELF is an error, not a crash", "[debuginfo_finder]") {
   TempDir dir;
   const fs::path junk = dir.path / "junk";
-  { FILE* f = fopen(junk.c_str(), "w"); fputs("not an ELF file", f); fclose(f); }
+  {
+    FILE* f = fopen(junk.c_str(), "w");
+    fputs("not an ELF file", f);
+    fclose(f);
+  }
   Result<DebugInfo> info = find_debuginfo(junk);
   REQUIRE_FALSE(info.ok());
   CHECK(info.error().message().find("not an ELF file") != std::string::npos);

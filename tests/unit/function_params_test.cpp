@@ -8,7 +8,6 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
-
 #include <sstream>
 #include <string>
 #include <vector>
@@ -165,7 +164,8 @@ TEST_CASE("-l -v shows each parameter, its type and how it is read", "[function_
   INFO(text);
   CHECK(text.find("    arg0 a (int): -4@%edi  int32 in %edi  [sampled register]\n") !=
         std::string::npos);
-  CHECK(text.find("    arg1 p (struct pair)  [not recorded: is passed by value in %rsi and %rdx]\n") !=
+  CHECK(text.find(
+            "    arg1 p (struct pair)  [not recorded: is passed by value in %rsi and %rdx]\n") !=
         std::string::npos);
   CHECK(text.find("    arg2 b (int): -4@%ecx  int32 in %ecx  [sampled register]\n") !=
         std::string::npos);
@@ -201,7 +201,8 @@ TEST_CASE("a GCC clone: its DWARF is the original's, so the ABI registers and wh
   FunctionParams p = params_of(reader, path, clone);
   CHECK(p.args.size() == 6);
   CHECK(p.names.empty());
-  CHECK(p.fallback == "'" + clone + "' is a GCC clone whose parameters differ from the DWARF of p_clone");
+  CHECK(p.fallback ==
+        "'" + clone + "' is a GCC clone whose parameters differ from the DWARF of p_clone");
 }
 
 TEST_CASE("damaged DWARF: parameters or the ABI registers, never a crash", "[function_params]") {
