@@ -10,6 +10,8 @@
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
 #include "common/glob_match.h"
+#include "record/function_listing.h"
+#include "record/function_params.h"
 #include "record/function_symbols.h"
 #include "record/site_sampling.h"
 #include "record/tracepoint_sites.h"
@@ -85,7 +87,9 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& fi
     print_error(err, functions.error());
     return false;
   }
-  const char* kind = spec.kind == ProbeKind::uretprobe ? "uretprobe:" : "uprobe:";
+  const bool ret = spec.kind == ProbeKind::uretprobe;
+  const char* kind = ret ? "uretprobe:" : "uprobe:";
+  FunctionParamReader params;
   for (const FunctionSymbol& f : select_functions(*functions, spec.name)) {
     ++*printed;
     out << kind << *path << ':' << f.display << '\n';
@@ -96,6 +100,8 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& fi
         << (f.dynamic ? " (.dynsym)" : " (.symtab)");
     if (f.raw != f.display) out << ", symbol " << f.raw;
     out << '\n';
+    print_function_args(params.read(*path, f.file_offset, spec.offset, ret), ret,
+                        f.address - f.file_offset, out);
   }
   return true;
 }

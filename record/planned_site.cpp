@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "formats/arg_name.h"
 #include "record/attach/fetch_args.h"
 #include "record/elf_lookup.h"
 #include "record/tracepoint_sites.h"
@@ -17,11 +18,29 @@ void warn_missing_args(const std::vector<PlannedSite>& sites, std::ostream& err)
     for (size_t i = 0; i < site.sampling.missing_reasons.size(); ++i) {
       const std::string& reason = site.sampling.missing_reasons[i];
       if (reason.empty()) continue;
+      const std::string name =
+          i < site.resolved.arg_names.size() ? " " + site.resolved.arg_names[i] : std::string();
       std::string line = site.resolved.provider + ":" + site.resolved.name + " arg " +
-                         std::to_string(i) + " (" + site.resolved.args[i].text + ") " + reason +
+                         std::to_string(i) + name + " (" + site.resolved.args[i].text + ") " + reason +
                          ": recorded as missing";
       if (said.insert(line).second) err << "usdt-record: warning: " << line << '\n';
     }
+  }
+}
+
+void warn_function_arg_fallbacks(const std::vector<PlannedSite>& sites, std::ostream& err) {
+  std::set<std::string> said;
+  for (const PlannedSite& site : sites) {
+    const ResolvedSite& r = site.resolved;
+    if (r.args_fallback.empty()) continue;
+    const bool ret = r.kind == format::ProbeKind::uretprobe;
+    std::string line = r.provider + ":" + r.name + " (" + r.path + "): no " +
+                       (ret ? "return type" : "parameters") + " from DWARF, " + r.args_fallback +
+                       ": recording the ABI " +
+                       (ret ? "return register %rax" : "argument registers %rdi %rsi %rdx %rcx %r8 %r9");
+    if (!said.insert(line).second) continue;
+    err << "usdt-record: warning: " << line << '\n';
+    if (!r.args_hint.empty()) err << "hint: " << r.args_hint << '\n';
   }
 }
 
@@ -66,6 +85,12 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
     d.location = a.location;
     d.source = p.sampling.sources[i];
     d.is_string = (p.sampling.string_mask >> i) & 1;
+    if (i < p.resolved.arg_names.size()) d.name = p.resolved.arg_names[i];
+    // Names a report can select by (formats/arg_name.h), once per site.
+    if (!format::is_valid_arg_name(d.name, i)) d.name.clear();
+    for (const format::ArgDescriptor& earlier : s.args) {
+      if (earlier.name == d.name) d.name.clear();
+    }
     if (d.is_string) d.size = 8;
     d.is_frame = p.resolved.frame_last && i + 1 == p.resolved.args.size();
     s.args.push_back(std::move(d));

@@ -40,6 +40,11 @@ std::string tracefs_fetch_args(const PlannedSite& site);
 // per probe and argument.
 void warn_missing_args(const std::vector<PlannedSite>& sites, std::ostream& err);
 
+// "usdt-record: warning: P:N (PATH): no parameters from DWARF, WHY: recording
+// the ABI argument registers ...", with a hint, once per probe whose
+// arguments are the ABI registers for want of usable debug information.
+void warn_function_arg_fallbacks(const std::vector<PlannedSite>& sites, std::ostream& err);
+
 // Warns (with a hint) once per file whose semaphore page is mapped twice.
 void warn_relro_semaphores(const std::vector<PlannedSite>& sites, std::ostream& err);
 

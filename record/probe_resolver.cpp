@@ -14,6 +14,7 @@
 #include "common/proc_maps.h"
 #include "common/usdt_probe.h"
 #include "record/elf_lookup.h"
+#include "record/function_params.h"
 #include "record/function_symbols.h"
 #include "record/site_sampling.h"
 
@@ -31,14 +32,15 @@ bool is_regular_file(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The one place a function site gets its arguments, from its file, its
-// symbol and whether it is the return: today the ABI argument registers
-// (or the return value), whatever the function takes.
-std::vector<ArgSpec> function_site_args(const std::string& path, const FunctionSymbol& function,
-                                        bool ret) {
-  (void)path;
-  (void)function;
-  return ret ? function_return_args() : function_entry_args();
+// The one place a function site gets its arguments: its parameters (or
+// return value) from DWARF, else the ABI registers (record/function_params.h).
+void set_function_args(ResolvedSite& site, FunctionParams params) {
+  site.args = std::move(params.args);
+  site.arg_names = std::move(params.names);
+  site.arg_types = std::move(params.types);
+  site.arg_pointers = std::move(params.pointers);
+  site.args_fallback = std::move(params.fallback);
+  site.args_hint = std::move(params.hint);
 }
 
 class Resolver {
@@ -211,7 +213,7 @@ class Resolver {
       if (spec.has_offset) site.name.append("+").append(std::to_string(spec.offset));
       site.file_offset = f.file_offset + spec.offset;
       site.file_base = f.address - f.file_offset;
-      site.args = function_site_args(m.file->open_path, f, ret);
+      set_function_args(site, params_.read(m.file->open_path, f.file_offset, spec.offset, ret));
       // At the entry instruction and right after the return, %rsp tells
       // which call a hit belongs to: reports pair returns by it. Inside a
       // function (+OFFSET) it tells nothing.
@@ -283,6 +285,7 @@ class Resolver {
   }
 
   LibraryFinder finder_;
+  FunctionParamReader params_;
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;
   std::set<std::string> skipped_;  // why searched files could not be read

@@ -46,6 +46,14 @@ struct ResolvedSite {
   uint32_t tracepoint_id = 0;
   std::vector<TracepointField> fields;
   std::vector<std::string> fields_left_out;
+  // uprobes/uretprobes (record/function_params.h): per argument, its name
+  // and C type from DWARF (empty without DWARF); and when the ABI registers
+  // stand in for the parameters, why and what to install.
+  std::vector<std::string> arg_names;
+  std::vector<std::string> arg_types;
+  std::vector<bool> arg_pointers;  // per argument with DWARF: a pointer type
+  std::string args_fallback;
+  std::string args_hint;
 };
 
 // Where PROVIDER:NAME specs are searched.

@@ -185,6 +185,7 @@ Status RecordSession::prepare() {
   if (!plan) return plan.error();
   plan_ = std::move(*plan);
   if (!options_.quiet) {
+    warn_function_arg_fallbacks(plan_.sites, std::cerr);
     warn_missing_args(plan_.sites, std::cerr);
     warn_relro_semaphores(plan_.sites, std::cerr);
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <set>
 #include <sstream>
@@ -47,11 +49,19 @@ Result<std::vector<pid_t>> parse_pids(const std::vector<std::string>& values) {
   return pids;
 }
 
-// "postgresql:query__start=arg0,arg2" -> the pattern and the argument mask.
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// "postgresql:query__start=arg0,arg2" -> the pattern and the argument mask;
+// "uprobe:./server:work=query" -> the pattern and a parameter name.
 Result<StringArgs> parse_string_args(const std::string& value) {
   size_t eq = value.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
-    return Error("--string needs PROBE=argN[,argN...], not '" + value + "'");
+    return Error("--string needs PROBE=ARG[,ARG...] (argN or a parameter's name), not '" + value + "'");
   }
   StringArgs out;
   out.probe = value.substr(0, eq);
@@ -60,16 +70,22 @@ Result<StringArgs> parse_string_args(const std::string& value) {
     size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     unsigned n = 0;
-    bool ok = item.size() > 3 && item.substr(0, 3) == "arg";
+    const bool numbered = item.size() > 3 && item.substr(0, 3) == "arg" &&
+                          std::isdigit(static_cast<unsigned char>(item[3]));
+    bool ok = numbered;
     if (ok) {
       auto [p, ec] = std::from_chars(item.data() + 3, item.data() + item.size(), n);
       ok = ec == std::errc() && p == item.data() + item.size() && n < 12;
     }
-    if (!ok) {
+    if (!numbered && is_identifier(item)) {
+      // A parameter's name (uprobes with DWARF), matched against the sites later.
+      out.arg_names.emplace_back(item);
+    } else if (!ok) {
       return Error("--string " + value + ": '" + std::string(item) +
-                   "' is not an argument (arg0 to arg11)");
+                   "' is not an argument (arg0 to arg11, or a parameter's name)");
+    } else {
+      out.arg_mask |= 1u << n;
     }
-    out.arg_mask |= 1u << n;
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
@@ -129,7 +145,8 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("stack-bytes", po::value<std::string>(&numbers->stack_bytes),
        "user stack bytes copied per event for stack arguments, multiple of 8 (default 512)")
       ("string", po::value<std::vector<std::string>>(string_values)->composing(),
-       "PROBE=argN[,argN...]: record those arguments of matching probes as strings read at "
+       "PROBE=argN[,argN...]: record those arguments (argN, or a function parameter's name) of "
+       "matching probes as strings read at "
        "the hit (repeatable; wildcards in PROBE)")
       ("string-bytes", po::value<std::string>(&numbers->string_bytes),
        "longest string kept, in bytes (default 256, at most 4095); longer ones are cut and "

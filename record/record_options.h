@@ -21,11 +21,14 @@ constexpr uint32_t kDefaultMaxFunctions = 1000;
 // The kernel's fetch-args copy at most 4096 bytes of a string, NUL included.
 constexpr uint32_t kMaxStringBytes = 4095;
 
-// --string PROBE=argN[,argN...]: those arguments of the matching probes are
-// char * to read as NUL-terminated strings at the hit.
+// --string PROBE=ARG[,ARG...]: those arguments of the matching probes are
+// char * to read as NUL-terminated strings at the hit; ARG is argN or the
+// name of a function's parameter.
 struct StringArgs {
   std::string probe;     // a PROBE pattern (usdt forms), as given
   uint32_t arg_mask = 0;  // bit N: argN
+  // Parameter names (uprobes whose DWARF names them), e.g. "query".
+  std::vector<std::string> arg_names;
 };
 
 struct RecordOptions {

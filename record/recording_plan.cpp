@@ -9,13 +9,42 @@
 namespace usdt::record {
 namespace {
 
+// Whether a --string pattern selects a site (function probes by their
+// recorded names, common/probe_spec.h).
+bool selects(const ProbeSpec& spec, const ResolvedSite& r) {
+  return spec.matches(r.path, r.provider, r.name);
+}
+
+// The bit of the argument of r called name, 0 when r has none of that name.
+uint32_t name_bit(const ResolvedSite& r, const std::string& name) {
+  for (size_t i = 0; i < r.arg_names.size() && i < 32; ++i) {
+    if (r.arg_names[i] == name) return 1u << i;
+  }
+  return 0;
+}
+
+// "the arguments there: n, m" or "the matching probes have no named arguments".
+std::string names_of(const std::vector<ResolvedSite>& resolved, const ProbeSpec& spec) {
+  std::set<std::string> names;
+  for (const ResolvedSite& r : resolved) {
+    if (!selects(spec, r)) continue;
+    names.insert(r.arg_names.begin(), r.arg_names.end());
+  }
+  if (names.empty()) return "the matching probes have no named arguments";
+  std::string out = "the names there:";
+  for (const std::string& n : names) out += " " + n;
+  return out;
+}
+
 // The arguments of site r that --string asks for, as a mask.
 Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSite& r) {
   uint32_t mask = 0;
   for (const StringArgs& strings : options.strings) {
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
-    if (spec->matches(r.path, r.provider, r.name)) mask |= strings.arg_mask;
+    if (!selects(*spec, r)) continue;
+    mask |= strings.arg_mask;
+    for (const std::string& name : strings.arg_names) mask |= name_bit(r, name);
   }
   if (r.args.size() < 32) mask &= (1u << r.args.size()) - 1;
   return mask;
@@ -28,7 +57,7 @@ Status check_string_patterns(const RecordOptions& options,
     if (!spec) return spec.error().context("--string");
     // Tracepoint fields are decoded from their format: --string has nothing to add.
     bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
-      return r.kind != format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
+      return r.kind != format::ProbeKind::tracepoint && selects(*spec, r);
     });
     bool tracepoint = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
       return r.kind == format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
@@ -40,6 +69,27 @@ Status check_string_patterns(const RecordOptions& options,
     }
     if (!matched) {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
+    }
+    for (const std::string& name : strings.arg_names) {
+      bool named = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
+        return selects(*spec, r) && name_bit(r, name) != 0;
+      });
+      if (!named) {
+        return Error("--string " + strings.probe + "=" + name + ": no probe it matches has an "
+                     "argument named '" + name + "' (names come from DWARF; " +
+                     names_of(resolved, *spec) + ")");
+      }
+      // DWARF says what the parameter is: a number is no address to read.
+      for (const ResolvedSite& r : resolved) {
+        uint32_t bit = selects(*spec, r) ? name_bit(r, name) : 0;
+        if (bit == 0) continue;
+        size_t i = static_cast<size_t>(__builtin_ctz(bit));
+        if (i < r.arg_pointers.size() && !r.arg_pointers[i]) {
+          return Error("--string " + strings.probe + "=" + name + ": '" + name + "' of " + r.name +
+                       " is " + (i < r.arg_types.size() ? "'" + r.arg_types[i] + "'" : "no pointer") +
+                       ", not a pointer to a string");
+        }
+      }
     }
   }
   return Status::success();

@@ -61,6 +61,10 @@ class Planner {
       case ArgLocation::undecodable:
         break;
     }
+    // A spec without '@' is no note operand but a parameter DWARF and the
+    // ABI place where no sample reaches (record/dwarf/function_args.h);
+    // its error already says where.
+    if (spec.text.find('@') == std::string::npos && !spec.error.empty()) return missing(spec.error);
     return missing("cannot be parsed (" + spec.error + ")");
   }
 

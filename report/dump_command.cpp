@@ -62,6 +62,9 @@ struct SitePrefix {
   // per argument (else the fixed kTextArgLabels), and their total length.
   std::vector<std::string> labels;
   size_t labels_len = 0;
+  // text only: what follows the last argument; ")" for a function's entry
+  // shown as a call, "work(n=3, m=10)".
+  std::string closing;
 };
 
 // Copies len bytes in 16-byte steps from storage padded to a multiple of 16:
@@ -287,6 +290,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
           p = put_arg(p, e.args[i], sp.types[i], false);
         }
       }
+      p = put(p, sp.closing);
       *p++ = '\n';
       out.commit(p);
       out.maybe_flush();
@@ -307,6 +311,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
         p = put_arg(p, v, sp.types[i], false);
       }
     }
+    p = put(p, sp.closing);
     *p++ = '\n';
     out.commit(p);
     out.maybe_flush();
@@ -349,14 +354,29 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     switch (format) {
       case DumpFormat::text: {
         prefixes[s].text = p.shown_name;
-        std::string shown = ": " + p.shown_name;
+        const SiteInfo& site = catalog.site(s);
+        // A function probe whose parameters DWARF named (or that has none)
+        // reads as a call: "work(n=3, m=10)", "work() = 13"; the file, where
+        // shown, follows the call.
+        const bool call = (site.kind == format::ProbeKind::uprobe ||
+                           site.kind == format::ProbeKind::uretprobe) &&
+                          (site.has_names || site.arg_types.empty());
+        const bool ret = site.kind == format::ProbeKind::uretprobe;
+        std::string shown = ": " + (call ? p.full_name : p.shown_name);
+        if (call) {
+          shown += ret ? "()" : "(";
+          prefixes[s].closing = (ret ? "" : ")") + p.shown_name.substr(p.full_name.size());
+        }
         prefixes[s].padded = padded_copy(shown);
         prefixes[s].padded_len = shown.size();
         for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
         if (catalog.site(s).has_names) {
           // Events may carry more arguments than the site describes: argN for those.
           for (size_t i = 0; i < format::kMaxArgs; ++i) {
-            prefixes[s].labels.push_back(" " + catalog.site(s).arg_label(i) + "=");
+            std::string label = " " + catalog.site(s).arg_label(i) + "=";
+            if (call && ret && i == 0) label = " = ";
+            if (call && !ret) label = (i == 0 ? "" : ", ") + catalog.site(s).arg_label(i) + "=";
+            prefixes[s].labels.push_back(std::move(label));
             prefixes[s].labels_len += prefixes[s].labels.back().size();
           }
         }

@@ -52,6 +52,7 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     }
     uint32_t probe = it->second;
     SiteInfo info;
+    info.kind = s.kind;
     info.probe = probe;
     info.file = file;
     info.site_id = s.id;

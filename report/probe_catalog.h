@@ -45,6 +45,7 @@ struct SiteInfo {
   uint32_t probe = 0;
   uint32_t file = 0;
   uint32_t site_id = 0;
+  format::ProbeKind kind = format::ProbeKind::usdt;
   std::vector<ArgType> arg_types;  // one per descriptor of the site
   std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
   bool has_strings = false;        // some argument is a string

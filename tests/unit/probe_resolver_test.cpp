@@ -106,14 +106,21 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   CHECK((*sites)[0].provider == "uprobe");
   CHECK((*sites)[0].name == "fixture_lib_call");
   CHECK((*sites)[1].provider == "uretprobe");
-  // The six ABI registers, then the stack pointer as the frame.
-  REQUIRE((*sites)[0].args.size() == 7);
+  // The library has DWARF: long fixture_lib_call(long value); then the
+  // stack pointer as the frame.
+  REQUIRE((*sites)[0].args.size() == 2);
+  CHECK((*sites)[0].arg_names == std::vector<std::string>{"value"});
+  CHECK((*sites)[0].args[0].text == "-8@%rdi");
+  CHECK((*sites)[0].args[1].text == "8@%rsp");
   CHECK((*sites)[0].frame_last);
-  CHECK((*sites)[0].args[6].text == "8@%rsp");
+  CHECK((*sites)[0].args_fallback.empty());
   CHECK((*sites)[1].kind == format::ProbeKind::uretprobe);
   CHECK((*sites)[1].file_offset == (*sites)[0].file_offset);
-  CHECK((*sites)[1].args.size() == 2);  // %rax and the frame
+  CHECK((*sites)[1].args.size() == 2);  // the return value and the frame
   CHECK((*sites)[1].frame_last);
+  CHECK((*sites)[1].arg_names == std::vector<std::string>{"ret"});
+  // Past the entry the ABI says nothing: the six registers as they are.
+  CHECK((*sites)[2].arg_names.empty());
   CHECK((*sites)[2].name == "fixture_lib_call+4");
   CHECK_FALSE((*sites)[2].frame_last);  // inside the function %rsp says nothing
   CHECK((*sites)[2].args.size() == 6);

@@ -143,3 +143,18 @@ TEST_CASE("numbers are checked before anything runs, named as typed", "[record_o
         "--stack-bytes must be a whole number up to 65528, not '8x'");
   CHECK(parse_ok({"-e", "a:b", "-a", "--stack-bytes", "0"}).stack_bytes == 0);
 }
+
+TEST_CASE("--string takes argN and parameter names", "[record_options]") {
+  auto o = parse_ok({"-e", "uprobe:./server:work", "--string", "uprobe:./server:work=arg2,query,_x1",
+                     "--", "./server"});
+  REQUIRE(o.strings.size() == 1);
+  CHECK(o.strings[0].probe == "uprobe:./server:work");
+  CHECK(o.strings[0].arg_mask == 4u);
+  CHECK(o.strings[0].arg_names == std::vector<std::string>{"query", "_x1"});
+  CHECK(parse_error({"-e", "a:b", "--string", "a:b=arg12", "--", "x"}).find("arg0 to arg11") !=
+        std::string::npos);
+  CHECK(parse_error({"-e", "a:b", "--string", "a:b=9lives", "--", "x"}).find("not an argument") !=
+        std::string::npos);
+  CHECK(parse_error({"-e", "a:b", "--string", "a:b=a-b", "--", "x"}).find("not an argument") !=
+        std::string::npos);
+}

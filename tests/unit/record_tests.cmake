@@ -8,6 +8,8 @@ usdt_unit_test(record_support_test SOURCES record_support_test.cpp LIBS usdt_rec
 usdt_unit_test(probe_resolver_test SOURCES probe_resolver_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 usdt_unit_test(uprobe_event_group_test SOURCES uprobe_event_group_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(target_processes_test SOURCES target_processes_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
+usdt_unit_test(function_params_test SOURCES function_params_test.cpp LIBS usdt_record_lib usdt_params_fixture_paths)
+usdt_unit_test(debuginfo_finder_test SOURCES debuginfo_finder_test.cpp LIBS usdt_record_lib usdt_params_fixture_paths)
 usdt_unit_test(function_symbols_test SOURCES function_symbols_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 # Tracepoint formats: real format files of this kernel in tests/fixtures/tracepoint_formats.
 usdt_unit_test(tracepoint_format_test SOURCES tracepoint_format_test.cpp LIBS usdt_record_lib)
