@@ -196,7 +196,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   std::string format = o.format;
   std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, jobs;
   po::options_description common("options");
   common.add_options()
       ("help,h", "explain this command")
@@ -206,7 +206,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ("pid", po::value(&pid)->value_name("PID"), "only events of this process")
       ("tid", po::value(&tid)->value_name("TID"), "only events of this thread")
       ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
-      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start");
+      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start")
+      ("jobs,j", po::value(&jobs)->value_name("N"),
+       "decode with N threads (default: every core; 1: in this thread only); the output is the same");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:
@@ -307,6 +309,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     Result<uint32_t> v = parse_u32(tid, "--tid");
     if (!v) return fail(v.error());
     o.filter.tid = *v;
+  }
+  if (!jobs.empty()) {
+    Result<uint32_t> v = parse_u32(jobs, "-j");
+    if (!v) return fail(v.error());
+    if (*v == 0 || *v > kMaxJobs) {
+      return usage_error("invalid -j '" + jobs + "': expected 1.." + std::to_string(kMaxJobs), command_word);
+    }
+    o.jobs = *v;
   }
   if (vm.count("since")) {
     Result<uint64_t> v = parse_duration(since);

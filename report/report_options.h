@@ -48,7 +48,12 @@ struct ReportOptions {
   int arg = -1;
   // export
   std::string output;
+  // Threads that decode each trace (-j); 0: one per core.
+  uint32_t jobs = 0;
 };
+
+// The most -j accepts: more threads than this only cost memory.
+constexpr uint32_t kMaxJobs = 256;
 
 // What parsing decided: run, or stop with text already decided (help,
 // version: exit 0; usage error: exit 2, message on stderr).

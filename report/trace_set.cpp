@@ -41,7 +41,10 @@ Result<struct stat> regular_file_status(const std::string& path) {
   return st;
 }
 
-Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths) {
+Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths,
+                                                 unsigned decode_threads) {
+  format::ReaderOptions options;
+  options.decode_threads = decode_threads;
   std::unique_ptr<TraceSet> set(new TraceSet());
   std::string last_error;
   std::vector<struct stat> opened;  // per file in files_
@@ -52,7 +55,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
       set->warnings_.push_back(last_error);
       continue;
     }
-    Result<format::TraceReader> reader = format::TraceReader::open(path);
+    Result<format::TraceReader> reader = format::TraceReader::open(path, options);
     if (!reader) {
       last_error = reader.error().message();
       set->warnings_.push_back(last_error);
