@@ -30,7 +30,8 @@ uint64_t string_hash(std::string_view s) {
 LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
     : config_(std::move(config)),
       overall_(config_.linear),
-      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
+      group_index_(config_.by && config_.by->kind != KeySpec::Kind::tid &&
+                   config_.by->kind != KeySpec::Kind::pid) {}
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                              Key* key) {
@@ -38,6 +39,7 @@ bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format
   switch (config_.key.kind) {
     case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
     case KeySpec::Kind::pid: key->value = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::host: return false;  // not a pairing key: options refuse it
     case KeySpec::Kind::arg: {
       int i = config_.key.arg;
       if (!e.has_arg(i)) return false;
@@ -80,7 +82,7 @@ void LatencyAnalyzer::erase_head(const Key& key) {
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
   const SiteInfo* site = global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
-  return group_key_of(*config_.by, domain, e, site);
+  return group_key_of(*config_.by, domain, e, site, &config_.hosts);
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,

@@ -29,6 +29,7 @@ std::string KeySpec::text() const {
     case Kind::tid: return "tid";
     case Kind::pid: return "pid";
     case Kind::arg: return "arg" + std::to_string(arg);
+    case Kind::host: return "host";
   }
   return "?";
 }
@@ -126,8 +127,11 @@ const char* kMainUsage =
     "'usdt-report COMMAND --help' explains a command and its options.\n\n"
     "A first word that is not a command is a TRACE when it is an existing file or\n"
     "contains '/' or '.'; otherwise it is an unknown command.\n"
-    "The same recording given twice (one file under two names, or a copy: same\n"
-    "host and start times) is read once, with a warning naming both.\n\n"
+    "Several TRACEs merge in time order; recordings of different hosts are aligned\n"
+    "by their wall clocks and each event is labelled with its host. The same\n"
+    "recording given twice (one file under two names, or a copy: same host,\n"
+    "command line and start times) is counted once, with a warning naming both.\n"
+    "-j N decodes on N threads (default: every core); the output is the same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -212,7 +216,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:
-      specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default) or json");
+      specific.add_options()
+          ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
+          ("by", po::value(&by)->value_name("host"), "also count the events of each probe per host");
       break;
     case Command::dump:
       specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default), jsonl or csv");
@@ -228,7 +234,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
       } else {
         specific.add_options()
-            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid or argN (of the start event, else of the end event)")
+            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, host or argN (of the start event, else of the end event)")
             ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
             ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
             ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");
@@ -337,9 +343,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     o.key = *k;
   }
   if (!by.empty()) {
-    Result<KeySpec> k = parse_key_spec(by, "--by");
-    if (!k) return fail(k.error());
-    o.by = *k;
+    // host groups by the recording machine (the file's metadata): no
+    // pairing key, and the only grouping summary has.
+    if (by == "host") {
+      o.by = KeySpec{KeySpec::Kind::host, 0};
+    } else if (o.command == Command::summary) {
+      return usage_error("invalid --by '" + by + "': summary groups by host only", command_word);
+    } else {
+      Result<KeySpec> k = parse_key_spec(by, "--by");
+      if (!k) return fail(k.error());
+      o.by = *k;
+    }
   }
   if (hist != "log2" && hist != "linear") return usage_error("invalid --hist '" + hist + "': log2 or linear", command_word);
   o.linear_hist = hist == "linear";

@@ -25,7 +25,7 @@ struct FilterOptions {
 
 // --key / --by: tid, pid or argN (N from 0).
 struct KeySpec {
-  enum class Kind : uint8_t { tid, pid, arg } kind = Kind::tid;
+  enum class Kind : uint8_t { tid, pid, arg, host } kind = Kind::tid;  // host: --by only
   int arg = 0;
   std::string text() const;
 };

@@ -17,12 +17,14 @@ const char* kind_of_non_regular(mode_t mode) {
 }
 
 // The same recording: one file (same device and inode, also through a
-// symlink or a hard link), or a copy of it (same host and start anchors,
-// which the recorder takes at one instant).
+// symlink or a hard link), or a copy of it (same host, command line and
+// start anchors, which the recorder takes at one instant): decided by
+// content, never by path. Two recordings of one host differ in their starts.
 bool same_recording(const struct stat& a, const format::TraceMetadata& ma, const struct stat& b,
                     const format::TraceMetadata& mb) {
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) return true;
-  return ma.hostname == mb.hostname && ma.start_monotonic_ns == mb.start_monotonic_ns &&
+  return ma.hostname == mb.hostname && ma.command_line == mb.command_line &&
+         ma.start_monotonic_ns == mb.start_monotonic_ns &&
          ma.start_realtime_ns == mb.start_realtime_ns;
 }
 
