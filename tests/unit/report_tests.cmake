@@ -12,3 +12,6 @@ usdt_unit_test(report_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/trace_set_test.cpp
   LIBS usdt_report_lib)
+
+# -j N against -j 1, hosts, duplicates, windows (issue 13).
+usdt_unit_test(report_parallel_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/report_parallel_test.cpp LIBS usdt_report_lib)
