@@ -1,7 +1,7 @@
 #include "formats/chunk_prefetcher.h"
 
 #include <exception>
-#include <new>
+#include <string>
 
 namespace usdt::format {
 
@@ -60,9 +60,11 @@ void ChunkPrefetcher::work() {
     try {
       p = loader.load(jobs_[i], always);
       if (p.decoder) p.decoder->drain();
-    } catch (const std::bad_alloc&) {
+    } catch (const std::exception& e) {
+      // Nothing may escape a thread (that would terminate): the chunk is
+      // reported as bad instead, like any other chunk that cannot be decoded.
       p = PreparedChunk{};
-      p.decode_error = "out of memory while decoding it";
+      p.decode_error = std::string("cannot decode it: ") + e.what();
     }
     uint64_t actual = p.decoder ? p.decoder->payload_size() + p.decoder->drained_size() : 0;
     lk.lock();
