@@ -6,8 +6,8 @@
 # written to bench/results/latest.md. Needs root (uprobes, perf, apt).
 #
 #   bench/run.sh [--quick] [--rounds N] [--tools floor,bare,perf,perf-z,bpftrace,usdt-record]
-#                [--workloads loop,threads,reg6,mem,kread,sema,postgres,isolation,detach,
-#                             ctxswitch,loss,report,micro]
+#                [--workloads loop,threads,reg6,mem,kread,sema,fentry,fret,postgres,isolation,
+#                             detach,ctxswitch,loss,report,micro]
 #                [--hits N] [--loss-hits N] [--no-install] [--no-build] [--output FILE]
 #
 # --quick: 3 rounds, 100k hits, loop + threads + loss check at 200k + report

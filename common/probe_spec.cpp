@@ -34,6 +34,26 @@ std::string_view basename(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// The ':' between PATH and SYMBOL in "PATH:SYMBOL": the last one that is
+// not part of a C++ "::" and not inside a quoted symbol, so both
+// "/a:b/x:f" and "./server:ns::Server::handle*" split where the user meant.
+size_t symbol_separator(std::string_view s) {
+  size_t quote = s.find_first_of("'\"");
+  size_t end = quote == std::string_view::npos ? s.size() : quote;
+  if (quote != std::string_view::npos) return quote > 0 && s[quote - 1] == ':' ? quote - 1 : std::string_view::npos;
+  for (size_t i = end; i-- > 0;) {
+    if (s[i] != ':') continue;
+    bool left = i > 0 && s[i - 1] == ':';
+    bool right = i + 1 < s.size() && s[i + 1] == ':';
+    if (left) {
+      --i;  // skip the pair
+      continue;
+    }
+    if (!right) return i;
+  }
+  return std::string_view::npos;
+}
+
 Error bad(std::string_view text, const std::string& why) {
   return Error("invalid probe '" + std::string(text) + "': " + why);
 }
@@ -68,16 +88,35 @@ Result<ProbeSpec> ProbeSpec::parse(std::string_view text) {
 
   if (type == "uprobe" || type == "uretprobe") {
     spec.kind = type == "uprobe" ? ProbeKind::uprobe : ProbeKind::uretprobe;
-    if (parts.size() < 3) return bad(text, "expected " + std::string(type) + ":PATH:SYMBOL");
-    std::vector<std::string_view> path_parts(parts.begin() + 1, parts.end() - 1);
-    spec.path = join(path_parts, path_parts.size());
-    std::string_view symbol = parts.back();
-    // The offset is the last '+': C++ symbols never end in "+digits".
-    size_t plus = symbol.rfind('+');
-    if (plus != std::string_view::npos && plus + 1 < symbol.size() &&
-        symbol.find_first_not_of("0123456789abcdefxABCDEFX", plus + 1) == std::string_view::npos) {
+    std::string_view rest = text.substr(type.size() + 1);
+    size_t colon = symbol_separator(rest);
+    if (colon == std::string_view::npos)
+      return bad(text, "expected " + std::string(type) + ":PATH:SYMBOL");
+    spec.path = std::string(rest.substr(0, colon));
+    std::string_view symbol = rest.substr(colon + 1);
+    // A quoted symbol ('ns::f(int)' or "ns::f") is taken as written.
+    bool quoted = symbol.size() >= 2 && (symbol.front() == '\'' || symbol.front() == '"');
+    std::string_view offset_text;
+    if (quoted) {
+      size_t close = symbol.find(symbol.front(), 1);
+      if (close == std::string_view::npos) return bad(text, "unterminated quote in SYMBOL");
+      std::string_view after = symbol.substr(close + 1);
+      if (!after.empty() && (after.front() != '+' || after.size() == 1))
+        return bad(text, "unexpected text after the quoted SYMBOL");
+      if (!after.empty()) offset_text = after.substr(1);
+      symbol = symbol.substr(1, close - 1);
+    } else {
+      // The offset is the last '+': C++ symbols never end in "+digits".
+      size_t plus = symbol.rfind('+');
+      if (plus != std::string_view::npos && plus + 1 < symbol.size() &&
+          symbol.find_first_not_of("0123456789abcdefxABCDEFX", plus + 1) == std::string_view::npos) {
+        offset_text = symbol.substr(plus + 1);
+        symbol = symbol.substr(0, plus);
+      }
+    }
+    if (!offset_text.empty()) {
       if (spec.kind == ProbeKind::uretprobe) return bad(text, "a uretprobe takes no +OFFSET");
-      std::string_view off = symbol.substr(plus + 1);
+      std::string_view off = offset_text;
       int base = 10;
       if (off.size() > 2 && off[0] == '0' && (off[1] == 'x' || off[1] == 'X')) {
         off.remove_prefix(2);
@@ -85,7 +124,7 @@ Result<ProbeSpec> ProbeSpec::parse(std::string_view text) {
       }
       auto [p, ec] = std::from_chars(off.data(), off.data() + off.size(), spec.offset, base);
       if (ec != std::errc() || p != off.data() + off.size()) return bad(text, "bad +OFFSET");
-      symbol = symbol.substr(0, plus);
+      spec.has_offset = true;
     }
     spec.name = std::string(symbol);
     spec.provider = "";
@@ -126,7 +165,15 @@ bool ProbeSpec::matches_path(std::string_view file_path) const {
 
 bool ProbeSpec::matches(std::string_view file_path, std::string_view probe_provider,
                         std::string_view probe_name) const {
-  if (kind != ProbeKind::usdt) return false;
+  if (kind != ProbeKind::usdt) {
+    // A recorded function probe: provider "uprobe"/"uretprobe", name the
+    // demangled symbol, which may carry its parameters ("ns::f(int)").
+    if (probe_provider != (kind == ProbeKind::uprobe ? "uprobe" : "uretprobe")) return false;
+    std::string symbol = name;
+    if (has_offset) symbol.append(1, '+').append(std::to_string(offset));
+    return (glob_match(symbol, probe_name) || glob_match(symbol + "(*", probe_name)) &&
+           matches_path(file_path);
+  }
   return glob_match(provider, probe_provider) && glob_match(name, probe_name) &&
          matches_path(file_path);
 }

@@ -8,6 +8,10 @@
 //   uprobe:PATH:SYMBOL[+OFFSET]  function entry
 //   uretprobe:PATH:SYMBOL        function return
 //
+// SYMBOL may be a C++ name with "::" (ns::Server::handle*) and may be quoted
+// ('ns::f(int)', needed when it holds a ':' that is not part of "::" or
+// ends in "+digits"); PATH then ends at the last ':' before it that is not
+// part of a "::".
 // '*' and '?' are wildcards in every part. PATH is split off from the right:
 // the last one (usdt:PATH:NAME) or two (usdt:PATH:PROVIDER:NAME) fields are
 // the probe, so a path may contain '+' or '++' (libstdc++) freely; a path
@@ -36,6 +40,7 @@ struct ProbeSpec {
   std::string provider;  // usdt only; "*" when any provider
   std::string name;      // usdt: the probe name; uprobe/uretprobe: the symbol
   uint64_t offset = 0;   // uprobe: the +OFFSET after the symbol
+  bool has_offset = false;  // "+0" was written (the name then keeps it)
 
   // Parses one probe; fails with a message that quotes the text and says
   // which form was expected.
@@ -43,7 +48,10 @@ struct ProbeSpec {
 
   // Whether a file (as /proc/PID/maps or the user names it) is selected.
   bool matches_path(std::string_view file_path) const;
-  // Whether a USDT probe of that file is selected (false for uprobe specs).
+  // Whether a recorded probe of that file is selected: a USDT probe by a
+  // usdt spec, a function probe (provider "uprobe"/"uretprobe", name the
+  // demangled SYMBOL[+OFFSET], with or without its parameters) by a
+  // uprobe/uretprobe spec.
   bool matches(std::string_view file_path, std::string_view probe_provider,
                std::string_view probe_name) const;
 };

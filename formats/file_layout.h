@@ -15,7 +15,7 @@ namespace usdt::format {
 constexpr char kFileMagic[8] = {'U', 'S', 'D', 'T', 'T', 'R', 'C', '\n'};
 constexpr char kTrailerMagic[8] = {'U', 'S', 'D', 'T', 'E', 'N', 'D', '\n'};
 constexpr uint16_t kVersionMajor = 1;
-constexpr uint16_t kVersionMinor = 1;  // 1.1: string arguments, drops by cause
+constexpr uint16_t kVersionMinor = 2;  // 1.1: string arguments, drops by cause; 1.2: argument names, function probe names
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;

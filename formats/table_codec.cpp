@@ -1,10 +1,14 @@
 #include "formats/table_codec.h"
 
+#include "formats/arg_name.h"
+
 namespace usdt::format {
 
 namespace {
 
 constexpr uint64_t kMaxU32 = 0xffffffffu;
+// Longer than any name a writer makes (256 bytes): room for other writers.
+constexpr uint64_t kMaxArgName = 4096;
 
 }  // namespace
 
@@ -59,6 +63,13 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
+    // 1.2: the names, up to the last named argument.
+    size_t named = 0;
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      if (!s.args[i].name.empty()) named = i + 1;
+    }
+    e.varint(named);
+    for (size_t i = 0; i < named; ++i) e.str(s.args[i].name);
     w.str(entry);
   }
 }
@@ -101,6 +112,19 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
       a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
       a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
       s.args.push_back(std::move(a));
+    }
+    // 1.2: argument names. An entry of an older file ends here.
+    if (e.ok() && e.remaining() > 0) {
+      uint64_t named = e.varint_max(s.args.size());
+      for (uint64_t j = 0; j < named && e.ok(); ++j) s.args[j].name = e.str(kMaxArgName);
+      // A name that breaks the rule, or repeats an earlier one, is dropped:
+      // reports use names as selectors and print them unescaped.
+      for (size_t j = 0; j < s.args.size(); ++j) {
+        std::string& name = s.args[j].name;
+        bool repeated = false;
+        for (size_t k = 0; k < j && !repeated; ++k) repeated = s.args[k].name == name;
+        if (repeated || (!name.empty() && !is_valid_arg_name(name, j))) name.clear();
+      }
     }
     if (!in.ok() || !e.ok()) {
       return Error("probe site " + std::to_string(i) + " is truncated or malformed");

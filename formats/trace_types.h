@@ -33,6 +33,9 @@ struct ArgDescriptor {
   // bytes the value points to; size is then 8. Last, so that aggregate
   // initializers of the fields above keep working.
   bool is_string = false;
+  // The argument's name (1.2): a DWARF parameter, a tracepoint field; empty
+  // when it has none (reports then call it argN).
+  std::string name;
 };
 
 // One probe site: a place in a file where a uprobe was attached.

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <deque>
-#include <optional>
 #include <set>
 
 #include "common/elf_file.h"
@@ -96,52 +95,6 @@ std::vector<std::string> needed_libraries(const std::string& binary, const Libra
     }
   }
   return libraries;
-}
-
-Result<uint64_t> symbol_file_offset(const std::string& path, const std::string& symbol,
-                                    uint64_t offset) {
-  Result<ElfFile> elf = ElfFile::open(path);
-  if (!elf) return elf.error();
-  std::optional<uint64_t> address;
-  for (Elf64_Word type : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
-         scn = elf_nextscn(elf->get(), scn)) {
-      GElf_Shdr shdr;
-      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != type || shdr.sh_entsize == 0)
-        continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (data == nullptr) continue;
-      size_t count = shdr.sh_size / shdr.sh_entsize;
-      for (size_t i = 0; i < count; ++i) {
-        GElf_Sym sym;
-        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-        if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-          continue;
-        const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
-        if (name == nullptr || symbol != name) continue;
-        if (address && *address != sym.st_value) {
-          return Error("symbol '" + symbol + "' is ambiguous in '" + path + "'");
-        }
-        address = sym.st_value;
-      }
-    }
-    if (address) break;
-  }
-  if (!address) return Error("no function '" + symbol + "' in '" + path + "'");
-  uint64_t target = *address + offset;
-  size_t phnum = 0;
-  if (elf_getphdrnum(elf->get(), &phnum) != 0)
-    return Error("cannot read program headers of '" + path + "'");
-  for (size_t i = 0; i < phnum; ++i) {
-    GElf_Phdr phdr;
-    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD)
-      continue;
-    if (target >= phdr.p_vaddr && target < phdr.p_vaddr + phdr.p_filesz) {
-      return target - phdr.p_vaddr + phdr.p_offset;
-    }
-  }
-  return Error("symbol '" + symbol + "' is outside every loadable segment of '" + path + "'");
 }
 
 bool semaphore_page_mapped_twice(const std::string& path, uint64_t semaphore_offset) {

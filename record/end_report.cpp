@@ -26,9 +26,13 @@ void print_end_report(const EndReport& r, std::ostream& out) {
   std::vector<Probe> probes;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < r.sites.size(); ++i) {
-    std::string label = r.sites[i].provider + ":" + r.sites[i].name;
-    if (r.sites[i].kind == format::ProbeKind::uprobe) label = "uprobe " + label;
-    if (r.sites[i].kind == format::ProbeKind::uretprobe) label = "uretprobe " + label;
+    const format::ProbeSite& site = r.sites[i];
+    std::string label = site.provider + ":" + site.name;
+    // Function probes name their file: two files may have a function of one name.
+    if (site.kind != format::ProbeKind::usdt) {
+      size_t slash = site.path.rfind('/');
+      label += " (" + (slash == std::string::npos ? site.path : site.path.substr(slash + 1)) + ")";
+    }
     auto [it, inserted] = index.emplace(label, probes.size());
     if (inserted) probes.push_back({label});
     Probe& p = probes[it->second];

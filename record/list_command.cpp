@@ -1,5 +1,7 @@
 #include "record/list_command.h"
 
+#include <elf.h>
+
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -7,6 +9,8 @@
 
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
+#include "common/glob_match.h"
+#include "record/function_symbols.h"
 #include "record/site_sampling.h"
 
 #include "common/hex_text.h"
@@ -61,6 +65,40 @@ bool list_file(const std::string& open_path, const std::string& display_path,
   return true;
 }
 
+// Lists the functions a uprobe/uretprobe spec selects in its file, one per
+// line as uprobe:PATH:SYMBOL (-v: address, size, file offset, binding);
+// returns false (after printing the error) when the file cannot be read.
+bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& finder,
+                    std::ostream& out, std::ostream& err, size_t* printed) {
+  if (has_wildcard(spec.path)) {
+    print_error(err, Error("cannot list '" + spec.text + "': name one file, without wildcards"));
+    return false;
+  }
+  auto path = resolve_target(spec.path, finder);
+  if (!path) {
+    print_error(err, path.error());
+    return false;
+  }
+  auto functions = read_function_symbols(*path);
+  if (!functions) {
+    print_error(err, functions.error());
+    return false;
+  }
+  const char* kind = spec.kind == ProbeKind::uretprobe ? "uretprobe:" : "uprobe:";
+  for (const FunctionSymbol& f : select_functions(*functions, spec.name)) {
+    ++*printed;
+    out << kind << *path << ':' << f.display << '\n';
+    if (!verbose) continue;
+    out << "  address " << hex(f.address) << ", size " << f.size << ", file offset "
+        << hex(f.file_offset) << ", "
+        << (f.binding == STB_LOCAL ? "local" : f.binding == STB_WEAK ? "weak" : "global")
+        << (f.dynamic ? " (.dynsym)" : " (.symtab)");
+    if (f.raw != f.display) out << ", symbol " << f.raw;
+    out << '\n';
+  }
+  return true;
+}
+
 }  // namespace
 
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
@@ -100,6 +138,7 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
 
 int run_list_command(const RecordOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<ProbeSpec> filters;
+  std::vector<ProbeSpec> function_specs;  // uprobe:PATH:PATTERN, listed from their own PATH
   std::vector<std::string> targets;
   for (const auto& p : options.probes) {
     auto spec = ProbeSpec::parse(p);
@@ -107,7 +146,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       print_error(err, spec.error());
       return 2;
     }
-    filters.push_back(std::move(*spec));
+    (spec->kind == ProbeKind::usdt ? filters : function_specs).push_back(std::move(*spec));
   }
   for (const auto& arg : options.list_args) {
     std::error_code ec;
@@ -118,10 +157,27 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
         print_error(err, spec.error());
         return 2;
       }
-      filters.push_back(std::move(*spec));
+      if (spec->kind != ProbeKind::usdt) {
+        function_specs.push_back(std::move(*spec));
+      } else {
+        filters.push_back(std::move(*spec));
+      }
       continue;
     }
     targets.push_back(arg);
+  }
+  bool failed = false;
+  size_t printed = 0;
+  LibraryFinder finder = LibraryFinder::system();
+  if (!function_specs.empty()) {
+    for (const ProbeSpec& spec : function_specs) {
+      if (!list_functions(spec, options.verbose, finder, out, err, &printed)) failed = true;
+    }
+    if (targets.empty() && options.pids.empty()) {
+      if (printed == 0 && !failed) err << "usdt-record: note: no function matches the given patterns\n";
+      out.flush();
+      return failed ? 1 : 0;
+    }
   }
   if (targets.empty() && options.pids.empty()) {
     err << "usdt-record: error: no TARGET to list (patterns given: " << filters.size() << ")\n"
@@ -131,9 +187,6 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
     return 2;
   }
 
-  bool failed = false;
-  size_t printed = 0;
-  LibraryFinder finder = LibraryFinder::system();
   for (const auto& target : targets) {
     auto path = resolve_target(target, finder);
     if (!path) {

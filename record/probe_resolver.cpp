@@ -14,6 +14,7 @@
 #include "common/proc_maps.h"
 #include "common/usdt_probe.h"
 #include "record/elf_lookup.h"
+#include "record/function_symbols.h"
 #include "record/site_sampling.h"
 
 namespace usdt::record {
@@ -30,14 +31,20 @@ bool is_regular_file(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+// The one place a function site gets its arguments, from its file, its
+// symbol and whether it is the return: today the ABI argument registers
+// (or the return value), whatever the function takes.
+std::vector<ArgSpec> function_site_args(const std::string& path, const FunctionSymbol& function,
+                                        bool ret) {
+  (void)path;
+  (void)function;
+  return ret ? function_return_args() : function_entry_args();
 }
 
 class Resolver {
  public:
-  explicit Resolver(const SearchScope& scope) : finder_(LibraryFinder::system()) {
+  Resolver(const SearchScope& scope, size_t max_functions)
+      : finder_(LibraryFinder::system()), max_functions_(max_functions) {
     if (!scope.command_binary.empty()) {
       add_search_file({scope.command_binary, scope.command_binary});
       for (const std::string& lib : needed_libraries(scope.command_binary, finder_)) {
@@ -155,25 +162,69 @@ class Resolver {
     return std::vector<SearchFile>{{*lib, *lib, true}};
   }
 
+  // uprobe/uretprobe: every function of the files whose name the symbol
+  // pattern selects, one site per address (record/function_symbols.h).
   Status resolve_function(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
-    if (has_wildcard(spec.name))
-      return Error("probe '" + spec.text + "': wildcards are not supported in symbols");
+    const bool ret = spec.kind == ProbeKind::uretprobe;
+    struct Match {
+      const SearchFile* file;
+      FunctionSymbol function;
+    };
+    std::vector<Match> matches;
     for (const SearchFile& file : files) {
-      Result<uint64_t> offset = symbol_file_offset(file.open_path, spec.name, spec.offset);
-      if (!offset) return offset.error().context("probe '" + spec.text + "'");
+      Result<const std::vector<FunctionSymbol>*> functions = functions_of(file);
+      if (!functions) {
+        if (file.named) return functions.error().context("probe '" + spec.text + "'");
+        continue;
+      }
+      for (FunctionSymbol& f : select_functions(**functions, spec.name))
+        matches.push_back({&file, std::move(f)});
+    }
+    if (matches.empty()) {
+      std::string where = files.size() == 1 ? "'" + files[0].path + "'"
+                                            : std::to_string(files.size()) + " files (" +
+                                                  file_names(files) + ")";
+      return Error("probe '" + spec.text + "': no function matches '" + spec.name + "' in " +
+                   where + "\nhint: list the functions with usdt-record -l 'uprobe:" +
+                   (spec.path.empty() ? std::string("PATH") : spec.path) + ":*'");
+    }
+    if (matches.size() > max_functions_) {
+      return Error("probe '" + spec.text + "' matches " + std::to_string(matches.size()) +
+                   " functions, more than the limit of " + std::to_string(max_functions_) +
+                   "\nhint: narrow the pattern, or raise the limit with --max-functions " +
+                   std::to_string(matches.size()));
+    }
+    for (const Match& m : matches) {
+      const FunctionSymbol& f = m.function;
+      if (spec.offset != 0 && (f.size == 0 || spec.offset >= f.size)) {
+        return Error("probe '" + spec.text + "': offset " + std::to_string(spec.offset) +
+                     " is beyond the function " + f.display + " in '" + m.file->path + "' (" +
+                     (f.size == 0 ? std::string("its size is unknown") :
+                                    std::to_string(f.size) + " bytes") + ")");
+      }
       ResolvedSite site;
-      bool ret = spec.kind == ProbeKind::uretprobe;
       site.kind = ret ? format::ProbeKind::uretprobe : format::ProbeKind::uprobe;
-      site.path = file.path;
-      site.open_path = file.open_path;
-      site.provider = base_name(file.path);
-      site.name = spec.name;
-      if (spec.offset != 0) site.name.append("+").append(std::to_string(spec.offset));
-      site.file_offset = *offset;
-      site.args = ret ? function_return_args() : function_entry_args();
+      site.path = m.file->path;
+      site.open_path = m.file->open_path;
+      site.provider = ret ? "uretprobe" : "uprobe";
+      site.name = f.display;
+      if (spec.has_offset) site.name.append("+").append(std::to_string(spec.offset));
+      site.file_offset = f.file_offset + spec.offset;
+      site.file_base = f.address - f.file_offset;
+      site.args = function_site_args(m.file->open_path, f, ret);
       add_site(std::move(site));
     }
     return Status::success();
+  }
+
+  Result<const std::vector<FunctionSymbol>*> functions_of(const SearchFile& f) {
+    auto it = functions_.find(f.open_path);
+    if (it == functions_.end()) {
+      Result<std::vector<FunctionSymbol>> read = read_function_symbols(f.open_path);
+      if (!read) return read.error();
+      it = functions_.emplace(f.open_path, std::move(*read)).first;
+    }
+    return &it->second;
   }
 
   // "matches nothing in 3 files (a, b, c); probes there: ...", with one hint
@@ -229,6 +280,8 @@ class Resolver {
   std::optional<Error> scope_error_;
   std::set<std::string> skipped_;  // why searched files could not be read
   std::map<std::string, UsdtFile> cache_;
+  size_t max_functions_;
+  std::map<std::string, std::vector<FunctionSymbol>> functions_;  // by open path
   std::set<std::tuple<std::string, uint64_t, format::ProbeKind>> seen_;
   std::vector<ResolvedSite> sites_;
 };
@@ -236,8 +289,8 @@ class Resolver {
 }  // namespace
 
 Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
-                                                 const SearchScope& scope) {
-  Resolver resolver(scope);
+                                                 const SearchScope& scope, size_t max_functions) {
+  Resolver resolver(scope, max_functions);
   for (const std::string& spec : specs) {
     if (Status s = resolver.resolve(spec); !s) return s.error();
   }

@@ -26,8 +26,8 @@ struct ResolvedSite {
   std::string path;       // the file as the user or /proc/PID/maps names it
   std::string open_path;  // the path given to the kernel
   std::string build_id;
-  std::string provider;  // uprobes: the file's base name
-  std::string name;      // uprobes: SYMBOL[+OFFSET]
+  std::string provider;  // "uprobe" or "uretprobe" for function sites
+  std::string name;      // function sites: SYMBOL[+OFFSET], demangled
   uint64_t file_offset = 0;
   uint64_t semaphore_offset = 0;
   // The probed instruction's link-time address minus its file offset: the
@@ -44,10 +44,14 @@ struct SearchScope {
   std::vector<pid_t> pids;     // -p
 };
 
-// Resolves the specs, in order, without duplicate sites (same file and
-// offset). Fails on a bad spec, an unreadable named file, or a spec that
-// matches nothing (listing the probes of the searched files).
+// Resolves the specs, in order, without duplicate sites (same file, offset
+// and kind). Fails on a bad spec, an unreadable named file, a spec that
+// matches nothing (listing the probes of the searched files), a uprobe
+// pattern matching more than max_functions functions (--max-functions: each
+// costs perf events and a breakpoint in every traced process), or an +OFFSET beyond
+// the function's size.
 Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
-                                                 const SearchScope& scope);
+                                                 const SearchScope& scope,
+                                                 size_t max_functions = 1000);
 
 }  // namespace usdt::record

@@ -51,6 +51,21 @@
 namespace usdt::record {
 namespace {
 
+// A uretprobe replaces the function's return address with the kernel's
+// trampoline, which has no unwind information: a C++ exception thrown
+// through such a function cannot be unwound and the program terminates
+// (std::terminate; measured on kernel 6.18 with libgcc's unwinder). Said
+// once, for C++ functions (their names are demangled, so they hold "(").
+void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& err) {
+  for (const ResolvedSite& s : sites) {
+    if (s.kind != format::ProbeKind::uretprobe || s.name.find('(') == std::string::npos) continue;
+    err << "usdt-record: warning: uretprobe:" << s.name
+        << " is a C++ function: an exception thrown through a function with a uretprobe "
+           "terminates the program (the unwinder cannot pass the kernel's return trampoline)\n";
+    return;
+  }
+}
+
 // Batches waiting for the writer: 64 x 8192 events is about 64 MiB.
 constexpr size_t kMaxQueuedBatches = 64;
 // How often -p liveness is checked when no buffer wakes the loop.
@@ -137,7 +152,7 @@ Status RecordSession::prepare() {
   for (pid_t pid : options_.pids) {
     if (!process_alive(pid)) return Error("no process with PID " + std::to_string(pid));
   }
-  Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope);
+  Result<std::vector<ResolvedSite>> resolved = resolve_probes(options_.probes, scope, options_.max_functions);
   if (!resolved) return resolved.error();
   if (!options_.pids.empty()) {
     std::vector<std::string> warnings;
@@ -146,6 +161,8 @@ Status RecordSession::prepare() {
       if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
     }
   }
+
+  if (!options_.quiet) warn_cxx_uretprobes(*resolved, std::cerr);
 
   Result<RecordingPlan> plan = plan_recording(options_, *resolved, std::cerr);
   if (!plan) return plan.error();

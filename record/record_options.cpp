@@ -1,5 +1,6 @@
 #include "record/record_options.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <set>
@@ -14,7 +15,7 @@ namespace {
 // traced COMMAND starts when it is not preceded by "--".
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
-    "--string", "--string-bytes",
+    "--string", "--string-bytes", "--max-functions",
 };
 
 bool is_list_flag(std::string_view arg) {
@@ -78,7 +79,7 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 // The numbers are taken as text and converted here: Boost reads "-1" into
 // a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
 struct NumberTexts {
-  std::string duration, buffer_pages, stack_bytes, string_bytes;
+  std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions;
 };
 
 // A whole unsigned decimal number up to max, or an error naming the option
@@ -132,7 +133,10 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "the hit (repeatable; wildcards in PROBE)")
       ("string-bytes", po::value<std::string>(&numbers->string_bytes),
        "longest string kept, in bytes (default 256, at most 4095); longer ones are cut and "
-       "marked truncated");
+       "marked truncated")
+      ("max-functions", po::value<std::string>(&numbers->max_functions),
+       "most functions one uprobe/uretprobe pattern may attach (default 1000); a pattern "
+       "matching more is refused");
   return desc;
 }
 
@@ -234,6 +238,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     if (!bytes) return bytes.error();
     o.string_bytes = *bytes;
   }
+  if (vm.count("max-functions") != 0) {
+    Result<uint32_t> n = parse_count("--max-functions", numbers.max_functions, 1u << 20);
+    if (!n) return n.error();
+    o.max_functions = *n;
+  }
   auto pids = parse_pids(pid_values);
   if (!pids) return pids.error();
   o.pids = std::move(*pids);
@@ -247,7 +256,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   if (o.list) {
     // After "--" while listing: more targets.
     o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
-    if (o.list_args.empty() && o.pids.empty()) {
+    // uprobe:PATH:PATTERN names its own file.
+    bool names_file = std::any_of(o.probes.begin(), o.probes.end(), [](const std::string& p) {
+      return p.rfind("uprobe:", 0) == 0 || p.rfind("uretprobe:", 0) == 0;
+    });
+    if (o.list_args.empty() && o.pids.empty() && !names_file) {
       return Error("-l needs a TARGET (file or library name) or -p PID");
     }
     if (o.all) return Error("-a cannot be combined with -l");
@@ -269,6 +282,7 @@ std::string record_help_text() {
   text << "usage:\n"
           "  usdt-record -l [-v] [PATTERN...] TARGET...     list the USDT probes of files or libraries\n"
           "  usdt-record -l [-v] [PATTERN...] -p PID        list the probes of a running process\n"
+          "  usdt-record -l [-v] 'uprobe:PATH:PATTERN'      list the functions PATTERN selects\n"
           "  usdt-record [OPTIONS] -e PROBE... -o FILE -- COMMAND [ARG...]\n"
           "  usdt-record [OPTIONS] -e PROBE... -o FILE -p PID[,PID...]\n"
           "  usdt-record [OPTIONS] -e PROBE... -o FILE -a\n"
@@ -290,8 +304,13 @@ std::string record_help_text() {
           "  usdt:PATH:NAME               any provider\n"
           "  PROVIDER:NAME                in the command's binary and libraries, or -p's mapped files\n"
           "  NAME                         any provider, any of those files\n"
-          "  uprobe:PATH:SYMBOL[+OFFSET]  function entry\n"
+          "  uprobe:PATH:SYMBOL[+OFFSET]  function entry (arguments: the 6 ABI argument registers)\n"
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
+          "SYMBOL is looked up in .symtab and .dynsym; C++ names are matched and shown demangled\n"
+          "('uprobe:./server:ns::Server::handle*'; quote a symbol holding a lone ':'). Every\n"
+          "function a SYMBOL pattern selects is attached (static functions of one name too), at\n"
+          "most --max-functions; aliases at one address are attached once. In traces they are\n"
+          "named uprobe:SYMBOL and uretprobe:SYMBOL.\n"
           "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
           "\n"
           << make_options(&o, &pids, &numbers, &strings)
@@ -305,7 +324,9 @@ std::string record_help_text() {
              "  usdt-record -e 'python:function__*' -o py.trace -- python3.11 script.py\n"
              "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
              "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
-             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n";
+             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n"
+             "  usdt-record -l 'uprobe:libc.so.6:malloc*'\n"
+             "  usdt-record -e uprobe:libc.so.6:malloc -e uretprobe:libc.so.6:malloc -o m.trace -- ls\n";
   return text.str();
 }
 

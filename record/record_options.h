@@ -17,6 +17,7 @@ namespace usdt::record {
 constexpr uint32_t kDefaultBufferPages = 1024;
 constexpr uint32_t kDefaultStackBytes = 512;
 constexpr uint32_t kDefaultStringBytes = 256;
+constexpr uint32_t kDefaultMaxFunctions = 1000;
 // The kernel's fetch-args copy at most 4096 bytes of a string, NUL included.
 constexpr uint32_t kMaxStringBytes = 4095;
 
@@ -46,6 +47,7 @@ struct RecordOptions {
   uint32_t stack_bytes = kDefaultStackBytes;    // user stack bytes copied per sample
   std::vector<StringArgs> strings;              // --string
   uint32_t string_bytes = kDefaultStringBytes;  // --string-bytes: longest string kept
+  uint32_t max_functions = kDefaultMaxFunctions;  // --max-functions: per uprobe pattern
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)
 };
 

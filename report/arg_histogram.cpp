@@ -152,8 +152,8 @@ void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const
       ++outside_groups_;
     }
   }
-  int i = config_.arg;
-  if (!e.has_arg(i)) {
+  int i = config_.arg.at(site);
+  if (i < 0 || !e.has_arg(i)) {
     overall_.add_missing();
     if (group != nullptr) group->add_missing();
     return;

@@ -71,7 +71,7 @@ struct ArgGroup {
 struct ArgHistogramConfig {
   std::vector<uint8_t> selected;  // per global site
   std::vector<const SiteInfo*> sites;
-  int arg = 0;
+  ArgRef arg;  // argN, or a name looked up per site
   std::optional<KeySpec> by;  // pid, tid or argN (also a string argument)
   std::vector<std::string> hosts;  // by key domain: its host name (--by host)
   std::optional<LinearSpec> linear;

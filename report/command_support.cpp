@@ -1,4 +1,5 @@
 #include <ctime>
+#include <set>
 
 #include "report/commands.h"
 
@@ -108,6 +109,24 @@ int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
     case Command::export_trace: return run_export(options, input, io);
   }
   return 1;
+}
+
+Status check_arg_name(const ArgRef& arg, const ProbeCatalog& catalog, const std::vector<uint32_t>& sites,
+                      const char* option) {
+  if (arg.name.empty()) return Status::success();
+  std::set<std::string> names;
+  for (uint32_t s : sites) {
+    const SiteInfo& site = catalog.site(s);
+    if (site.arg_named(arg.name) >= 0) return Status::success();
+    for (const std::string& n : site.arg_names) {
+      if (!n.empty()) names.insert(n);
+    }
+  }
+  std::string msg = std::string(option) + " " + arg.name + ": no selected probe has an argument of that name";
+  if (names.empty()) return Error(msg + "; their arguments have no names: use argN");
+  msg += "; names there:";
+  for (const std::string& n : names) msg += " " + n;
+  return Error(msg);
 }
 
 }  // namespace usdt::report

@@ -61,4 +61,9 @@ std::string wall_clock_text(uint64_t realtime_ns);
 // fails with the probes the trace has.
 Result<std::vector<uint32_t>> sites_matching(const ProbeCatalog& catalog, const std::string& pattern);
 
+// An argument given by name must name an argument of at least one of the
+// sites (global indexes) a command reads; fails with the names they have.
+Status check_arg_name(const ArgRef& arg, const ProbeCatalog& catalog, const std::vector<uint32_t>& sites,
+                      const char* option);
+
 }  // namespace usdt::report

@@ -58,6 +58,10 @@ struct SitePrefix {
   std::vector<char> padded;
   size_t padded_len = 0;
   ArgType types[format::kMaxArgs] = {};
+  // text only, for a site whose arguments have names: " name=" or " argN="
+  // per argument (else the fixed kTextArgLabels), and their total length.
+  std::vector<std::string> labels;
+  size_t labels_len = 0;
 };
 
 // Copies len bytes in 16-byte steps from storage padded to a multiple of 16:
@@ -82,6 +86,16 @@ struct ArgLabel {
 constexpr ArgLabel kTextArgLabels[format::kMaxArgs] = {
     {" arg0=", 6}, {" arg1=", 6}, {" arg2=", 6}, {" arg3=", 6},  {" arg4=", 6},  {" arg5=", 6},
     {" arg6=", 6}, {" arg7=", 6}, {" arg8=", 6}, {" arg9=", 6}, {" arg10=", 7}, {" arg11=", 7}};
+
+// Writes argument i's label of a site: its name or argN.
+inline char* put_arg_label(char* p, const SitePrefix& sp, size_t i) {
+  if (sp.labels.empty()) {
+    std::memcpy(p, kTextArgLabels[i].text, 8);
+    return p + kTextArgLabels[i].len;
+  }
+  std::memcpy(p, sp.labels[i].data(), sp.labels[i].size());
+  return p + sp.labels[i].size();
+}
 
 // The start of a text line for one thread of one file: host label, padded
 // comm, "pid/tid [". Kept inline when short (the usual case).
@@ -229,7 +243,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     const ThreadPrefix& tp = slot.prefix;
     const size_t string_room =
         e.string_mask == 0 ? 0 : string_args_room(e, nargs, text_string_room);
-    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs +
+    char* p = out.begin(128 + tp.len + sp.padded_len + 2 * kOvershoot + (kMaxArgChars + 8) * nargs + sp.labels_len +
                         string_room);
     if (tp.len <= ThreadPrefix::kInline) {
       p = put_chunked(p, tp.text, tp.len);
@@ -264,8 +278,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     if (e.string_mask != 0) {
       for (size_t i = 0; i < nargs; ++i) {
         int k = static_cast<int>(i);
-        std::memcpy(p, kTextArgLabels[i].text, 8);
-        p += kTextArgLabels[i].len;
+        p = put_arg_label(p, sp, i);
         if (!e.has_arg(k)) {
           p = put(p, std::string_view("null"));
         } else if (e.is_string(k)) {
@@ -280,8 +293,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
       continue;
     }
     for (size_t i = 0; i < nargs; ++i) {
-      std::memcpy(p, kTextArgLabels[i].text, 8);
-      p += kTextArgLabels[i].len;
+      p = put_arg_label(p, sp, i);
       if (!e.has_arg(static_cast<int>(i))) {
         p = put(p, std::string_view("null"));
       } else if (uint64_t v = e.args[i]; sp.types[i] == ArgType::unsigned_int && v < 100000000u) {
@@ -336,17 +348,27 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
     switch (format) {
       case DumpFormat::text: {
-        prefixes[s].text = p.full_name;
-        std::string shown = ": " + p.full_name;
+        prefixes[s].text = p.shown_name;
+        std::string shown = ": " + p.shown_name;
         prefixes[s].padded = padded_copy(shown);
         prefixes[s].padded_len = shown.size();
         for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
+        if (catalog.site(s).has_names) {
+          // Events may carry more arguments than the site describes: argN for those.
+          for (size_t i = 0; i < format::kMaxArgs; ++i) {
+            prefixes[s].labels.push_back(" " + catalog.site(s).arg_label(i) + "=");
+            prefixes[s].labels_len += prefixes[s].labels.back().size();
+          }
+        }
         break;
       }
       case DumpFormat::jsonl: {
         // The middle of the line: ,"provider":..,"name":..,"args":[
         JsonWriter w(prefixes[s].text);
-        w.continue_object().key("provider").string(p.provider).key("name").string(p.name).key("args").begin_array();
+        w.continue_object().key("provider").string(p.provider).key("name").string(p.name);
+        // The file, where another file has a function of the same name.
+        if (p.ambiguous()) w.key("path").string(p.path);
+        w.key("args").begin_array();
         break;
       }
       case DumpFormat::csv: prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name); break;

@@ -95,13 +95,13 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
   const SiteInfo& info = catalog.site(site);
   JsonWriter& j = w.begin_event();
   j.begin_object().key("ph").string("i").key("s").string("t");
-  j.key("name").string(catalog.probe_of_site(site).full_name);
+  j.key("name").string(catalog.probe_of_site(site).shown_name);
   j.key("cat").string(catalog.probe_of_site(site).provider);
   j.key("ts").number_text(w.ts_text(time));
   write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
   j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
-    j.key("arg" + std::to_string(i)).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
+    j.key(info.arg_label(static_cast<size_t>(i))).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
   }
   write_truncated_args(j, e);
   j.end_object().end_object();
@@ -111,7 +111,7 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
 // The args of a pair's slice: end probe, exact duration, the key's value.
 void write_pair_args(JsonWriter& j, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key) {
   j.key("args").begin_object();
-  j.key("end").string(catalog.probe_of_site(p.end_site).full_name);
+  j.key("end").string(catalog.probe_of_site(p.end_site).shown_name);
   j.key("duration_ns").uint(p.duration);
   j.key(key.text());
   if (p.key_type == ArgType::string) {
@@ -137,7 +137,7 @@ std::string async_id(uint64_t key) {
 }
 
 void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key) {
-  const std::string& name = catalog.probe_of_site(p.start_site).full_name;
+  const std::string& name = catalog.probe_of_site(p.start_site).shown_name;
   const uint64_t pid = chrome_id(p.domain, p.pid);
   const uint64_t tid = chrome_id(p.domain, p.tid);
   if (key.kind != KeySpec::Kind::arg) {

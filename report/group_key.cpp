@@ -29,8 +29,8 @@ GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e
       g.value = e.pid;
       break;
     case KeySpec::Kind::arg: {
-      int i = by.arg;
-      if (!e.has_arg(i)) return g;
+      int i = by.arg.at(site);
+      if (i < 0 || !e.has_arg(i)) return g;
       g.present = true;
       if (e.is_string(i)) {
         g.type = ArgType::string;

@@ -49,7 +49,7 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, "hist cannot write format '" + options.format + "' (text or json)");
     return 2;
   }
-  if (options.filter.probes.empty() || options.arg < 0) {
+  if (options.filter.probes.empty() || !options.arg) {
     print_error(io.err, "hist needs --probe PROBE and --arg N");
     return 2;
   }
@@ -60,22 +60,33 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   const ProbeCatalog& catalog = input.catalog();
   ArgHistogramConfig config;
-  config.arg = options.arg;
+  config.arg = *options.arg;
   config.by = options.by;
   for (const TraceFileInfo& f : input.files()) config.hosts.push_back(f.metadata.hostname);
   config.linear = options.linear;
+  std::vector<uint32_t> selected;
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
     config.selected.push_back(filter->site_selected(s) ? 1 : 0);
     config.sites.push_back(&catalog.site(s));
+    if (filter->site_selected(s)) selected.push_back(s);
     // A histogram needs numbers: a string argument has no place on an axis.
-    if (filter->site_selected(s) && arg_type_at(&catalog.site(s), options.arg) == ArgType::string) {
-      print_error(io.err, "argument " + std::to_string(options.arg) + " of " +
+    const int i = options.arg->at(&catalog.site(s));
+    if (filter->site_selected(s) && i >= 0 && arg_type_at(&catalog.site(s), i) == ArgType::string) {
+      print_error(io.err, "argument " + (options.arg->name.empty() ? std::to_string(i) : options.arg->name) + " of " +
                               catalog.probe_of_site(s).full_name +
                               " is a string: a histogram needs numbers");
       std::fputs(
           "hint: 'usdt-report latency --by argN' groups durations by a string; 'usdt-report dump' "
           "prints the strings\n",
           io.err);
+      return 1;
+    }
+  }
+  std::vector<std::pair<const ArgRef*, const char*>> named = {{&*options.arg, "--arg"}};
+  if (options.by && options.by->kind == KeySpec::Kind::arg) named.emplace_back(&options.by->arg, "--by");
+  for (auto [arg, option] : named) {
+    if (Status named = check_arg_name(*arg, catalog, selected, option); !named) {
+      print_error(io.err, named.error().message());
       return 1;
     }
   }
@@ -101,7 +112,12 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   if (options.format == "json") {
     std::string j;
     JsonWriter w(j);
-    w.begin_object().key("probe").string(probe_text).key("arg").sint(options.arg);
+    w.begin_object().key("probe").string(probe_text).key("arg");
+    if (options.arg->name.empty()) {
+      w.sint(options.arg->index);
+    } else {
+      w.string(options.arg->name);
+    }
     write_arg_stats_fields(w, analyzer.overall());
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
@@ -119,7 +135,7 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     std::fputs(j.c_str(), io.out);
     return 0;
   }
-  std::string t = probe_text + " arg" + std::to_string(options.arg) + ":\n" + arg_stats_text(analyzer.overall());
+  std::string t = probe_text + " " + options.arg->text() + ":\n" + arg_stats_text(analyzer.overall());
   if (options.by) {
     for (const ArgGroup* g : analyzer.groups()) {
       t += "\n" + options.by->text() + " " + group_key_text(g->key, false);

@@ -35,14 +35,18 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                              Key* key) {
-  (void)global_site;
+  // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
+  const uint64_t cls = global_site < config_.pair_class.size()
+                           ? uint64_t{config_.pair_class[global_site]} << 48
+                           : 0;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid); return true;
-    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid); return true;
+    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid) | cls; return true;
+    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid) | cls; return true;
     case KeySpec::Kind::host: return false;  // not a pairing key: options refuse it
     case KeySpec::Kind::arg: {
-      int i = config_.key.arg;
-      if (!e.has_arg(i)) return false;
+      int i = config_.key.arg.name.empty() ? config_.key.arg.index
+                                            : config_.key.arg.at(site_info(global_site));
+      if (i < 0 || !e.has_arg(i)) return false;
       key->is_string = e.is_string(i);
       if (!key->is_string) {
         key->value = e.args[i];
@@ -79,10 +83,13 @@ void LatencyAnalyzer::erase_head(const Key& key) {
   if (it != open_strings_.end()) open_strings_.erase(it);
 }
 
+const SiteInfo* LatencyAnalyzer::site_info(uint32_t global_site) const {
+  return global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
+}
+
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
-  const SiteInfo* site = global_site < config_.sites.size() ? config_.sites[global_site] : nullptr;
-  return group_key_of(*config_.by, domain, e, site, &config_.hosts);
+  return group_key_of(*config_.by, domain, e, site_info(global_site), &config_.hosts);
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
@@ -154,7 +161,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   p.tid = n.tid;
   p.start_site = n.site;
   p.end_site = global_site;
-  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);  // drops domain and class
   if (key.is_string) {
     p.key = string_hash(scratch_);
     p.key_type = ArgType::string;
@@ -162,8 +169,9 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     p.key_truncated = scratch_[0] == '\1';
   } else if (config_.key.kind == KeySpec::Kind::arg) {
     const SiteInfo* site = config_.sites[n.site];
-    size_t i = static_cast<size_t>(config_.key.arg);
-    if (site != nullptr && i < site->arg_types.size()) p.key_type = site->arg_types[i];
+    int i = config_.key.arg.at(site);
+    if (site != nullptr && i >= 0 && static_cast<size_t>(i) < site->arg_types.size())
+      p.key_type = site->arg_types[static_cast<size_t>(i)];
     if (p.key_type == ArgType::string) p.key_type = ArgType::unsigned_int;
   }
   GroupKey group = n.group;

@@ -29,6 +29,11 @@ enum class SiteRole : uint8_t { none = 0, start = 1, end = 2 };
 
 struct LatencyConfig {
   std::vector<SiteRole> roles;  // per global site
+  // Per global site (or empty): starts and ends pair only within one class.
+  // Function latency gives each probed file its own class, so that a return
+  // of work in one file never closes an entry of work in another. 0..0xffff;
+  // used with tid and pid keys.
+  std::vector<uint16_t> pair_class;
   std::vector<const SiteInfo*> sites;  // per global site, for argument types
   KeySpec key;
   std::optional<KeySpec> by;
@@ -119,6 +124,7 @@ class LatencyAnalyzer {
   uint32_t& head_of(const Key& key);
   void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
+  const SiteInfo* site_info(uint32_t global_site) const;
   void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;

@@ -37,9 +37,19 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
   site_of_slot_.resize(site_of_slot_.size() + size, kUnknownSite);
   for (const format::ProbeSite& s : sites) {
     if (s.id >= size) continue;
-    std::string full = s.provider + ":" + s.name;
-    auto [it, added] = probe_by_name_.emplace(full, static_cast<uint32_t>(probes_.size()));
-    if (added) probes_.push_back(ProbeInfo{s.provider, s.name, full});
+    const bool function = s.kind == format::ProbeKind::uprobe || s.kind == format::ProbeKind::uretprobe;
+    std::string provider = s.provider;
+    if (function) provider = s.kind == format::ProbeKind::uprobe ? "uprobe" : "uretprobe";
+    std::string full = provider + ":" + s.name;
+    std::string path = function ? s.path : "";
+    // '\n' cannot occur in a probe name: the key of a function probe is
+    // its name and file.
+    std::string key = function ? full + '\n' + path : full;
+    auto [it, added] = probe_by_name_.emplace(key, static_cast<uint32_t>(probes_.size()));
+    if (added) {
+      probes_.push_back(ProbeInfo{provider, s.name, full, path, full});
+      if (++names_used_[full] > 1) mark_ambiguous(full);
+    }
     uint32_t probe = it->second;
     SiteInfo info;
     info.probe = probe;
@@ -49,9 +59,29 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
       info.arg_types.push_back(arg_type_of(a));
       info.arg_sizes.push_back(a.size);
       info.has_strings = info.has_strings || a.is_string;
+      info.arg_names.push_back(a.name);
+      info.has_names = info.has_names || !a.name.empty();
     }
     site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
     sites_.push_back(std::move(info));
+  }
+}
+
+int SiteInfo::arg_named(std::string_view name) const {
+  for (size_t i = 0; i < arg_names.size(); ++i) {
+    if (arg_names[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string SiteInfo::arg_label(size_t i) const {
+  if (i < arg_names.size() && !arg_names[i].empty()) return arg_names[i];
+  return "arg" + std::to_string(i);
+}
+
+void ProbeCatalog::mark_ambiguous(const std::string& full_name) {
+  for (ProbeInfo& p : probes_) {
+    if (p.full_name == full_name) p.shown_name = p.full_name + " (" + p.path + ")";
   }
 }
 
@@ -67,6 +97,7 @@ std::vector<std::string> ProbeCatalog::probe_names() const {
   std::vector<std::string> names;
   for (const ProbeInfo& p : probes_) names.push_back(p.full_name);
   std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,10 +26,19 @@ ArgType arg_type_of(const format::ArgDescriptor& descriptor);
 // "string" (size in bytes, as the descriptor gives it).
 std::string arg_type_name(ArgType type, uint8_t size);
 
+// A probe: USDT probes by provider:name; function probes (uprobe:SYMBOL,
+// uretprobe:SYMBOL) by name and file, since two files may each have a
+// function of that name.
 struct ProbeInfo {
   std::string provider;
   std::string name;
   std::string full_name;  // "provider:name"
+  std::string path;       // function probes: the probed file; "" for USDT probes
+  // full_name, followed by " (PATH)" when another probe of the catalog has
+  // the same full_name (the same function name in another file): what text
+  // output shows so the two are not confused.
+  std::string shown_name;
+  bool ambiguous() const { return shown_name.size() != full_name.size(); }
 };
 
 struct SiteInfo {
@@ -38,6 +48,15 @@ struct SiteInfo {
   std::vector<ArgType> arg_types;  // one per descriptor of the site
   std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
   bool has_strings = false;        // some argument is a string
+  // Per descriptor: its name (format 1.2), or empty when it has none. Names
+  // are usable as selectors: the reader keeps only [A-Za-z0-9_.] names.
+  std::vector<std::string> arg_names;
+  bool has_names = false;
+
+  // The index of the argument called name here, -1 when there is none.
+  int arg_named(std::string_view name) const;
+  // The argument's name, or "argN".
+  std::string arg_label(size_t i) const;
 };
 
 class ProbeCatalog {
@@ -46,6 +65,9 @@ class ProbeCatalog {
 
   // Adds the next file's probe table (file index = number of files added so
   // far). Site ids need not be dense: ids without a site stay unknown.
+  // Function sites are named uprobe:SYMBOL / uretprobe:SYMBOL whatever their
+  // provider field says (files before version 1.2 stored the file's base
+  // name there).
   void add_file(const std::vector<format::ProbeSite>& sites);
 
   // The global index of a file's site, or kUnknownSite for an id the file's
@@ -78,6 +100,9 @@ class ProbeCatalog {
   std::vector<SiteInfo> sites_;
   std::vector<ProbeInfo> probes_;
   std::unordered_map<std::string, uint32_t> probe_by_name_;
+  std::unordered_map<std::string, uint32_t> names_used_;  // full_name -> probes with it
+
+  void mark_ambiguous(const std::string& full_name);
 };
 
 // The error text for a pattern that selects nothing: the probes the trace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/build_info.h"
+#include "formats/arg_name.h"
 #include "report/duration.h"
 #include "report/wildcard.h"
 
@@ -24,11 +25,41 @@ const char* command_name(Command command) {
   return "?";
 }
 
+int ArgRef::at(const SiteInfo* site) const {
+  if (name.empty()) return index;
+  return site != nullptr ? site->arg_named(name) : -1;
+}
+
+std::string ArgRef::text() const { return name.empty() ? "arg" + std::to_string(index) : name; }
+
+Result<ArgRef> parse_arg_ref(const std::string& text, const char* option, bool numbers_too) {
+  ArgRef a;
+  std::string_view digits(text);
+  if (text.size() > 3 && text.compare(0, 3, "arg") == 0) digits.remove_prefix(3);
+  const bool positional = digits.size() != text.size() || numbers_too;
+  if (positional && !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    int n = -1;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec == std::errc() && ptr == digits.data() + digits.size() && n >= 0 && n < format::kMaxArgs) {
+      a.index = n;
+      return a;
+    }
+    return Error(std::string("invalid ") + option + " '" + text +
+                 "': probes have at most 12 arguments (arg0 to arg11)");
+  }
+  if (format::is_valid_arg_name(text, 0)) {
+    a.name = text;
+    return a;
+  }
+  return Error(std::string("invalid ") + option + " '" + text +
+               "': expected argN (N from 0 to 11) or an argument's name");
+}
+
 std::string KeySpec::text() const {
   switch (kind) {
     case Kind::tid: return "tid";
     case Kind::pid: return "pid";
-    case Kind::arg: return "arg" + std::to_string(arg);
+    case Kind::arg: return arg.text();
     case Kind::host: return "host";
   }
   return "?";
@@ -41,16 +72,14 @@ Result<KeySpec> parse_key_spec(const std::string& text, const char* option) {
     k.kind = KeySpec::Kind::pid;
     return k;
   }
-  if (text.size() > 3 && text.compare(0, 3, "arg") == 0) {
-    int n = -1;
-    auto [ptr, ec] = std::from_chars(text.data() + 3, text.data() + text.size(), n);
-    if (ec == std::errc() && ptr == text.data() + text.size() && n >= 0 && n < 12) {
-      k.kind = KeySpec::Kind::arg;
-      k.arg = n;
-      return k;
-    }
+  Result<ArgRef> arg = parse_arg_ref(text, option, false);
+  if (!arg) {
+    return Error(std::string("invalid ") + option + " '" + text +
+                 "': expected tid, pid, argN (N from 0 to 11) or an argument's name");
   }
-  return Error(std::string("invalid ") + option + " '" + text + "': expected tid, pid or argN (N from 0 to 11)");
+  k.kind = KeySpec::Kind::arg;
+  k.arg = *arg;
+  return k;
 }
 
 namespace {
@@ -87,24 +116,41 @@ const char* command_usage(Command c) {
              "an empty argN field means that the event's probe has no argument N.\n"
              "A string argument is quoted: text escapes \\\" \\\\ \\n and \\xNN (control bytes,\n"
              "invalid UTF-8) and adds ... after a string the recorder cut; jsonl gives a JSON\n"
-             "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n";
+             "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n"
+             "Arguments with a name (DWARF parameters, tracepoint fields) print as name=value\n"
+             "in text; jsonl and csv stay positional.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
-             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n\n"
+             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n"
+             "       usdt-report latency --function SYMBOL [OPTIONS] TRACE...\n\n"
              "Durations from each start event to the end event of the same key (tid by\n"
              "default; argN pairs on an argument such as a request id, also across\n"
              "threads). Nested starts on one key pair like a stack. Prints count, min, mean,\n"
              "p50, p90, p99, p99.9, max (percentiles within 0.39%) and a histogram;\n"
-             "unmatched starts and ends are counted.\n";
+             "unmatched starts and ends are counted.\n\n"
+             "Function latency: --function work (= --start uprobe:work --end uretprobe:work)\n"
+             "pairs each return with the innermost open entry on its thread, so recursion\n"
+             "pairs correctly. A return without an earlier entry (the call began before the\n"
+             "recording) is an unmatched end; an entry whose return never came (longjmp, an\n"
+             "exception unwinding through the function, thread exit, end of recording) is an\n"
+             "unmatched start. Such an abandoned entry stays open on its thread: calls made\n"
+             "later pair with their own entries (they are innermost), but a return of an\n"
+             "outer call that was already running when the inner ones were abandoned pairs\n"
+             "with the innermost abandoned entry. Counts stay exact; the durations of those\n"
+             "outer calls are then measured from a later entry, so they come out shorter.\n\n"
+             "Where arguments have names (DWARF parameters, tracepoint fields), --key and\n"
+             "--by also take a name, looked up in each probe (the words tid and pid mean\n"
+             "the thread and process, whatever the arguments are called).\n";
     case Command::hist:
       return "usage: usdt-report hist --probe PROBE --arg N [--linear MIN,MAX,STEP]\n"
              "                        [--by pid|tid|argN] [OPTIONS] TRACE...\n\n"
-             "The distribution of argument N (from 0) of a probe: count, missing (events\n"
-             "without that argument), min, mean, max, and a log2 (default) or linear\n"
-             "histogram.\n";
+             "The distribution of argument N (from 0; argN or the argument's name work too)\n"
+             "of a probe: count, missing (events without that argument), min, mean, max,\n"
+             "and a log2 (default) or linear histogram.\n";
     case Command::export_trace:
       return "usage: usdt-report export --format chrome -o FILE [--start PROBE --end PROBE]\n"
+             "                          [--function SYMBOL]\n"
              "                          [--key tid|pid|argN] [OPTIONS] TRACE...\n\n"
              "Writes a Chrome trace-event JSON file for Perfetto (ui.perfetto.dev) or\n"
              "chrome://tracing: start/end pairs as slices, other events as instants,\n"
@@ -200,7 +246,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   std::string format = o.format;
   std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, jobs;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, function, jobs;
   po::options_description common("options");
   common.add_options()
       ("help,h", "explain this command")
@@ -229,12 +275,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
           ("format", po::value(&format)->value_name("FORMAT"), o.command == Command::latency ? "text (default) or json" : "chrome")
           ("start", po::value(&o.start)->value_name("PROBE"), "the probe that starts an interval")
           ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
-          ("key", po::value(&key)->value_name("KEY"), "pair starts and ends on tid (default), pid or argN");
+          ("function", po::value(&function)->value_name("SYMBOL"),
+           "a function's own latency: --start uprobe:SYMBOL --end uretprobe:SYMBOL")
+          ("key", po::value(&key)->value_name("KEY"), "pair starts and ends on tid (default), pid, argN or an argument's name");
       if (o.command == Command::export_trace) {
         specific.add_options()("output,o", po::value(&o.output)->value_name("FILE"), "the JSON file to write");
       } else {
         specific.add_options()
-            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, host or argN (of the start event, else of the end event)")
+            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end event)")
             ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
             ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
             ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");
@@ -243,9 +291,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     case Command::hist:
       specific.add_options()
           ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
-          ("arg", po::value(&arg)->value_name("N"), "the argument, from 0")
+          ("arg", po::value(&arg)->value_name("N"), "the argument: N (from 0), argN or its name")
           ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid, tid or argN (a number or a string)");
+          ("by", po::value(&by)->value_name("KEY"), "one histogram per pid, tid, argN or argument name (a number or a string)");
       break;
   }
   po::options_description hidden;
@@ -346,7 +394,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     // host groups by the recording machine (the file's metadata): no
     // pairing key, and the only grouping summary has.
     if (by == "host") {
-      o.by = KeySpec{KeySpec::Kind::host, 0};
+      o.by = KeySpec{KeySpec::Kind::host, ArgRef{}};
     } else if (o.command == Command::summary) {
       return usage_error("invalid --by '" + by + "': summary groups by host only", command_word);
     } else {
@@ -370,10 +418,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     o.top = std::min<uint32_t>(*v, 100000);
   }
   if (!arg.empty()) {
-    Result<uint32_t> v = parse_u32(arg, "--arg");
-    if (!v) return fail(v.error());
-    if (*v >= 12) return usage_error("invalid --arg '" + arg + "': probes have at most 12 arguments (0 to 11)", command_word);
-    o.arg = static_cast<int>(*v);
+    Result<ArgRef> a = parse_arg_ref(arg, "--arg", true);
+    if (!a) return usage_error(a.error().message(), command_word);
+    o.arg = *a;
+  }
+  if (!function.empty()) {
+    if (!o.start.empty() || !o.end.empty())
+      return usage_error("--function SYMBOL stands for --start and --end: give one or the other", command_word);
+    o.start = "uprobe:" + function;
+    o.end = "uretprobe:" + function;
   }
   if (o.command == Command::latency && (o.start.empty() || o.end.empty())) {
     return usage_error("latency needs --start PROBE and --end PROBE", command_word);
@@ -381,7 +434,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (o.command == Command::export_trace && (o.start.empty() != o.end.empty())) {
     return usage_error("export needs both --start and --end, or neither", command_word);
   }
-  if (o.command == Command::hist && (probes.empty() || o.arg < 0)) {
+  if (o.command == Command::hist && (probes.empty() || !o.arg)) {
     return usage_error("hist needs --probe PROBE and --arg N", command_word);
   }
   if (o.command == Command::export_trace && o.output.empty()) {

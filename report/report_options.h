@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "report/linear_histogram.h"
+#include "report/probe_catalog.h"
 
 namespace usdt::report {
 
@@ -23,10 +25,31 @@ struct FilterOptions {
   std::optional<uint64_t> until_ns;
 };
 
-// --key / --by: tid, pid or argN (N from 0).
+// An argument on the command line: argN (by position, N from 0) or a name
+// (format 1.2: a DWARF parameter, a tracepoint field), whose position may
+// differ from one probe site to another.
+struct ArgRef {
+  int index = 0;     // when name is empty
+  std::string name;  // when not empty
+
+  // The argument's index at a site, -1 when the site has no such argument.
+  int at(const SiteInfo* site) const;
+  static ArgRef positional(int i) {
+    ArgRef a;
+    a.index = i;
+    return a;
+  }
+  std::string text() const;  // "argN" or the name
+};
+// "argN" or a name; with numbers_too (hist --arg), also a bare "N".
+Result<ArgRef> parse_arg_ref(const std::string& text, const char* option, bool numbers_too);
+
+// --key / --by: tid, pid, argN or an argument's name; --by also host. The
+// words tid, pid (and host for --by) win over arguments of that name (those
+// are still argN).
 struct KeySpec {
   enum class Kind : uint8_t { tid, pid, arg, host } kind = Kind::tid;  // host: --by only
-  int arg = 0;
+  ArgRef arg;
   std::string text() const;
 };
 Result<KeySpec> parse_key_spec(const std::string& text, const char* option);
@@ -45,7 +68,7 @@ struct ReportOptions {
   std::optional<LinearSpec> linear;
   uint32_t top = 0;
   // hist
-  int arg = -1;
+  std::optional<ArgRef> arg;
   // export
   std::string output;
   // Threads that decode each trace (-j); 0: one per core.

@@ -165,7 +165,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   std::sort(rows.begin(), rows.end(), [&](const ProbeRow& a, const ProbeRow& b) {
     if (a.count != b.count) return a.count > b.count;
-    return catalog.probes()[a.probe].full_name < catalog.probes()[b.probe].full_name;
+    return catalog.probes()[a.probe].shown_name < catalog.probes()[b.probe].shown_name;
   });
   std::vector<ProcessCount> processes = stats.processes();
 
@@ -224,12 +224,13 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
     for (const ProbeRow& row : rows) {
       const ProbeInfo& p = catalog.probes()[row.probe];
       w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
+      if (!p.path.empty()) w.key("path").string(p.path);
       w.key("count").uint(row.count).key("lost").uint(row.lost);
       w.key("rate_per_s").number_text(rate_text(row.count, duration));
       w.key("args").begin_array();
       if (const SiteInfo* site = first_site[row.probe]; site != nullptr) {
         for (size_t i = 0; i < site->arg_types.size(); ++i) {
-          w.begin_object().key("name").string("arg" + std::to_string(i));
+          w.begin_object().key("name").string(site->arg_label(i));
           w.key("type").string(arg_type_name(site->arg_types[i], site->arg_sizes[i])).end_object();
         }
       }
@@ -312,10 +313,10 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   t += "\n";
 
   size_t name_width = 24;
-  for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].full_name.size() + 2);
+  for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].shown_name.size() + 2);
   t += pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) + pad_left("lost", 10) + "\n";
   for (const ProbeRow& row : rows) {
-    t += pad_right(catalog.probes()[row.probe].full_name, name_width) + pad_left(std::to_string(row.count), 12) +
+    t += pad_right(catalog.probes()[row.probe].shown_name, name_width) + pad_left(std::to_string(row.count), 12) +
          pad_left(duration ? rate_text(row.count, duration) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
   }
   if (stats.unknown_site_events() > 0) {

@@ -14,7 +14,11 @@ namespace usdt::report {
 // same matching usdt-record applies to -e patterns).
 bool wildcard_match(std::string_view pattern, std::string_view text);
 
-// Whether a probe pattern (see above) selects provider:name.
+// Whether a probe pattern (see above) selects provider:name. A function
+// probe (provider uprobe or uretprobe) whose name has parameters is also
+// selected by its name without them: uprobe:ns::twice<int> selects
+// uprobe:ns::twice<int>(int); so does a pattern for the name alone, even
+// with "::" in it (ns::twice<int>).
 bool probe_pattern_matches(std::string_view pattern, std::string_view provider,
                            std::string_view name);
 

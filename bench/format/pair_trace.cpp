@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
     sites[i].provider = "bench";
     sites[i].name = i == 0 ? "start" : "done";
     sites[i].file_offset = 0x1000 + i * 0x10;
-    ArgDescriptor a{"8@%rdi", 8, false, false, usdt::ArgLocation::reg,
-                    usdt::ArgSource::sampled_register};
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.location = usdt::ArgLocation::reg;
+    a.source = usdt::ArgSource::sampled_register;
     sites[i].args = {a, a};
   }
   TraceMetadata m;

@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class Workload:
     def __init__(self, name, title, binary, argv, probes, expected_events, unique_args, kind="command",
-                 hit_keys=None, loss_check=False, strings=()):
+                 hit_keys=None, loss_check=False, strings=(), func=None):
         self.name, self.title = name, title
         self.binary, self.argv = binary, argv
         self.probes = probes                  # [(provider, name)]
@@ -50,6 +50,9 @@ class Workload:
         # The bare sampler's registers and stack hold the arguments (not when
         # they are in heap memory): only then can its duplicates be counted.
         self.sample_holds_args = not self.strings
+        # ("uprobe" or "uretprobe", SYMBOL): a function probe instead of the
+        # USDT probes (fentry, fret).
+        self.func = func
 
 
 def loop_workload(name, title, loop_bin, probe, hits, threads=1, variant=None, index_arg=0, tag_arg=1,
@@ -60,6 +63,18 @@ def loop_workload(name, title, loop_bin, probe, hits, threads=1, variant=None, i
     return Workload(name, title, loop_bin, argv, [probe], hits, True,
                     hit_keys=hit_count.ExpectedHits([probe], hits, threads, index_arg, tag_arg),
                     loss_check=loss_check, strings=strings)
+
+
+def function_workload(name, title, loop_bin, kind, hits):
+    """loop -v func under a uprobe (kind "uprobe") or uretprobe on bench_work.
+    Every event is keyed by its index: argument 0 (%rdi at the entry, the
+    return value at the return), with the tag in argument 1 at the entry.
+    The key ignores the event's provider and name (any_probe): the recording
+    holds this one probe, whatever the trace calls it."""
+    probe = (kind, "bench_work")
+    keys = hit_count.ExpectedHits([probe], hits, 1, 0, 1 if kind == "uprobe" else None, any_probe=True)
+    return Workload(name, title, loop_bin, [loop_bin, "-n", str(hits), "-v", "func"], [probe], hits, True,
+                    hit_keys=keys, func=probe)
 
 
 def make_workloads(args, loop_bin):
@@ -88,6 +103,11 @@ def make_workloads(args, loop_bin):
                                strings=["arg2"]),
         "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
                               ("bench_sema", "hit"), nv, variant="sema"),
+        "fentry": function_workload("fentry", f"fentry: uprobe on the entry of bench_work(i, tag), {n:,} calls, "
+                                    "against the USDT site bench:hit2(i, tag) of loop in the same rounds",
+                                    loop_bin, "uprobe", n),
+        "fret": function_workload("fret", f"fret: uretprobe on bench_work (returns i), {n:,} calls",
+                                  loop_bin, "uretprobe", n),
         "postgres": Workload("postgres", f"postgres: pgbench -c 1 -t {args.pg_transactions}, "
                              "postgresql:query__start + query__done",
                              f"{postgres.PG_BIN}/postgres", None,
@@ -426,9 +446,10 @@ class Bench:
 
 # ---------------------------------------------------------------- tables
 
-def per_round_overhead(res, tool):
-    """Per-round overhead ns/event of `tool` against the untraced run of the same round."""
-    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
+def per_round_overhead(res, tool, baseline="untraced"):
+    """Per-round overhead ns/event of `tool` against the untraced run of the
+    same round (`baseline`: the untraced run of the program the tool ran on)."""
+    base = {r["round"]: r for r in res.get(baseline, []) if isinstance(r, dict) and not r.get("error")}
     out = {}
     runs = res.get(tool)
     if not isinstance(runs, list):
@@ -454,11 +475,11 @@ def tps_ratio_rounds(res, tool):
             if not r.get("error") and r.get("tps") and base.get(r["round"])]
 
 
-def per_round_cpu(res, tool, with_tool_cpu):
+def per_round_cpu(res, tool, with_tool_cpu, baseline="untraced"):
     """Per-round CPU ns/event added by tracing: the workload's own extra CPU
     (the trap and sample writing happen in its context), plus the tool's CPU
     when with_tool_cpu."""
-    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
+    base = {r["round"]: r for r in res.get(baseline, []) if isinstance(r, dict) and not r.get("error")}
     out = {}
     runs = res.get(tool)
     if not isinstance(runs, list):
@@ -476,8 +497,10 @@ def per_round_cpu(res, tool, with_tool_cpu):
     return out
 
 
-def cpu_ratio(res, tool, ref, with_tool_cpu):
-    a, b = per_round_cpu(res, tool, with_tool_cpu), per_round_cpu(res, ref, with_tool_cpu)
+def cpu_ratio(res, tool, ref, with_tool_cpu, bases=None):
+    bases = bases or {}
+    a = per_round_cpu(res, tool, with_tool_cpu, bases.get(tool, "untraced"))
+    b = per_round_cpu(res, ref, with_tool_cpu, bases.get(ref, "untraced"))
     return med([a[k] / b[k] for k in a if k in b and b[k] > 0])
 
 
@@ -497,8 +520,12 @@ def cpu_vs_untraced(res, tool, with_tool_cpu):
     return med(out)
 
 
-def ratio_rounds(res, tool, ref):
-    a, b = per_round_overhead(res, tool), per_round_overhead(res, ref)
+def ratio_rounds(res, tool, ref, bases=None):
+    """Per-round ratios of the overheads of tool and ref, each against its own
+    baseline (bases: tool name -> baseline name, default untraced)."""
+    bases = bases or {}
+    a = per_round_overhead(res, tool, bases.get(tool, "untraced"))
+    b = per_round_overhead(res, ref, bases.get(ref, "untraced"))
     return [a[k] / b[k] for k in a if k in b and b[k] > 0]
 
 
@@ -510,10 +537,13 @@ def recording_table(w, res, tl):
              "workload + tool CPU ns/event (× bare) | tool wall s | peak RSS MiB |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = {}
+    bases = {t.name: t.baseline for t in tl}
     for t in tl:
         runs = res.get(t.name)
         if runs is None:
             continue
+        base = t.baseline
+        is_base = t.name == base
         if isinstance(runs, dict):
             lines.append(f"| {t.label} | not available: {runs['unavailable']} |" + " |" * 12)
             continue
@@ -522,9 +552,9 @@ def recording_table(w, res, tl):
         if not good:
             lines.append(f"| {t.label} | not available: {errors[0] if errors else 'no run'} |" + " |" * 12)
             continue
-        ov = list(per_round_overhead(res, t.name).values())
+        ov = list(per_round_overhead(res, t.name, base).values())
         tps_ratio = None
-        if t.name == "untraced":
+        if is_base:
             ov_s = f"0 (loop {fmt(med([r['loop_ns'] for r in good]) / 1e6, 1)} ms)"
             if w.kind == "attach":
                 ov_s = f"{fmt_range([r.get('tps') for r in good])} tps = 1 (reference)"
@@ -533,9 +563,12 @@ def recording_table(w, res, tl):
             if w.kind == "attach":
                 tps_ratio = med(tps_ratio_rounds(res, t.name))
                 ov_s += f"; {fmt_range([r.get('tps') for r in good])} tps = {fmt(tps_ratio, 2)} × untraced"
-        rf = ratio_rounds(res, t.name, "floor") if t.name not in ("untraced", "floor") else []
-        rb = ratio_rounds(res, t.name, "bare") if t.name not in ("untraced", "bare") else []
-        rp = ratio_rounds(res, t.name, "perf") if t.name not in ("untraced", "perf") else []
+        # Against the tools of this workload's program only (not the fentry
+        # workload's USDT-site reference, another program).
+        same = not is_base and base == "untraced"
+        rf = ratio_rounds(res, t.name, "floor", bases) if same and t.name != "floor" else []
+        rb = ratio_rounds(res, t.name, "bare", bases) if same and t.name != "bare" else []
+        rp = ratio_rounds(res, t.name, "perf", bases) if same and t.name != "perf" else []
         if w.kind == "attach":
             # A few ten thousand events in a second of pgbench: the per-event
             # difference drowns in pgbench's own run-to-run spread, so only
@@ -551,7 +584,7 @@ def recording_table(w, res, tl):
         dup = [r.get("dup") for r in good]
         bpe = [r["bytes"] / r["events"] for r in good if r.get("bytes") and r.get("events")]
         cpu = [r["tool_cpu_s"] * 1e9 / r["events"] for r in good
-               if r.get("tool_cpu_s") is not None and r.get("events") and t.name != "untraced"]
+               if r.get("tool_cpu_s") is not None and r.get("events") and not is_base]
         wall = [r.get("wall_s") for r in good]
         rss = [r["rss_kib"] / 1024 for r in good if r.get("rss_kib")]
 
@@ -564,10 +597,10 @@ def recording_table(w, res, tl):
         err_note = f" ({len(errors)} failed runs: {errors[0]})" if errors else ""
 
         def cpu_s(with_tool):
-            if t.name == "untraced" or w.kind == "attach":
+            if is_base or w.kind == "attach":
                 return "n/a"
-            v = med(list(per_round_cpu(res, t.name, with_tool).values()))
-            r = cpu_ratio(res, t.name, "bare", with_tool) if t.name != "bare" else None
+            v = med(list(per_round_cpu(res, t.name, with_tool, base).values()))
+            r = cpu_ratio(res, t.name, "bare", with_tool, bases) if t.name != "bare" else None
             return f"{fmt(v)} ({fmt(r, 2)})" if r is not None else fmt(v)
 
         lines.append(f"| {t.label}{err_note} | {ov_s} | {fmt(med(rf), 2)} | {fmt(med(rb), 2)} | {fmt(med(rp), 2)} | "
@@ -575,17 +608,47 @@ def recording_table(w, res, tl):
                      f"{cpu_s(False)} | {cpu_s(True)} | "
                      f"{fmt(med(wall), 2)} | {fmt(med(rss), 1)} |")
         summary[t.name] = {"overhead": med(ov), "x_floor": med(rf), "x_bare": med(rb), "x_perf": med(rp),
-                           "x_bare_rounds": rb,
-                           "cpu_x_bare": cpu_ratio(res, t.name, "bare", False),
-                           "total_cpu_x_bare": cpu_ratio(res, t.name, "bare", True),
-                           "cpu_x_perf": cpu_ratio(res, t.name, "perf", False),
-                           "total_cpu_x_perf": cpu_ratio(res, t.name, "perf", True),
-                           "lost": lost, "dup": dup, "bytes_per_event": med(bpe),
+                           "x_bare_rounds": rb, "x_perf_rounds": rp,
+                           "cpu_x_bare": cpu_ratio(res, t.name, "bare", False, bases),
+                           "total_cpu_x_bare": cpu_ratio(res, t.name, "bare", True, bases),
+                           "cpu_x_perf": cpu_ratio(res, t.name, "perf", False, bases),
+                           "total_cpu_x_perf": cpu_ratio(res, t.name, "perf", True, bases),
+                           "events": events, "lost": lost, "dup": dup,
+                           "stray": [r.get("stray") for r in good], "bytes_per_event": med(bpe),
                            "tps": med([r.get("tps") for r in good]), "tps_ratio": tps_ratio,
                            "cpu_vs_untraced": cpu_vs_untraced(res, t.name, False),
                            "total_cpu_vs_untraced": cpu_vs_untraced(res, t.name, True),
                            "runs": len(good)}
+    for t, ref in (("usdt-record", "usdt-record-usdt"), ("floor", "floor-usdt")):
+        if t in summary and ref in summary:
+            # usdt-record's own part: its overhead less the counting floor's.
+            above = {}
+            for u, f in ((t, "floor"), (ref, "floor-usdt")):
+                a = per_round_overhead(res, u, bases.get(u, "untraced"))
+                b = per_round_overhead(res, f, bases.get(f, "untraced"))
+                above[u] = med([a[k] - b[k] for k in a if k in b])
+            summary[t]["above_floor_ns"] = above.get(t)
+            summary[t]["usdt_site_above_floor_ns"] = above.get(ref)
+            summary[t]["x_usdt_site_rounds"] = ratio_rounds(res, t, ref, bases)
+            summary[t]["cpu_x_usdt_site"] = cpu_ratio(res, t, ref, False, bases)
+            summary[t]["total_cpu_x_usdt_site"] = cpu_ratio(res, t, ref, True, bases)
     return lines, summary
+
+
+def usdt_site_references(tl, site):
+    """The fentry workload's reference in the same rounds: the loop workload's
+    program (bench:hit2, two register arguments) untraced, under the counting
+    floor and under usdt-record."""
+    by = {t.name: t for t in tl}
+    out = []
+    if "untraced" in by:
+        out.append(tools.OnOtherWorkload(by["untraced"], site, "untraced-usdt",
+                                         "untraced, USDT-site loop (loop -v reg2)", "untraced-usdt"))
+        for name, label in (("floor", "uprobe count (perf stat), USDT site bench:hit2"),
+                            ("usdt-record", "usdt-record, USDT site bench:hit2")):
+            if name in by:
+                out.append(tools.OnOtherWorkload(by[name], site, name + "-usdt", label, "untraced-usdt"))
+    return out
 
 
 def loss_table(loss, args, tl):
@@ -685,6 +748,13 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
             out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0),
                         f"{u['x_perf']:.2f} × perf record in workload wall time; in CPU: workload "
                         f"{fmt(u['cpu_x_perf'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_perf'], 2)} ×"))
+    # function probes (issue 10)
+    for w, judge in (("fentry", verdicts.function_entry), ("fret", verdicts.function_return)):
+        if w in summaries:
+            out.append(judge(summaries[w]))
+            hits = (summaries[w].get("untraced") or {}).get("events") or [None]
+            out.append(verdicts.exact_counts(f"{w}: every tool's events = the hits, none lost or duplicated",
+                                             summaries[w], hits[0]))
     # kernel reads at the hit
     u = s("kread", "usdt-record")
     title = "kread: two heap words + a 64-byte string read by the kernel ≤ 1.10 × bare sampler (registers only, same site)"
@@ -726,6 +796,8 @@ def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
     else:
         out.append(("loop: ≤ 3 bytes/event", status(u["bytes_per_event"] <= 3), f"{u['bytes_per_event']:.2f} B/event"))
     for w in summaries:
+        if w in ("fentry", "fret"):  # no size target for the function probes
+            continue
         u, pz = s(w, "usdt-record"), s(w, "perf-z")
         if u is None or pz is None or u["bytes_per_event"] is None or pz["bytes_per_event"] is None:
             out.append((f"{w}: size ≤ 1/3 of perf record -z", "not available", "usdt-record or perf record -z did not run"))
@@ -839,7 +911,8 @@ def main():
     ap.add_argument("--pg-transactions", type=int, default=1000)
     ap.add_argument("--report-pairs", type=int, default=400000)
     ap.add_argument("--workloads",
-                    default="loop,threads,reg6,mem,kread,sema,postgres,isolation,detach,ctxswitch,loss,report,micro")
+                    default="loop,threads,reg6,mem,kread,sema,fentry,fret,postgres,isolation,detach,ctxswitch,"
+                    "loss,report,micro")
     ap.add_argument("--iso-hits", type=int, default=1000000,
                     help="hits of the untraced instance in the isolation workload")
     ap.add_argument("--iso-reps", type=int, default=3,
@@ -884,6 +957,9 @@ def main():
             if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
                 keep = set(args.variant_tools.split(",")) | {"untraced"}
                 wtl = [t for t in tl if t.name in keep]
+            if name == "fentry":
+                wtl = tl + usdt_site_references(tl, workloads["loop"])
+                b.fentry_tools = wtl
             if w.kind == "attach":
                 b.run_postgres(w, tl)
                 pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
@@ -926,7 +1002,8 @@ def main():
     for name in wanted:
         if name in b.results:
             w = make_workloads(args, loop_bin)[name]
-            lines, summary = recording_table(w, b.results[name], tl)
+            lines, summary = recording_table(w, b.results[name], getattr(b, "fentry_tools", tl)
+                                             if name == "fentry" else tl)
             summaries[name] = summary
             doc += lines + [""]
     loss_summary = {}

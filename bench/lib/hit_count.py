@@ -33,12 +33,24 @@ def per_thread_hits(hits, threads):
 class ExpectedHits:
     """The hits of one run of loop.c: every probe fires once per iteration of
     every thread. index_arg and tag_arg are the argument positions of the
-    iteration index and the thread tag (bench:hitmem has them swapped)."""
+    iteration index and the thread tag (bench:hitmem has them swapped);
+    tag_arg None: the events carry no tag (a uretprobe's only argument is the
+    return value), which needs one thread, tag 1.
 
-    def __init__(self, probes, hits, threads, index_arg=0, tag_arg=1):
+    any_probe: the recording holds the one probe of the workload and its
+    provider and name columns are not compared (a uprobe's event is named
+    after the file today, `uprobe:SYMBOL` later): every row counts as a hit of
+    probes[0]."""
+
+    def __init__(self, probes, hits, threads, index_arg=0, tag_arg=1, any_probe=False):
         self.probes = list(probes)  # [(provider, name)]
         self.hits, self.threads = hits, threads
         self.index_arg, self.tag_arg = index_arg, tag_arg
+        self.any_probe = any_probe
+        if tag_arg is None and threads != 1:
+            raise ValueError("events without a thread tag need one thread")
+        if any_probe and len(self.probes) != 1:
+            raise ValueError("any_probe needs exactly one probe")
 
     def total(self):
         return self.hits * len(self.probes)
@@ -60,21 +72,27 @@ def count_rows(rows, expected):
     header = next(rows, None)
     if header is None:
         raise ValueError("the dump is empty (no header line)")
-    need = ["provider", "name", f"arg{expected.index_arg}", f"arg{expected.tag_arg}"]
+    need = ["provider", "name", f"arg{expected.index_arg}"]
+    if expected.tag_arg is not None:
+        need.append(f"arg{expected.tag_arg}")
     missing = [c for c in need if c not in header]
     if missing:
         raise ValueError(f"the dump has no column {', '.join(missing)}")
-    ip, iname, iidx, itag = (header.index(c) for c in need)
+    ip, iname, iidx = (header.index(c) for c in need[:3])
+    itag = header.index(need[3]) if expected.tag_arg is not None else None
     maps = expected.bitmaps()
+    only = expected.probes[0] if expected.any_probe else None
     seen = unique = stray = 0
     for row in rows:
         seen += 1
         try:
-            idx, tag = int(row[iidx]), int(row[itag])
+            idx = int(row[iidx])
+            tag = int(row[itag]) if itag is not None else 1
         except (ValueError, IndexError):  # null (empty) or absent argument
             stray += 1
             continue
-        bits = maps.get((row[ip], row[iname], tag))
+        provider, name = only if only else (row[ip], row[iname])
+        bits = maps.get((provider, name, tag))
         if bits is None or not 0 <= idx < len(bits):
             stray += 1
         elif not bits[idx]:

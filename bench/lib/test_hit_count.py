@@ -58,5 +58,30 @@ class CountTest(unittest.TestCase):
             hit_count.count_rows([], self.two_threads)
 
 
+class FunctionProbeTest(unittest.TestCase):
+    """fentry/fret: one uprobe, whatever name the trace gives it."""
+
+    def test_any_probe_name_counts(self):
+        e = hit_count.ExpectedHits([("uprobe", "bench_work")], 3, 1, any_probe=True)
+        got = [HEADER] + [["1", "10", "11", "0", "loop", prov, "bench_work", str(i), "1"]
+                          for prov, i in (("loop", 0), ("uprobe", 1), ("loop", 2), ("uprobe", 2))]
+        self.assertEqual(hit_count.count_rows(got, e), {"events": 4, "unique": 3, "lost": 0, "dup": 1, "stray": 0})
+
+    def test_without_any_probe_the_name_must_match(self):
+        e = hit_count.ExpectedHits([("uprobe", "bench_work")], 1, 1)
+        got = [HEADER, ["1", "10", "11", "0", "loop", "loop", "bench_work", "0", "1"]]
+        self.assertEqual(hit_count.count_rows(got, e)["stray"], 1)
+
+    def test_return_value_alone_keys_a_hit(self):
+        e = hit_count.ExpectedHits([("uretprobe", "bench_work")], 3, 1, tag_arg=None, any_probe=True)
+        header = HEADER[:-1]
+        got = [header] + [["1", "10", "11", "0", "loop", "loop", "bench_work", str(i)] for i in (0, 2, 7)]
+        self.assertEqual(hit_count.count_rows(got, e), {"events": 3, "unique": 2, "lost": 1, "dup": 0, "stray": 1})
+
+    def test_no_tag_needs_one_thread(self):
+        with self.assertRaises(ValueError):
+            hit_count.ExpectedHits([("uretprobe", "f")], 4, 2, tag_arg=None)
+
+
 if __name__ == "__main__":
     unittest.main()

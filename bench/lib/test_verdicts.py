@@ -119,5 +119,53 @@ class HistoryTest(unittest.TestCase):
                 verdicts.load(path)
 
 
+class FunctionProbeTest(unittest.TestCase):
+    def test_entry_within_tolerance_is_met(self):
+        t, st, m = verdicts.function_entry({"usdt-record": {"x_usdt_site_rounds": [1.04, 0.97, 1.02]},
+                                            "floor": {"x_usdt_site_rounds": [1.3]}})
+        self.assertEqual(st, "met")
+        self.assertIn("1.02 × the USDT site", m)
+        self.assertIn("(per-round 0.97–1.04)", m)
+        self.assertIn("counting uprobe, perf stat) 1.30 ×", m)
+        self.assertNotIn("above that floor", m)
+        _, _, m = verdicts.function_entry({"usdt-record": {"x_usdt_site_rounds": [1.0], "above_floor_ns": 1500.4,
+                                                           "usdt_site_above_floor_ns": 1400}})
+        self.assertIn("usdt-record above that floor: 1,500 vs 1,400 ns/hit", m)
+
+    def test_entry_above_tolerance_is_not_met(self):
+        _, st, _ = verdicts.function_entry({"usdt-record": {"x_usdt_site_rounds": [1.06, 1.10, 1.00]}})
+        self.assertEqual(st, "NOT MET")
+
+    def test_entry_at_the_tolerance_is_met(self):
+        _, st, _ = verdicts.function_entry({"usdt-record": {"x_usdt_site_rounds": [verdicts.FENTRY_TOLERANCE]}})
+        self.assertEqual(st, "met")
+
+    def test_entry_without_the_reference(self):
+        self.assertEqual(verdicts.function_entry({"usdt-record": {"x_usdt_site_rounds": []}})[1], "not available")
+        self.assertEqual(verdicts.function_entry(None)[1], "not available")
+
+    def test_return_against_perf_record(self):
+        self.assertEqual(verdicts.function_return({"usdt-record": {"x_perf": 0.8, "x_perf_rounds": [0.8]}})[1], "met")
+        self.assertEqual(verdicts.function_return({"usdt-record": {"x_perf": 1.0}})[1], "met")
+        _, st, m = verdicts.function_return({"usdt-record": {"x_perf": 1.07, "x_perf_rounds": [1.2, 1.07, 0.9]}})
+        self.assertEqual(st, "NOT MET")
+        self.assertIn("(per-round 0.90–1.20)", m)
+        self.assertEqual(verdicts.function_return({"usdt-record": {"x_perf": None}})[1], "not available")
+
+    def test_exact_counts(self):
+        good = {"untraced": {"events": [5]}, "perf": {"events": [5, 5], "lost": [0, 0], "dup": [0, 0]},
+                "usdt-record": {"events": [5], "lost": [0], "dup": [0], "stray": [0]}, "floor": {"events": [5]}}
+        _, st, m = verdicts.exact_counts("t", good, 5)
+        self.assertEqual(st, "met")
+        self.assertIn("floor, perf, usdt-record", m)
+        bad = dict(good, perf={"events": [5, 6], "lost": [0, 0], "dup": [0, 1]})
+        _, st, m = verdicts.exact_counts("t", bad, 5)
+        self.assertEqual(st, "NOT MET")
+        self.assertIn("perf: events 5–6, dup max 1", m)
+        short = dict(good, bpftrace={"events": [4]})
+        self.assertIn("bpftrace: events 4–4", verdicts.exact_counts("t", short, 5)[2])
+        self.assertEqual(verdicts.exact_counts("t", {"untraced": {"events": [5]}}, 5)[1], "not available")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -90,6 +90,28 @@ class UprobeEvents:
             events.append(f"{group}:{event}")
         return events
 
+    def add_func(self, binary, symbol, ret):
+        """A uprobe on the entry of `symbol` with its first two argument
+        registers (%di, %si: what bench:hit2's sdt event fetches), or a
+        uretprobe with the return value; the address is the one `perf probe -x
+        BIN SYMBOL[%return]` finds (its dry run), the group ubench_func."""
+        ensure_tracefs()
+        spec = symbol + ("%return" if ret else "")
+        r = sh(["perf", "probe", "-n", "-v", "-x", binary, "-a", spec])
+        m = re.search(r"Writing event: [pr]:\S+ (\S+)", r.stderr + r.stdout)
+        if not m:
+            raise ToolError(f"perf probe cannot define {spec} in {binary}: {last_line(r.stderr)}")
+        event = symbol + ("__return" if ret else "")
+        group_event = f"ubench_func/{event}"
+        fetch = "arg1=$retval:u64" if ret else "arg1=%di:u64 arg2=%si:u64"
+        self.delete(group_event)
+        try:
+            self._write(f"{'r' if ret else 'p'}:{group_event} {m.group(1)} {fetch}\n")
+        except OSError as e:
+            raise ToolError(f"cannot create uprobe event {group_event}: {e}")
+        self.created.append(group_event)
+        return [f"ubench_func:{event}"]
+
     @staticmethod
     def _write(line):
         # O_APPEND without Python's seek to the end, which tracefs refuses.
@@ -127,6 +149,7 @@ class Tool:
     blind_wait_s = 0.4   # that fixed time
     marker_precedes_attach = False
     uses_control_fifo = False
+    baseline = "untraced"  # the run its overhead is taken against, same round
 
     def available(self):
         return None  # or a reason string
@@ -182,8 +205,12 @@ class PerfStat(Tool):
         key = (workload.binary, tuple(workload.probes))
         if key not in ctx["events"]:
             evs = []
-            for p, n in workload.probes:
-                evs += ctx["uprobes"].add(workload.binary, p, n)
+            if workload.func:
+                kind, symbol = workload.func
+                evs += ctx["uprobes"].add_func(workload.binary, symbol, kind == "uretprobe")
+            else:
+                for p, n in workload.probes:
+                    evs += ctx["uprobes"].add(workload.binary, p, n)
             ctx["events"][key] = evs
 
     def _ev(self, workload, ctx):
@@ -266,6 +293,8 @@ class BareSampler(Tool):
         return None if os.access(self.path, os.X_OK) else f"{self.path} was not built"
 
     def prepare(self, workload, ctx):
+        if workload.func:
+            raise ToolError("sdt_locate.py finds USDT sites only, not functions")
         ctx.setdefault("locate", {})
         key = (workload.binary, tuple(workload.probes))
         if key not in ctx["locate"]:
@@ -333,6 +362,9 @@ class Bpftrace(Tool):
         return None if ctx_which("bpftrace") else "bpftrace is not installed"
 
     def _prog(self, workload):
+        if workload.func:
+            kind, symbol = workload.func
+            return f"{kind}:{workload.binary}:{symbol} {{ @ = count(); }}"
         probes = ",".join(f"usdt:{workload.binary}:{p}:{n}" for p, n in workload.probes)
         return probes + " { @ = count(); }"
 
@@ -368,6 +400,9 @@ class UsdtRecord(Tool):
         return self.reason
 
     def _base(self, workload, out):
+        if workload.func:
+            kind, symbol = workload.func
+            return [self.record, "-o", out, "-e", f"{kind}:{workload.binary}:{symbol}"]
         argv = [self.record, "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
         for p, n in workload.probes:
             if workload.strings:
@@ -423,6 +458,42 @@ class UsdtRecordAll(UsdtRecord):
 
     def attach_argv(self, workload, out, pid):
         return self._base(workload, out)
+
+
+class OnOtherWorkload(Tool):
+    """A tool run on another workload than the one it is listed under, in the
+    same interleaved rounds: the fentry workload's reference, usdt-record (and
+    the counting floor) on the loop workload's USDT site, and that program
+    untraced as their baseline. `baseline` names the tool whose run of the
+    same round the overhead is taken against."""
+
+    def __init__(self, inner, other, name, label, baseline):
+        self.inner, self.other = inner, other
+        self.name, self.label, self.baseline = name, label, baseline
+        self.ready_marker = inner.ready_marker
+        self.blind_wait_s = inner.blind_wait_s
+        self.marker_precedes_attach = inner.marker_precedes_attach
+        self.uses_control_fifo = inner.uses_control_fifo
+
+    @property
+    def ctx(self):
+        return self.inner.ctx
+
+    @ctx.setter
+    def ctx(self, value):
+        self.inner.ctx = value
+
+    def available(self):
+        return self.inner.available()
+
+    def prepare(self, workload, ctx):
+        self.inner.prepare(self.other, ctx)
+
+    def command_argv(self, workload, out, argv):
+        return self.inner.command_argv(self.other, out, self.other.argv)
+
+    def collect(self, workload, out, so, se, ctx):
+        return self.inner.collect(self.other, out, so, se, ctx)
 
 
 def ctx_which(prog):

@@ -13,6 +13,10 @@
  *                   cannot hold, read by the kernel at the hit (tracefs fetch-args)
  *            sema   bench_sema:hit(i, tid_tag)        semaphore-gated (only fires when traced)
  *            pair   bench:start(i, tag) + bench:done(i, tag)   two probes per iteration
+ *            func   no USDT probe: every iteration calls bench_work(i, tag), a real
+ *                   call with i and tag in %rdi and %rsi (bench:hit2's two registers)
+ *                   that returns i: the function the fentry (uprobe) and fret
+ *                   (uretprobe) workloads probe
  *
  *   SECONDS  sleep this long before firing (an idle instance for a tracer to
  *            attach to with -p while another instance runs untraced)
@@ -43,7 +47,7 @@
 /* Defined in loop_sema.c: that file is compiled with semaphores on. */
 void fire_sema(uint64_t hits, uint64_t tag);
 
-enum variant { kReg2, kReg6, kMem, kSema, kPair, kKread };
+enum variant { kReg2, kReg6, kMem, kSema, kPair, kKread, kFunc };
 
 struct worker {
   pthread_t thread;
@@ -105,6 +109,21 @@ static void fire_pair(uint64_t hits, uint64_t tag) {
   }
 }
 
+/* The probed function. noipa (which implies noinline and noclone) keeps gcc
+ * from inlining it, cloning it or using what it does at the call site: every
+ * iteration makes the call, with i and tag in the argument registers, and the
+ * return value (i, unique per hit of a thread) is what a uretprobe records.
+ * The empty asm keeps tag live, so the function reads both registers. Not
+ * static: the symbol must be in .symtab for uprobe:PATH:bench_work. */
+__attribute__((noinline, noipa)) long bench_work(long i, long tag) {
+  __asm__ volatile("" : : "r"(tag));
+  return i;
+}
+
+static void fire_func(uint64_t hits, uint64_t tag) {
+  for (uint64_t i = 0; i < hits; i++) bench_work((long)i, (long)tag);
+}
+
 static void* run_worker(void* arg) {
   struct worker* w = arg;
   switch (w->variant) {
@@ -114,11 +133,12 @@ static void* run_worker(void* arg) {
     case kSema: fire_sema(w->hits, w->tag); break;
     case kPair: fire_pair(w->hits, w->tag); break;
     case kKread: fire_kread(w->hits, w->tag); break;
+    case kFunc: fire_func(w->hits, w->tag); break;
   }
   return NULL;
 }
 
-static const char* const kVariantNames[] = {"reg2", "reg6", "mem", "sema", "pair", "kread"};
+static const char* const kVariantNames[] = {"reg2", "reg6", "mem", "sema", "pair", "kread", "func"};
 
 static int parse_variant(const char* s, enum variant* out) {
   for (int v = 0; v < (int)(sizeof kVariantNames / sizeof kVariantNames[0]); v++) {
@@ -135,7 +155,7 @@ static uint64_t timeval_ns(struct timeval tv) {
 }
 
 static void usage(const char* prog) {
-  fprintf(stderr, "usage: %s [-n HITS] [-t THREADS] [-v reg2|reg6|mem|sema|pair|kread] [-w SECONDS]\n", prog);
+  fprintf(stderr, "usage: %s [-n HITS] [-t THREADS] [-v reg2|reg6|mem|sema|pair|kread|func] [-w SECONDS]\n", prog);
   exit(2);
 }
 

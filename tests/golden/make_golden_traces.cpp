@@ -23,6 +23,17 @@
 //                    a newline, a tab and a control byte, the text "null", a
 //                    missing (NULL) string, a long one, a start left open; the
 //                    summary has drops by cause.
+//   functions.trace  golden-host, 300 s later: function probes. work in
+//                    /opt/demo/bin/app recursing to depth 3 on thread 600
+//                    (uprobe:work, uretprobe:work), once on thread 601, a
+//                    return whose call began before the recording, an entry
+//                    that never returns; a work in another file
+//                    (/opt/demo/lib/libwork.so); legacy, a uprobe pair named
+//                    as files before 1.2 named them (provider = the file's
+//                    base name); a C++ method ns::Server::handle(int).
+//   named.trace      golden-host, 300 s later: app:begin(id, size),
+//                    app:end(status, id), app:partial(arg0, value, arg2) with
+//                    argument names (format 1.2), "id" at different positions.
 // Times below are in microseconds after the recording start (kStart).
 //
 // usage: make_golden_traces DIR
@@ -364,6 +375,112 @@ int write_strings(const std::string& dir) {
   return check(w->finish(summary)) ? 0 : 1;
 }
 
+int write_functions(const std::string& dir) {
+  const uint64_t start = kStart + 300000000000ull;
+  auto function = [](uint32_t id, fmt::ProbeKind kind, const char* path, const char* provider,
+                     const char* name, std::vector<fmt::ArgDescriptor> args) {
+    fmt::ProbeSite s;
+    s.id = id;
+    s.kind = kind;
+    s.path = path;
+    s.provider = provider;
+    s.name = name;
+    s.file_offset = 0x1130 + id * 0x20;
+    s.args = std::move(args);
+    return s;
+  };
+  const auto U = fmt::ProbeKind::uprobe;
+  const auto R = fmt::ProbeKind::uretprobe;
+  const char* app = "/opt/demo/bin/app";
+  std::vector<fmt::ProbeSite> sites = {
+      function(0, U, app, "uprobe", "work", {arg("%di", 8, false), arg("%si", 8, false)}),
+      function(1, R, app, "uretprobe", "work", {arg("%ax", 8, false)}),
+      function(2, U, "/opt/demo/lib/libwork.so", "uprobe", "work", {arg("%di", 8, false)}),
+      function(3, U, "/opt/demo/lib/libold.so", "libold.so", "legacy", {arg("%di", 8, false)}),
+      function(4, R, "/opt/demo/lib/libold.so", "libold.so", "legacy", {arg("%ax", 8, false)}),
+      function(5, U, app, "uprobe", "ns::Server::handle(int)", {arg("%di", 8, false), arg("%si", 8, true)}),
+  };
+  auto w = fmt::TraceWriter::create(
+      dir + "/functions.trace", metadata("golden-host", start, kRealStart + 300000000000ull), sites);
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  using K = fmt::ProcessEventKind;
+  for (fmt::ProcessEvent p : {proc(0, K::comm, 600, 600, "app"), proc(0, K::comm, 600, 601, "app-worker")}) {
+    p.time_ns += start - kStart;
+    if (!check(w->append(p))) return 1;
+  }
+  std::vector<Ev> events = {
+      {50, 600, 600, 0, 1, {7}},        // returns from a call made before the recording
+      {100, 600, 600, 0, 0, {2, 0}},    // work(2)
+      {110, 600, 600, 0, 0, {1, 0}},    //   work(1)
+      {120, 600, 600, 0, 0, {0, 0}},    //     work(0)
+      {150, 600, 601, 1, 0, {1, 0}},    // thread 601: work(1)
+      {200, 600, 600, 0, 1, {0}},       //     work(0) returns: 80 us
+      {230, 600, 600, 0, 1, {1}},       //   work(1) returns: 120 us
+      {250, 600, 601, 1, 1, {1}},       // thread 601: 100 us
+      {300, 600, 600, 0, 1, {2}},       // work(2) returns: 200 us
+      {400, 600, 600, 0, 2, {5}},       // libwork.so's work
+      {500, 600, 600, 0, 3, {4}},       // legacy entry
+      {560, 600, 600, 0, 4, {8}},       // legacy return: 60 us
+      {600, 600, 600, 0, 5, {1, -3}},   // ns::Server::handle(int)
+      {700, 600, 600, 0, 0, {9, 0}},    // work(9) never returns
+  };
+  fmt::TraceSummary summary;
+  summary.events_per_site.assign(sites.size(), 0);
+  summary.lost_per_site.assign(sites.size(), 0);
+  for (const Ev& e : events) {
+    if (!check(w->append(to_event(e, start)))) return 1;
+    ++summary.events_per_site[e.site];
+    ++summary.events;
+  }
+  summary.end_monotonic_ns = start + 1000 * kUs;
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
+fmt::ArgDescriptor named_arg(const char* spec, uint8_t size, bool is_signed, const char* name) {
+  fmt::ArgDescriptor d = arg(spec, size, is_signed);
+  d.name = name;
+  return d;
+}
+
+int write_named(const std::string& dir) {
+  uint64_t start = kStart + 300000000000ull;  // 300 s after golden.trace
+  // "id" is argument 0 of app:begin and argument 1 of app:end. app:partial
+  // names only its argument 1; the name of its argument 2 breaks the rule
+  // (a space) and the reader must drop it.
+  std::vector<fmt::ProbeSite> sites = {
+      site(0, "begin", {named_arg("8@%rdi", 8, false, "id"), named_arg("-4@%esi", 4, true, "size")}),
+      site(1, "end", {named_arg("-4@%edi", 4, true, "status"), named_arg("8@%rsi", 8, false, "id")}),
+      site(2, "partial",
+           {arg("4@%edi", 4, false), named_arg("-8@%rsi", 8, true, "value"), named_arg("4@%edx", 4, false, "bad name")})};
+  for (fmt::ProbeSite& s : sites) s.provider = "app";
+  auto w = fmt::TraceWriter::create(dir + "/named.trace",
+                                    metadata("golden-host", start, kRealStart + 300000000000ull), sites);
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  fmt::ProcessEvent p = proc(0, fmt::ProcessEventKind::comm, 600, 600, "app");
+  p.time_ns = start;
+  if (!check(w->append(p))) return 1;
+  // Request 1 starts on thread 600 and ends on 601; request 2 the other way.
+  for (const Ev& e : std::vector<Ev>{{100, 600, 600, 0, 0, {1, 10}},
+                                     {150, 600, 601, 1, 0, {2, 20}},
+                                     {300, 600, 600, 0, 1, {0, 2}},
+                                     {400, 600, 601, 1, 1, {-1, 1}},
+                                     {500, 600, 600, 0, 2, {7, -3, 9}}}) {
+    if (!check(w->append(to_event(e, start)))) return 1;
+  }
+  fmt::TraceSummary summary;
+  summary.end_monotonic_ns = start + 1000 * kUs;
+  summary.events = 5;
+  summary.events_per_site = {2, 2, 1};
+  summary.lost_per_site = {0, 0, 0};
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
 // Other names for golden.trace and a FIFO, for the input checks.
 int write_other_names(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -396,6 +513,8 @@ int main(int argc, char** argv) {
   if (int rc = write_golden(dir); rc != 0) return rc;
   if (int rc = write_requests(dir); rc != 0) return rc;
   if (int rc = write_strings(dir); rc != 0) return rc;
+  if (int rc = write_functions(dir); rc != 0) return rc;
+  if (int rc = write_named(dir); rc != 0) return rc;
   if (int rc = write_other_names(dir); rc != 0) return rc;
   return write_other_host(dir);
 }

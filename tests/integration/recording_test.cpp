@@ -228,7 +228,7 @@ TEST_CASE("uprobe and uretprobe give the argument registers and the return value
            "uretprobe:" + lib + ":fixture_lib_call", "-o", out, "--", FIXTURE_USELIB, "5"});
   INFO(r.err);
   REQUIRE(r.status == 0);
-  CHECK(r.err.find("uretprobe libfixture_lib.so:fixture_lib_call  5 hits") != std::string::npos);
+  CHECK(r.err.find("uretprobe:fixture_lib_call (libfixture_lib.so)  5 hits") != std::string::npos);
   Trace t = read_trace(out);
   REQUIRE(t.sites.size() == 2);
   std::vector<Event> entry, ret;

@@ -55,7 +55,7 @@ TEST_CASE("missing arguments are counted, never as 0", "[arg_histogram]") {
   sites[0].arg_types = {ArgType::unsigned_int, ArgType::unsigned_int};
   c.selected = {1};
   c.sites = {&sites[0]};
-  c.arg = 1;
+  c.arg = ArgRef::positional(1);
   ArgHistogramAnalyzer a(c);
   usdt::format::Event e;
   e.arg_count = 2;
@@ -93,7 +93,7 @@ TEST_CASE("hist groups by pid", "[arg_histogram]") {
   sites[0].arg_types = {ArgType::unsigned_int};
   c.selected = {1};
   c.sites = {&sites[0]};
-  c.arg = 0;
+  c.arg = ArgRef::positional(0);
   KeySpec by;
   by.kind = KeySpec::Kind::pid;
   c.by = by;
@@ -122,10 +122,10 @@ TEST_CASE("hist groups by a string argument", "[arg_histogram]") {
   sites[0].arg_types = {ArgType::string, ArgType::signed_int};
   c.selected = {1};
   c.sites = {&sites[0]};
-  c.arg = 1;
+  c.arg = ArgRef::positional(1);
   KeySpec by;
   by.kind = KeySpec::Kind::arg;
-  by.arg = 0;
+  by.arg = ArgRef::positional(0);
   c.by = by;
   ArgHistogramAnalyzer a(c);
   struct Row {

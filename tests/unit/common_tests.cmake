@@ -16,3 +16,4 @@ usdt_unit_test(record_options_test SOURCES record_options_test.cpp LIBS usdt_rec
 usdt_unit_test(list_command_test SOURCES list_command_test.cpp LIBS usdt_common usdt_fixture_paths)
 target_compile_definitions(list_command_test PRIVATE USDT_RECORD_BINARY="$<TARGET_FILE:usdt-record>")
 add_dependencies(list_command_test usdt-record)
+usdt_unit_test(demangle_test SOURCES demangle_test.cpp LIBS usdt_common)

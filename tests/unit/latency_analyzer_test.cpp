@@ -47,7 +47,7 @@ Event ev(uint32_t pid, uint32_t tid, uint64_t time, std::vector<std::optional<ui
 KeySpec arg_key(int n) {
   KeySpec k;
   k.kind = KeySpec::Kind::arg;
-  k.arg = n;
+  k.arg = ArgRef::positional(n);
   return k;
 }
 
@@ -300,4 +300,72 @@ TEST_CASE("--by a string argument groups by its text", "[latency]") {
   CHECK(groups[3]->key.text == "b");
   CHECK(groups[3]->key.truncated);
   CHECK(groups[4]->key.text == "other");  // the NULL string's pair: the end event's value
+}
+
+TEST_CASE("function latency: recursion depth 10 pairs each return with its own entry",
+          "[latency][function]") {
+  // work(10) calls work(9) ... work(0): entries at t = 0, 10, ..., 100; the
+  // returns come innermost first at t = 1000 + 10 * depth from the bottom.
+  LatencyAnalyzer a(config({}, std::nullopt, 20));
+  LatencyPair p;
+  for (uint64_t d = 0; d <= 10; ++d) a.on_event(kStart, 0, ev(1, 1, 10 * d), 10 * d, &p);
+  for (uint64_t k = 0; k <= 10; ++k) {
+    uint64_t t = 1000 + 10 * k;
+    REQUIRE(a.on_event(kEnd, 0, ev(1, 1, t), t, &p) == LatencyAnalyzer::Outcome::paired);
+    // The k-th return closes the entry at depth 10 - k, made at 10 * (10 - k).
+    CHECK(p.start_time == 10 * (10 - k));
+    CHECK(p.duration == t - 10 * (10 - k));
+  }
+  CHECK(a.overall().count() == 11);
+  CHECK(a.unmatched_starts() == 0);
+  CHECK(a.unmatched_ends() == 0);
+}
+
+TEST_CASE("function latency: a return before any entry is an unmatched end; abandoned entries "
+          "stay open and the next returns pair innermost first",
+          "[latency][function]") {
+  LatencyAnalyzer a(config());
+  LatencyPair p;
+  // The recording began inside a call: its return has no entry.
+  CHECK(a.on_event(kEnd, 0, ev(1, 1, 5), 5, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  // f(6) .. f(0) entered at t = 100 .. 160; f(0) longjmps back into f(3),
+  // which returns, then f(4), f(5), f(6): 4 returns, f(2) .. f(0) abandoned.
+  for (uint64_t d = 0; d <= 6; ++d) a.on_event(kStart, 0, ev(1, 1, 100 + 10 * d), 100 + 10 * d, &p);
+  std::vector<uint64_t> starts;
+  for (uint64_t t : {200, 210, 220, 230}) {
+    REQUIRE(a.on_event(kEnd, 0, ev(1, 1, t), t, &p) == LatencyAnalyzer::Outcome::paired);
+    starts.push_back(p.start_time);
+  }
+  // The rule: innermost open entry first, so the returns of f(3) .. f(6)
+  // pair with the abandoned entries of f(0) .. f(3): counts exact, those
+  // durations measured from later entries.
+  CHECK(starts == std::vector<uint64_t>{160, 150, 140, 130});
+  CHECK(a.overall().count() == 4);
+  CHECK(a.unmatched_starts() == 3);
+  CHECK(a.unmatched_ends() == 1);
+  // A call made later pairs with its own entry: the abandoned ones are below it.
+  a.on_event(kStart, 0, ev(1, 1, 300), 300, &p);
+  REQUIRE(a.on_event(kEnd, 0, ev(1, 1, 350), 350, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.start_time == 300);
+  CHECK(p.duration == 50);
+  // Another thread's return never takes this thread's entries.
+  CHECK(a.on_event(kEnd, 0, ev(1, 2, 400), 400, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+  CHECK(a.unmatched_starts() == 3);
+}
+
+TEST_CASE("function latency: a return pairs only with entries of its own file",
+          "[latency][function]") {
+  // Sites 0/1: work's entry/return in one file; site 2: work's entry in another.
+  LatencyConfig c = config();
+  c.roles = {SiteRole::start, SiteRole::end, SiteRole::start};
+  c.pair_class = {1, 1, 2};
+  LatencyAnalyzer a(c);
+  LatencyPair p;
+  a.on_event(0, 0, ev(1, 1, 100), 100, &p);
+  a.on_event(2, 0, ev(1, 1, 150), 150, &p);  // the other file's work, called from the first
+  REQUIRE(a.on_event(1, 0, ev(1, 1, 300), 300, &p) == LatencyAnalyzer::Outcome::paired);
+  CHECK(p.start_time == 100);
+  CHECK(p.key == 1);
+  CHECK(a.unmatched_starts() == 1);
+  CHECK(a.on_event(1, 0, ev(1, 1, 400), 400, &p) == LatencyAnalyzer::Outcome::unmatched_end);
 }

@@ -200,3 +200,24 @@ TEST_CASE("help and version", "[list_command]") {
   CHECK(version.status == 0);
   CHECK(starts_with(version.out, "usdt-record "));
 }
+
+TEST_CASE("functions of a file: -l 'uprobe:PATH:PATTERN', -v details", "[list_command]") {
+  auto r = run("-l 'uprobe:" FIXTURE_LIB ":fixture_lib_*'");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("uprobe:" FIXTURE_LIB ":fixture_lib_call\n") != std::string::npos);
+  auto v = run("-l -v -e 'uretprobe:" FIXTURE_LIB ":fixture_lib_call'");
+  CHECK(v.status == 0);
+  CHECK(starts_with(v.out, "uretprobe:" FIXTURE_LIB ":fixture_lib_call\n  address 0x"));
+  CHECK(v.out.find(", global (.") != std::string::npos);
+  // libc is stripped: its functions come from .dynsym.
+  auto libc = run("-l -v 'uprobe:libc.so.6:malloc'");
+  CHECK(libc.status == 0);
+  CHECK(libc.out.find(":malloc\n  address 0x") != std::string::npos);
+  CHECK(libc.out.find("(.dynsym)") != std::string::npos);
+  auto none = run("-l 'uprobe:" FIXTURE_LIB ":no_such_*'");
+  CHECK(none.status == 0);
+  CHECK(none.out.empty());
+  CHECK(none.err == "usdt-record: note: no function matches the given patterns\n");
+  auto missing = run("-l 'uprobe:/nonexistent/x:f'");
+  CHECK(missing.status == 1);
+}

@@ -103,7 +103,9 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 3);
   CHECK((*sites)[0].kind == format::ProbeKind::uprobe);
-  CHECK((*sites)[0].provider == "libfixture_lib.so");
+  CHECK((*sites)[0].provider == "uprobe");
+  CHECK((*sites)[0].name == "fixture_lib_call");
+  CHECK((*sites)[1].provider == "uretprobe");
   CHECK((*sites)[0].args.size() == 6);
   CHECK((*sites)[1].kind == format::ProbeKind::uretprobe);
   CHECK((*sites)[1].file_offset == (*sites)[0].file_offset);
@@ -113,7 +115,17 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
 
   auto missing = resolve_probes({"uprobe:" + lib + ":no_such"}, SearchScope{});
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message().find("no function 'no_such'") != std::string::npos);
+  CHECK(missing.error().message().find("no function matches 'no_such'") != std::string::npos);
+
+  auto beyond = resolve_probes({"uprobe:" + lib + ":fixture_lib_call+100000"}, SearchScope{});
+  REQUIRE_FALSE(beyond.ok());
+  CHECK(beyond.error().message().find("offset 100000 is beyond the function fixture_lib_call") !=
+        std::string::npos);
+
+  auto many = resolve_probes({"uprobe:libc.so.6:*"}, SearchScope{}, 5);
+  REQUIRE_FALSE(many.ok());
+  CHECK(many.error().message().find("functions, more than the limit of 5") != std::string::npos);
+  CHECK(many.error().message().find("--max-functions") != std::string::npos);
 }
 
 TEST_CASE("a named file that does not exist is an error", "[probe_resolver]") {

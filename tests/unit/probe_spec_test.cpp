@@ -85,6 +85,9 @@ TEST_CASE("uprobe and uretprobe", "[probe_spec]") {
   CHECK(u.name == "PyObject_Call");
   CHECK(u.offset == 0);
   CHECK_FALSE(u.matches("/usr/bin/python3.11", "", "PyObject_Call"));
+  CHECK(u.matches("/usr/bin/python3.11", "uprobe", "PyObject_Call"));
+  CHECK_FALSE(u.matches("/usr/bin/python3.11", "uretprobe", "PyObject_Call"));
+  CHECK_FALSE(u.matches("/usr/bin/python3.10", "uprobe", "PyObject_Call"));
   auto off = parse_ok("uprobe:/bin/app:main+16");
   CHECK(off.name == "main");
   CHECK(off.offset == 16);
@@ -94,6 +97,35 @@ TEST_CASE("uprobe and uretprobe", "[probe_spec]") {
   CHECK(r.kind == ProbeKind::uretprobe);
   CHECK(r.path == "/usr/lib/libstdc++.so.6");
   CHECK(r.name == "_Znwm");
+}
+
+TEST_CASE("uprobe symbols with C++ names, quotes and paths with ':'", "[probe_spec]") {
+  auto cxx = parse_ok("uprobe:./server:ns::Server::handle*");
+  CHECK(cxx.path == "./server");
+  CHECK(cxx.name == "ns::Server::handle*");
+  auto quoted = parse_ok("uprobe:./server:'ns::Server::handle(int)'");
+  CHECK(quoted.path == "./server");
+  CHECK(quoted.name == "ns::Server::handle(int)");
+  auto dq = parse_ok("uprobe:/bin/app:\"f+1\"+0x4");
+  CHECK(dq.name == "f+1");
+  CHECK(dq.offset == 4);
+  CHECK(dq.has_offset);
+  CHECK(cxx.matches("/srv/server", "uprobe", "ns::Server::handle(int)"));
+  CHECK(parse_ok("uprobe:server:ns::twice<int>").matches("/srv/server", "uprobe", "ns::twice<int>(int)"));
+  CHECK_FALSE(parse_ok("uprobe:server:ns::twice").matches("/srv/server", "uprobe", "ns::twice<int>(int)"));
+  auto colon_path = parse_ok("uprobe:/a:b/x:f");
+  CHECK(colon_path.path == "/a:b/x");
+  CHECK(colon_path.name == "f");
+  auto zero = parse_ok("uprobe:/bin/app:main+0");
+  CHECK(zero.has_offset);
+  CHECK_FALSE(parse_ok("uprobe:/bin/app:main").has_offset);
+  auto ret = parse_ok("uretprobe:libstdc++:std::vector<int, std::allocator<int> >::push_back*");
+  CHECK(ret.path == "libstdc++");
+  CHECK(ret.name == "std::vector<int, std::allocator<int> >::push_back*");
+  for (const char* text : {"uprobe:/x:'f", "uprobe:/x:'f'g", "uprobe:/x:'f'+", "uretprobe:/x:'f'+8"}) {
+    INFO(text);
+    CHECK_FALSE(ProbeSpec::parse(text).ok());
+  }
 }
 
 TEST_CASE("bad probe specs", "[probe_spec]") {

@@ -12,6 +12,7 @@
 #include "record/batch_queue.h"
 #include "record/child_process.h"
 #include "record/elf_lookup.h"
+#include "record/function_symbols.h"
 #include "record/end_report.h"
 #include "record/task_list.h"
 
@@ -35,7 +36,8 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
   format::ProbeSite ret = r.sites[0];
   ret.id = 3;
   ret.kind = format::ProbeKind::uretprobe;
-  ret.provider.assign("libx.so");
+  ret.provider.assign("uretprobe");
+  ret.path.assign("/lib/libx.so");
   ret.name.assign(1, 'f');
   r.sites.push_back(ret);
   r.events_per_site = {10, 10, 10, 0};
@@ -44,9 +46,9 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
   print_end_report(r, out);
   CHECK(out.str() ==
         "usdt-record: 30 events recorded, 2 lost, 1234 bytes written to out.trace\n"
-        "usdt-record:   demo:multi           20 hits  10.0/s  (2 lost)\n"
-        "usdt-record:   demo:x               10 hits  5.0/s\n"
-        "usdt-record:   uretprobe libx.so:f  0 hits  0.0/s\n");
+        "usdt-record:   demo:multi             20 hits  10.0/s  (2 lost)\n"
+        "usdt-record:   demo:x                 10 hits  5.0/s\n"
+        "usdt-record:   uretprobe:f (libx.so)  0 hits  0.0/s\n");
 }
 
 TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue]") {
@@ -134,15 +136,16 @@ TEST_CASE("needed libraries follow DT_NEEDED and RUNPATH", "[elf_lookup]") {
   CHECK(libc);
 }
 
-TEST_CASE("function symbols map to file offsets", "[elf_lookup]") {
-  Result<uint64_t> off = symbol_file_offset(FIXTURE_LIB, "fixture_lib_call", 0);
-  REQUIRE(off.ok());
-  Result<uint64_t> plus = symbol_file_offset(FIXTURE_LIB, "fixture_lib_call", 4);
-  REQUIRE(plus.ok());
-  CHECK(*plus == *off + 4);
-  Result<uint64_t> none = symbol_file_offset(FIXTURE_LIB, "no_such_function", 0);
-  REQUIRE_FALSE(none.ok());
-  CHECK(none.error().message().find("no function 'no_such_function'") != std::string::npos);
+TEST_CASE("function symbols map to file offsets", "[function_symbols]") {
+  Result<std::vector<FunctionSymbol>> all = read_function_symbols(FIXTURE_LIB);
+  REQUIRE(all.ok());
+  std::vector<FunctionSymbol> call = select_functions(*all, "fixture_lib_call");
+  REQUIRE(call.size() == 1);
+  CHECK(call[0].display == "fixture_lib_call");
+  CHECK(call[0].size > 4);
+  CHECK(call[0].file_offset != 0);
+  CHECK(select_functions(*all, "no_such_function").empty());
+  CHECK_FALSE(read_function_symbols("/nonexistent/lib.so").ok());
 }
 
 TEST_CASE("GNU ld layouts map a semaphore's page once", "[elf_lookup]") {

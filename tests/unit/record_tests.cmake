@@ -8,3 +8,4 @@ usdt_unit_test(record_support_test SOURCES record_support_test.cpp LIBS usdt_rec
 usdt_unit_test(probe_resolver_test SOURCES probe_resolver_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 usdt_unit_test(uprobe_event_group_test SOURCES uprobe_event_group_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(target_processes_test SOURCES target_processes_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
+usdt_unit_test(function_symbols_test SOURCES function_symbols_test.cpp LIBS usdt_record_lib usdt_fixture_paths)

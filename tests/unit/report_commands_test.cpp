@@ -322,7 +322,7 @@ TEST_CASE("command line parsing", "[report_options]") {
   p = parse({"latency", "--start", "a", "--end", "b", "--key", "arg2", "--by", "pid", "--linear", "0,100,10", "x.trace"});
   REQUIRE(p.action == ParsedCommandLine::Action::run);
   CHECK(p.options.key.kind == KeySpec::Kind::arg);
-  CHECK(p.options.key.arg == 2);
+  CHECK(p.options.key.arg.index == 2);
   CHECK(p.options.by->kind == KeySpec::Kind::pid);
   CHECK(p.options.linear_hist);
   p = parse({"dump", "--since", "1.5s", "--probe", "a:*", "--probe", "b", "x.trace"});
@@ -341,14 +341,32 @@ TEST_CASE("command line parsing", "[report_options]") {
   REQUIRE(p.action == ParsedCommandLine::Action::run);
   CHECK(p.options.traces == std::vector<std::string>{"usdt.trace"});
   CHECK(parse({"hist", "--probe", "a", "x.trace"}).exit_code == 2);
-  CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "argx", "x.trace"}).exit_code == 2);
+  CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "arg12", "x.trace"}).exit_code == 2);
+  CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "a b", "x.trace"}).exit_code == 2);
+  CHECK(parse({"latency", "--start", "a", "--end", "b", "--key", "9lives", "x.trace"}).exit_code == 2);
+  // Argument names (format 1.2), resolved per probe later.
+  p = parse({"latency", "--start", "a", "--end", "b", "--key", "query", "--by", "client.port", "x.trace"});
+  REQUIRE(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.key.kind == KeySpec::Kind::arg);
+  CHECK(p.options.key.arg.name == "query");
+  CHECK(p.options.key.text() == "query");
+  CHECK(p.options.by->arg.name == "client.port");
+  p = parse({"hist", "--probe", "a", "--arg", "3", "x.trace"});
+  REQUIRE(p.action == ParsedCommandLine::Action::run);
+  CHECK(p.options.arg->index == 3);
+  CHECK(p.options.arg->name.empty());
+  p = parse({"hist", "--probe", "a", "--arg", "arg4", "x.trace"});
+  CHECK(p.options.arg->index == 4);
+  p = parse({"hist", "--probe", "a", "--arg", "size", "x.trace"});
+  CHECK(p.options.arg->name == "size");
+  CHECK(parse({"hist", "--probe", "a", "--arg", "12", "x.trace"}).exit_code == 2);
   p = parse({"sumary", "x.trace"});
   CHECK(p.exit_code == 2);
   CHECK(p.text.find("unknown command 'sumary' (did you mean 'summary'?)") != std::string::npos);
   p = parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg1", "x.trace"});
   CHECK(p.action == ParsedCommandLine::Action::run);
   CHECK(p.options.by->kind == KeySpec::Kind::arg);
-  CHECK(p.options.by->arg == 1);
+  CHECK(p.options.by->arg.index == 1);
   CHECK(parse({"hist", "--probe", "a", "--arg", "0", "--by", "arg12", "x.trace"}).exit_code == 2);
 }
 

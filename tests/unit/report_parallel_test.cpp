@@ -50,8 +50,10 @@ std::vector<ProbeSite> pair_sites() {
     sites[i].path = "/usr/bin/server";
     sites[i].provider = "srv";
     sites[i].name = names[i];
-    ArgDescriptor a{"8@%rdi", 8, false, false, usdt::ArgLocation::reg,
-                    usdt::ArgSource::sampled_register};
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.location = usdt::ArgLocation::reg;
+    a.source = usdt::ArgSource::sampled_register;
     sites[i].args = {a, a};
   }
   return sites;

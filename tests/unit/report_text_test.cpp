@@ -48,6 +48,13 @@ TEST_CASE("probe patterns", "[wildcard]") {
   CHECK(probe_pattern_matches("demo:req_*", "demo", "req_start"));
   CHECK_FALSE(probe_pattern_matches("demo:req_*", "other", "req_start"));
   CHECK(probe_pattern_matches("req_start", "demo", "req_start"));  // name alone
+  // Function probes: a C++ name with or without its parameters.
+  CHECK(probe_pattern_matches("uprobe:ns::twice<int>", "uprobe", "ns::twice<int>(int)"));
+  CHECK(probe_pattern_matches("uretprobe:ns::f", "uretprobe", "ns::f() const"));
+  CHECK(probe_pattern_matches("ns::twice<int>(int)", "uprobe", "ns::twice<int>(int)"));
+  CHECK_FALSE(probe_pattern_matches("uprobe:ns::twice", "uprobe", "ns::twice<int>(int)"));
+  CHECK(probe_pattern_matches("ns::twice<int>", "uretprobe", "ns::twice<int>(int)"));
+  CHECK_FALSE(probe_pattern_matches("demo:req", "demo", "req(x)"));
   CHECK(probe_pattern_matches("*done", "demo", "req_done"));
   CHECK_FALSE(probe_pattern_matches("req", "demo", "req_start"));
   CHECK(probe_pattern_matches("*:*", "a", "b"));

@@ -102,12 +102,56 @@ TEST_CASE("unknown descriptor flags and sources of a newer version are read safe
   site.args = {a};
   std::string body;
   encode_probe_table(body, {site});
-  // The descriptor's last four bytes: size, flags, location, source.
-  body[body.size() - 3] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
-  body[body.size() - 1] = 9;                               // unknown source
+  // The descriptor's last four bytes (size, flags, location, source), then
+  // the entry's name count (1.2, 0 here).
+  body[body.size() - 4] = static_cast<char>(0x80 | 0x04);  // unknown bit 7, string
+  body[body.size() - 2] = 9;                               // unknown source
   auto sites = decode_probe_table(body);
   REQUIRE(sites.ok());
   CHECK((*sites)[0].args[0].is_string);
   CHECK_FALSE((*sites)[0].args[0].is_signed);
   CHECK((*sites)[0].args[0].source == usdt::ArgSource::not_in_sample);
+}
+
+TEST_CASE("argument names round-trip, and names breaking the rule are dropped", "[table_codec]") {
+  ProbeSite site;
+  for (const char* name : {"n", "", "client.port", "bad name", "arg7", "n", "arg6"}) {
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.name = name;
+    site.args.push_back(a);
+  }
+  std::string body;
+  encode_probe_table(body, {site});
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  const std::vector<ArgDescriptor>& args = (*sites)[0].args;
+  REQUIRE(args.size() == 7);
+  CHECK(args[0].name == "n");
+  CHECK(args[1].name.empty());
+  CHECK(args[2].name == "client.port");
+  CHECK(args[3].name.empty());  // a space
+  CHECK(args[4].name.empty());  // arg7 names argument 4
+  CHECK(args[5].name.empty());  // repeats argument 0's
+  CHECK(args[6].name == "arg6");
+}
+
+TEST_CASE("a probe table entry of version 1.1 (no names) reads without names", "[table_codec]") {
+  ProbeSite site;
+  ArgDescriptor a;
+  a.spec = "8@%rdi";
+  site.args = {a, a};
+  std::string body;
+  encode_probe_table(body, {site});
+  // Without names the 1.2 entry ends in a 0 name count: drop it and shorten
+  // the entry's one-byte length, which is what a 1.1 writer wrote.
+  REQUIRE(body.back() == 0);
+  body.pop_back();
+  REQUIRE(static_cast<uint8_t>(body[1]) < 0x80);
+  body[1] = static_cast<char>(body[1] - 1);
+  auto sites = decode_probe_table(body);
+  REQUIRE(sites.ok());
+  REQUIRE((*sites)[0].args.size() == 2);
+  CHECK((*sites)[0].args[0].name.empty());
+  CHECK((*sites)[0].args[1].name.empty());
 }
