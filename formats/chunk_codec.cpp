@@ -297,6 +297,7 @@ ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site
                            const std::vector<uint16_t>* site_string_masks,
                            const std::vector<uint8_t>* site_frames)
     : payload_(std::move(payload)),
+      payload_size_(payload_.size()),
       site_arg_counts_(site_arg_counts),
       site_string_masks_(site_string_masks),
       site_frames_(site_frames) {}
@@ -420,6 +421,8 @@ void ChunkDecoder::decode_batch() {
   pos_ = 0;
   len_ = 0;
   has_ev_ = false;
+  evs_ = batch_[buf_];
+  if (replay_) return unpack_batch();
   uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
   if (n == 0) {
     // The string lengths must add up to the strings section exactly.
@@ -551,6 +554,11 @@ bool ChunkDecoder::decode_strings(Event* b, uint32_t n) {
 }
 
 void ChunkDecoder::decode_process() {
+  if (replay_) {
+    has_pe_ = replay_pe_ < replay_process_.size();
+    if (has_pe_) pe_next_ = std::move(replay_process_[replay_pe_++]);
+    return;
+  }
   while (process_left_ > 0) {
     --process_left_;
     ByteCursor& in = process_rows_;
@@ -590,6 +598,11 @@ void ChunkDecoder::decode_process() {
 }
 
 void ChunkDecoder::decode_lost() {
+  if (replay_) {
+    has_le_ = replay_le_ < replay_lost_.size();
+    if (has_le_) le_next_ = replay_lost_[replay_le_++];
+    return;
+  }
   if (lost_left_ == 0) {
     has_le_ = false;
     return;
@@ -640,7 +653,7 @@ void ChunkDecoder::pick_next() {
     }
   };
   consider(has_pe_, pe_next_.time_ns, RecordKind::process);
-  consider(has_ev_, has_ev_ ? batch_[buf_][pos_].time_ns : 0, RecordKind::event);
+  consider(has_ev_, has_ev_ ? evs_[pos_].time_ns : 0, RecordKind::event);
   consider(has_le_, le_next_.time_begin_ns, RecordKind::lost);
   next_rank_ = record_rank(next_kind_);
 }
@@ -649,7 +662,7 @@ void ChunkDecoder::advance_slow() {
   kind_ = next_kind_;
   switch (kind_) {
     case RecordKind::event:
-      cur_event_ = &batch_[buf_][pos_];
+      cur_event_ = &evs_[pos_];
       if (++pos_ == len_) {
         buf_ ^= 1;
         decode_batch();
@@ -666,12 +679,92 @@ void ChunkDecoder::advance_slow() {
   }
   if (!has_ev_ && !has_pe_ && !has_le_) return;
   if (!has_pe_ && !has_le_) {  // the common case: events only
-    next_time_ = batch_[buf_][pos_].time_ns;
+    next_time_ = evs_[pos_].time_ns;
     next_kind_ = RecordKind::event;
     next_rank_ = 1;
     return;
   }
   pick_next();
+}
+
+void ChunkDecoder::unpack_batch() {
+  uint32_t n = static_cast<uint32_t>(std::min<size_t>(replay_events_.size() - replay_ev_, kBatch));
+  if (n == 0) return;
+  Event* b = batch_[buf_];
+  for (uint32_t j = 0; j < n; ++j) {
+    const PackedEvent& p = replay_events_[replay_ev_ + j];
+    Event& e = b[j];
+    e.time_ns = p.time_ns;
+    e.pid = p.pid;
+    e.tid = p.tid;
+    e.cpu = p.cpu;
+    e.site_id = p.site_id;
+    // Clear what the previous occupant of this slot had beyond our count.
+    for (uint32_t i = p.arg_count; i < e.arg_count; ++i) e.args[i] = 0;
+    e.arg_count = p.arg_count;
+    e.missing_mask = p.missing_mask;
+    e.string_mask = p.string_mask;
+    e.frame = p.frame;
+    std::copy_n(replay_args_.data() + replay_arg_, p.arg_count, e.args);
+    replay_arg_ += p.arg_count;
+  }
+  replay_ev_ += n;
+  len_ = n;
+  has_ev_ = true;
+}
+
+void ChunkDecoder::drain() {
+  std::vector<PackedEvent> events;
+  std::vector<uint64_t> args;
+  std::vector<ProcessEvent> process;
+  std::vector<LostEvent> lost;
+  std::deque<StringArg> strings;
+  uint8_t most_args = 0;
+  for (uint8_t a : site_args_) most_args = std::max(most_args, a);
+  events.reserve(header_.events);
+  args.reserve(size_t{header_.events} * most_args);
+  while (has_next()) {
+    advance();
+    switch (kind_) {
+      case RecordKind::event: {
+        const Event& e = *cur_event_;
+        events.push_back(PackedEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, e.arg_count,
+                                     e.missing_mask, e.string_mask, e.frame});
+        size_t at = args.size();
+        args.insert(args.end(), e.args, e.args + e.arg_count);
+        // The StringArgs live in the batch buffers, reused two batches on:
+        // copy them (their bytes stay in the payload).
+        uint16_t present = static_cast<uint16_t>(e.string_mask & ~e.missing_mask);
+        while (present != 0) {
+          int i = __builtin_ctz(present);
+          present = static_cast<uint16_t>(present & (present - 1));
+          if (i >= e.arg_count) break;
+          strings.push_back(e.string_arg(i));
+          args[at + static_cast<size_t>(i)] = reinterpret_cast<uint64_t>(&strings.back());
+        }
+        break;
+      }
+      case RecordKind::process: process.push_back(pe_cur_); break;
+      case RecordKind::lost: lost.push_back(le_cur_); break;
+    }
+  }
+  replay_ = true;
+  replay_events_ = std::move(events);
+  replay_args_ = std::move(args);
+  replay_process_ = std::move(process);
+  replay_lost_ = std::move(lost);
+  replay_strings_ = std::move(strings);
+  drained_size_ = replay_events_.capacity() * sizeof(PackedEvent) +
+                  replay_args_.capacity() * sizeof(uint64_t) +
+                  replay_process_.size() * sizeof(ProcessEvent) +
+                  replay_lost_.size() * sizeof(LostEvent) + replay_strings_.size() * sizeof(StringArg);
+  if (replay_strings_.empty()) std::string().swap(payload_);
+  // The same start as start() made: look-ahead of each kind, then the first.
+  buf_ = 0;
+  decode_batch();
+  decode_process();
+  decode_lost();
+  if (has_next()) pick_next();
 }
 
 }  // namespace usdt::format

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -141,8 +142,8 @@ class ChunkDecoder {
     // The common case inline: events only, within the current batch.
     if (next_kind_ == RecordKind::event && pos_ + 1 < len_ && !has_pe_ && !has_le_) {
       kind_ = RecordKind::event;
-      cur_event_ = &batch_[buf_][pos_++];
-      next_time_ = batch_[buf_][pos_].time_ns;
+      cur_event_ = &evs_[pos_++];
+      next_time_ = evs_[pos_].time_ns;
       return;
     }
     advance_slow();
@@ -153,7 +154,17 @@ class ChunkDecoder {
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
-  size_t payload_size() const { return payload_.size(); }
+  size_t payload_size() const { return payload_size_; }
+  // Bytes held besides the payload once drained (the decoded records).
+  size_t drained_size() const { return drained_size_; }
+
+  // Decodes every remaining record now (call right after a successful
+  // start()) and keeps them, so that the stream that follows is the same
+  // sequence of records, ending the same way (error() set when it failed),
+  // at the cost of holding them decoded. Lets a worker thread do the
+  // decoding while another one merges (formats/chunk_prefetcher.h). The
+  // payload is released when no string argument points into it.
+  void drain();
   const std::string& error() const { return error_; }
   bool failed() const { return !error_.empty(); }
   uint64_t records_skipped() const { return skipped_; }
@@ -170,6 +181,7 @@ class ChunkDecoder {
   bool parse_events(ByteCursor section);
 
   std::string payload_;
+  size_t payload_size_ = 0;
   const std::vector<uint8_t>* site_arg_counts_;
   const std::vector<uint16_t>* site_string_masks_;
   const std::vector<uint8_t>* site_frames_;
@@ -202,6 +214,7 @@ class ChunkDecoder {
   // allocated once, for chunks with string arguments only.
   std::vector<StringArg> strings_of_[2];
   uint32_t pos_ = 0, len_ = 0;
+  const Event* evs_ = batch_[0];  // the events being returned: a batch, or replay_events_
   const Event* cur_event_ = &batch_[0][0];
   bool has_ev_ = false;
 
@@ -218,6 +231,28 @@ class ChunkDecoder {
   uint64_t le_time_ = 0;
   LostEvent le_next_, le_cur_;
   bool has_le_ = false;
+
+  // After drain(): the records to return, in their kinds' orders (merged
+  // again by pick_next, as they were the first time). Events are kept
+  // packed (an Event is mostly room for 12 arguments) and unpacked a batch
+  // at a time; their string arguments point to StringArgs in a deque (their
+  // addresses stay), whose bytes stay in the payload.
+  struct PackedEvent {
+    uint64_t time_ns;
+    uint32_t pid, tid, cpu, site_id;
+    uint8_t arg_count;
+    uint16_t missing_mask, string_mask;
+    uint64_t frame;
+  };
+  void unpack_batch();
+  bool replay_ = false;
+  std::vector<PackedEvent> replay_events_;
+  std::vector<uint64_t> replay_args_;  // arg_count values per event, in event order
+  std::vector<ProcessEvent> replay_process_;
+  std::vector<LostEvent> replay_lost_;
+  std::deque<StringArg> replay_strings_;
+  size_t replay_ev_ = 0, replay_arg_ = 0, replay_pe_ = 0, replay_le_ = 0;
+  size_t drained_size_ = 0;
 
   RecordKind kind_ = RecordKind::event;
   RecordKind next_kind_ = RecordKind::event;

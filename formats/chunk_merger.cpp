@@ -7,7 +7,22 @@
 
 namespace usdt::format {
 
-ChunkMerger::ChunkMerger(ReaderState& state, std::vector<IndexEntry> chunks) : st_(state) {
+namespace {
+
+ChunkLoadContext context_of(ReaderState& st) {
+  ChunkLoadContext c;
+  c.src = st.src.get();
+  c.site_arg_counts = &st.site_arg_counts;
+  c.site_string_masks = &st.site_string_masks;
+  c.site_frames = &st.site_frames;
+  c.max_chunk_payload = st.options.max_chunk_payload;
+  return c;
+}
+
+}  // namespace
+
+ChunkMerger::ChunkMerger(ReaderState& state, std::vector<IndexEntry> chunks)
+    : st_(state), loader_(context_of(state)) {
   chunks_.reserve(chunks.size());
   for (size_t i = 0; i < chunks.size(); ++i) chunks_.push_back(Chunk{chunks[i], i});
   std::stable_sort(chunks_.begin(), chunks_.end(), [](const Chunk& a, const Chunk& b) {
@@ -20,57 +35,57 @@ void ChunkMerger::bad_chunk(uint64_t offset, const std::string& why) {
   st_.problem(offset, "chunk at " + st_.where(offset) + " is damaged (" + why + "): skipped");
 }
 
-std::unique_ptr<ChunkDecoder> ChunkMerger::load(const IndexEntry& e) {
-  Status s = st_.src->read(e.offset, e.block_size, st_.block_buf);
-  if (!s) {
-    bad_chunk(e.offset, s.error().message());
+bool ChunkMerger::within_cap(uint64_t content) const {
+  // Too large a content is refused by the decompression itself.
+  if (content > st_.options.max_chunk_payload) return true;
+  return content <= st_.options.max_active_payload -
+                        std::min(active_payload_, st_.options.max_active_payload);
+}
+
+std::unique_ptr<ChunkDecoder> ChunkMerger::accept(const IndexEntry& e, PreparedChunk p) {
+  if (!p.frame_error.empty()) {
+    bad_chunk(e.offset, p.frame_error);
     return nullptr;
   }
-  ByteCursor in(st_.block_buf);
-  BlockHeader h = decode_block_header(in);
-  if (std::string bad = check_block_header(h); !bad.empty()) {
-    bad_chunk(e.offset, bad);
-    return nullptr;
-  }
-  if (h.kind != static_cast<uint16_t>(BlockKind::chunk) || h.total_size() != e.block_size) {
-    bad_chunk(e.offset, "the block does not match the index");
-    return nullptr;
-  }
-  ChunkHeader header = decode_chunk_header(in);
-  if (!(header == e.header)) {
-    bad_chunk(e.offset, "its header does not match the index");
-    return nullptr;
-  }
-  in.skip(h.header_size - kChunkHeaderSize);
-  std::string_view frame = in.bytes(h.body_size);
-  if (!in.ok()) {
-    bad_chunk(e.offset, "short block");
-    return nullptr;
-  }
-  uint64_t content = zstd_content_size(frame);
-  if (content <= st_.options.max_chunk_payload &&
-      content > st_.options.max_active_payload -
-                    std::min(active_payload_, st_.options.max_active_payload)) {
+  if (!within_cap(p.content)) {
     bad_chunk(e.offset, "it overlaps in time with chunks_ holding " +
                             std::to_string(active_payload_) + " bytes already, and " +
-                            std::to_string(content) + " more would exceed the reader's limit of " +
+                            std::to_string(p.content) +
+                            " more would exceed the reader's limit of " +
                             std::to_string(st_.options.max_active_payload));
     return nullptr;
   }
-  s = st_.zstd.decompress(frame, st_.options.max_chunk_payload, payload_buf_);
-  if (!s) {
-    bad_chunk(e.offset, s.error().message());
-    return nullptr;
-  }
-  auto d = std::make_unique<ChunkDecoder>(std::move(payload_buf_), &st_.site_arg_counts,
-                                          &st_.site_string_masks, &st_.site_frames);
-  payload_buf_ = std::string();
-  if (!d->start(e.header)) {
-    bad_chunk(e.offset, d->error());
+  if (!p.decode_error.empty() || !p.decoder) {
+    bad_chunk(e.offset, p.decode_error);
     return nullptr;
   }
   ++st_.diag.chunks_read;
-  return d;
+  return std::move(p.decoder);
+}
+
+std::unique_ptr<ChunkDecoder> ChunkMerger::load(const IndexEntry& e) {
+  if (prefetch_) {
+    // load_due() asks for the chunks in the order start_prefetch() gave.
+    PreparedChunk p = prefetch_->take(prefetch_next_++);
+    return accept(e, std::move(p));
+  }
+  // Serially, the cap is checked before decompressing: nothing is spent on
+  // a chunk that is refused anyway.
+  return accept(e, loader_.load(e, [this](uint64_t content) { return within_cap(content); }));
+}
+
+void ChunkMerger::start_prefetch() {
+  unsigned threads = st_.options.decode_threads;
+  if (threads <= 1) return;
+  std::vector<IndexEntry> jobs;
+  for (const Chunk& c : chunks_) {
+    if (filter_.chunk_may_match(c.entry.header)) jobs.push_back(c.entry);
+  }
+  if (jobs.size() < 2) return;  // nothing to overlap
+  size_t window = st_.options.decode_ahead_chunks;
+  if (window == 0) window = 2 * size_t{threads};
+  prefetch_ = std::make_unique<ChunkPrefetcher>(context_of(st_), std::move(jobs), threads, window,
+                                                st_.options.decode_ahead_bytes);
 }
 
 bool ChunkMerger::before(const Active& a, const Active& b) {
@@ -105,10 +120,11 @@ void ChunkMerger::load_due() {
     if (!filter_.chunk_may_match(c.entry.header)) continue;
     auto d = load(c.entry);
     if (!d) continue;
-    st_.diag.records_skipped += d->records_skipped();
+    uint64_t skipped = d->records_skipped();
+    st_.diag.records_skipped += skipped;
     if (!d->has_next()) continue;
     active_payload_ += d->payload_size();
-    push(Active{std::move(d), c.seq, c.entry.offset, 0});
+    push(Active{std::move(d), c.seq, c.entry.offset, 0, skipped});
   }
   pending_min_ = pending_ < chunks_.size() ? chunks_[pending_].entry.header.min_time_ns
                                            : std::numeric_limits<uint64_t>::max();
@@ -121,6 +137,9 @@ void ChunkMerger::retire_current() {
                                  std::to_string(cur_.emitted) + " records (" + cur_.d->error() +
                                  "): the rest of it is skipped");
   }
+  // Records of unknown kinds met after the chunk was loaded (a drained
+  // decoder met them all before).
+  st_.diag.records_skipped += cur_.d->records_skipped() - cur_.skipped;
   active_payload_ -= cur_.d->payload_size();
   retired_ = std::move(cur_.d);
   cur_ = Active{};
@@ -130,6 +149,10 @@ void ChunkMerger::retire_current() {
 bool ChunkMerger::next() {
   if (retired_) retired_.reset();
   if (done_) return false;
+  if (!started_) {
+    started_ = true;
+    start_prefetch();
+  }
   for (;;) {
     if (!cur_.d || pending_min_ <= cur_.d->next_time()) load_due();
     if (!cur_.d) {

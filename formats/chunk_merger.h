@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "formats/chunk_codec.h"
+#include "formats/chunk_loader.h"
+#include "formats/chunk_prefetcher.h"
 #include "formats/file_layout.h"
 #include "formats/reader_state.h"
 #include "formats/record_filter.h"
@@ -46,11 +48,21 @@ class ChunkMerger {
     uint64_t seq = 0;
     uint64_t offset = 0;
     uint64_t emitted = 0;
+    uint64_t skipped = 0;  // records_skipped() counted so far
   };
 
   void bad_chunk(uint64_t offset, const std::string& why);
-  // Reads, checks and decompresses one chunk; nullptr when it is bad.
+  // Reads, checks and decompresses one chunk (or takes it from the
+  // prefetcher); nullptr when it is bad.
   std::unique_ptr<ChunkDecoder> load(const IndexEntry& e);
+  // Whether content more decompressed bytes stay within max_active_payload.
+  bool within_cap(uint64_t content) const;
+  // Reports what went wrong with a prepared chunk, in the serial order of
+  // the checks; its decoder when nothing did.
+  std::unique_ptr<ChunkDecoder> accept(const IndexEntry& e, PreparedChunk p);
+  // With decode_threads > 1: starts the workers on the chunks load_due()
+  // will ask for (the filter is known by now).
+  void start_prefetch();
   static bool before(const Active& a, const Active& b);
   static bool heap_after(const Active& a, const Active& b);
   void push(Active a);
@@ -71,7 +83,10 @@ class ChunkMerger {
   std::unique_ptr<ChunkDecoder> retired_;
   const ChunkDecoder* out_ = nullptr;
   bool done_ = false;
-  std::string payload_buf_;
+  bool started_ = false;
+  ChunkLoader loader_;                            // the serial path's
+  std::unique_ptr<ChunkPrefetcher> prefetch_;     // the parallel path's
+  size_t prefetch_next_ = 0;                      // the next job to take
 };
 
 }  // namespace usdt::format

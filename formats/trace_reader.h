@@ -53,6 +53,15 @@ struct ReaderOptions {
   // A chunk that would exceed it is skipped and reported rather than letting
   // a hostile file of many overlapping chunks exhaust memory.
   uint64_t max_active_payload = 1ull << 30;
+  // Threads that load and decode chunks ahead of the merge (1: the calling
+  // thread does everything). The records, their order and the diagnostics
+  // are the same for every value.
+  unsigned decode_threads = 1;
+  // With decode_threads > 1: decoded bytes waiting for the merge, at most
+  // (a chunk the merge needs next is decoded even beyond it), and chunks
+  // decoded ahead, at most (0: 2 per thread).
+  uint64_t decode_ahead_bytes = 128ull << 20;
+  size_t decode_ahead_chunks = 0;
 };
 
 class TraceReader {

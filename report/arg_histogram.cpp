@@ -131,14 +131,15 @@ std::vector<HistogramBucket> ArgStats::buckets() const {
 ArgHistogramAnalyzer::ArgHistogramAnalyzer(ArgHistogramConfig config)
     : config_(std::move(config)),
       overall_(config_.linear),
-      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
+      group_index_(config_.by && config_.by->kind != KeySpec::Kind::tid &&
+                   config_.by->kind != KeySpec::Kind::pid) {}
 
 void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const format::Event& e) {
   if (global_site >= config_.selected.size() || !config_.selected[global_site]) return;
   ArgStats* group = nullptr;
   const SiteInfo* site = config_.sites[global_site];
   if (config_.by) {
-    GroupKey key = group_key_of(*config_.by, domain, e, site);
+    GroupKey key = group_key_of(*config_.by, domain, e, site, &config_.hosts);
     bool added = false;
     std::optional<uint32_t> index =
         group_index_.find_or_add(key, groups_.size() < config_.max_groups, &added);

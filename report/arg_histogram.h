@@ -73,6 +73,7 @@ struct ArgHistogramConfig {
   std::vector<const SiteInfo*> sites;
   ArgRef arg;  // argN, or a name looked up per site
   std::optional<KeySpec> by;  // pid, tid or argN (also a string argument)
+  std::vector<std::string> hosts;  // by key domain: its host name (--by host)
   std::optional<LinearSpec> linear;
   size_t max_groups = 1000;
 };

@@ -9,9 +9,15 @@
 namespace usdt::report {
 
 GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e,
-                      const SiteInfo* site) {
+                      const SiteInfo* site, const std::vector<std::string>* hosts) {
   GroupKey g;
   switch (by.kind) {
+    case KeySpec::Kind::host:
+      // One group per host name, also over several files of one host.
+      g.present = true;
+      g.type = ArgType::string;
+      if (hosts && domain < hosts->size()) g.text = (*hosts)[domain];
+      break;
     case KeySpec::Kind::tid:
       g.present = true;
       g.domain = domain;

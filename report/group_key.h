@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "formats/trace_types.h"
 #include "report/flat_map.h"
@@ -28,9 +29,10 @@ struct GroupKey {
   bool truncated = false;                // type string: cut by the recorder
 };
 
-// The --by key of an event; site gives argument types (may be null).
+// The --by key of an event; site gives argument types (may be null);
+// hosts[domain] names the event's host for --by host (a string key).
 GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e,
-                      const SiteInfo* site);
+                      const SiteInfo* site, const std::vector<std::string>* hosts = nullptr);
 
 // Present keys first; then by domain; numbers in numeric order (signed ones
 // as signed), then strings in byte order.

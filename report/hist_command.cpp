@@ -62,6 +62,7 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   ArgHistogramConfig config;
   config.arg = *options.arg;
   config.by = options.by;
+  for (const TraceFileInfo& f : input.files()) config.hosts.push_back(f.metadata.hostname);
   config.linear = options.linear;
   std::vector<uint32_t> selected;
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
@@ -101,7 +102,8 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   report_read_problems(input, io.err);
 
   // pid and tid groups of different hosts are different groups: say which.
-  const bool by_host = options.by && options.by->kind != KeySpec::Kind::arg && input.hosts_differ();
+  const bool by_host = options.by && options.by->kind != KeySpec::Kind::arg &&
+                       options.by->kind != KeySpec::Kind::host && input.hosts_differ();
   std::string probe_text;
   for (const std::string& p : options.filter.probes) {
     if (!probe_text.empty()) probe_text += ',';

@@ -30,7 +30,8 @@ uint64_t string_hash(std::string_view s) {
 LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
     : config_(std::move(config)),
       overall_(config_.linear),
-      group_index_(config_.by && config_.by->kind == KeySpec::Kind::arg) {}
+      group_index_(config_.by && config_.by->kind != KeySpec::Kind::tid &&
+                   config_.by->kind != KeySpec::Kind::pid) {}
 
 bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                              Key* key) {
@@ -41,6 +42,7 @@ bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format
   switch (config_.key.kind) {
     case KeySpec::Kind::tid: key->value = id_key(domain, e.tid) | cls; return true;
     case KeySpec::Kind::pid: key->value = id_key(domain, e.pid) | cls; return true;
+    case KeySpec::Kind::host: return false;  // not a pairing key: options refuse it
     case KeySpec::Kind::arg: {
       int i = config_.key.arg.name.empty() ? config_.key.arg.index
                                             : config_.key.arg.at(site_info(global_site));
@@ -111,7 +113,7 @@ bool LatencyAnalyzer::frames_agree(const Node& start, const format::Event& end) 
 
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
-  return group_key_of(*config_.by, domain, e, site_info(global_site));
+  return group_key_of(*config_.by, domain, e, site_info(global_site), &config_.hosts);
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,

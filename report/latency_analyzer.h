@@ -37,6 +37,7 @@ struct LatencyConfig {
   std::vector<const SiteInfo*> sites;  // per global site, for argument types
   KeySpec key;
   std::optional<KeySpec> by;
+  std::vector<std::string> hosts;  // by key domain: its host name (--by host)
   std::optional<LinearSpec> linear;
   uint32_t top = 0;
   size_t max_groups = 1000;

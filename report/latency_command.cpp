@@ -105,6 +105,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::vector<uint8_t> wanted;
   for (SiteRole role : config->roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
   narrow_read_filter(*filter, wanted, input);
+  for (const TraceFileInfo& f : input.files()) config->hosts.push_back(f.metadata.hostname);
   LatencyAnalyzer analyzer(std::move(*config));
   const ProbeCatalog& catalog = input.catalog();
   std::vector<uint32_t> domains = file_domains(input);
@@ -135,7 +136,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       for (const LatencyGroup* g : analyzer.groups()) {
         w.begin_object().key("key").number_text(group_key_text(g->key, true));
         if (g->key.truncated) w.key("key_truncated").boolean(true);
-        if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
+        if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg &&
+            options.by->kind != KeySpec::Kind::host) {
           w.key("host").string(input.files()[g->key.domain].metadata.hostname);
         }
         write_stats_fields(w, g->stats);
@@ -177,7 +179,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   if (options.by) {
     for (const LatencyGroup* g : analyzer.groups()) {
       t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
-      if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg) {
+      if (input.hosts_differ() && options.by->kind != KeySpec::Kind::arg &&
+            options.by->kind != KeySpec::Kind::host) {
         t += " on " + input.files()[g->key.domain].metadata.hostname;
       }
       t += ":\n" + stats_text(g->stats);

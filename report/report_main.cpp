@@ -1,5 +1,8 @@
 #include "report/report_main.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "report/commands.h"
 #include "report/report_options.h"
 #include "report/trace_set.h"
@@ -12,7 +15,9 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
     std::fputs(parsed.text.c_str(), parsed.to_stderr ? err : out);
     return parsed.exit_code;
   }
-  Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces);
+  uint32_t jobs = parsed.options.jobs;
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces, jobs);
   if (!set) {
     print_error(err, set.error().message());
     return 1;

@@ -61,6 +61,7 @@ std::string KeySpec::text() const {
     case Kind::tid: return "tid";
     case Kind::pid: return "pid";
     case Kind::arg: return arg.text();
+    case Kind::host: return "host";
   }
   return "?";
 }
@@ -187,8 +188,11 @@ const char* kMainUsage =
     "'usdt-report COMMAND --help' explains a command and its options.\n\n"
     "A first word that is not a command is a TRACE when it is an existing file or\n"
     "contains '/' or '.'; otherwise it is an unknown command.\n"
-    "The same recording given twice (one file under two names, or a copy: same\n"
-    "host and start times) is read once, with a warning naming both.\n\n"
+    "Several TRACEs merge in time order; recordings of different hosts are aligned\n"
+    "by their wall clocks and each event is labelled with its host. The same\n"
+    "recording given twice (one file under two names, or a copy: same host,\n"
+    "command line and start times) is counted once, with a warning naming both.\n"
+    "-j N decodes on N threads (default: every core); the output is the same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -257,7 +261,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   std::string format = o.format;
   std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, function;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, function, jobs;
   po::options_description common("options");
   common.add_options()
       ("help,h", "explain this command")
@@ -267,11 +271,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ("pid", po::value(&pid)->value_name("PID"), "only events of this process")
       ("tid", po::value(&tid)->value_name("TID"), "only events of this thread")
       ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
-      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start");
+      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start")
+      ("jobs,j", po::value(&jobs)->value_name("N"),
+       "decode with N threads (default: every core; 1: in this thread only); the output is the same");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:
-      specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default) or json");
+      specific.add_options()
+          ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
+          ("by", po::value(&by)->value_name("host"), "also count the events of each probe per host");
       break;
     case Command::dump:
       specific.add_options()("format", po::value(&format)->value_name("FORMAT"), "text (default), jsonl or csv");
@@ -293,7 +301,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             ("schema", "print the ClickHouse CREATE TABLE statements and exit");
       } else {
         specific.add_options()
-            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, argN or argument name (of the start event, else of the end event)")
+            ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end event)")
             ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
             ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
             ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");
@@ -380,6 +388,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     if (!v) return fail(v.error());
     o.filter.tid = *v;
   }
+  if (!jobs.empty()) {
+    Result<uint32_t> v = parse_u32(jobs, "-j");
+    if (!v) return fail(v.error());
+    if (*v == 0 || *v > kMaxJobs) {
+      return usage_error("invalid -j '" + jobs + "': expected 1.." + std::to_string(kMaxJobs), command_word);
+    }
+    o.jobs = *v;
+  }
   if (vm.count("since")) {
     Result<uint64_t> v = parse_duration(since);
     if (!v) return fail(v.error().context("--since"));
@@ -399,9 +415,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     o.key = *k;
   }
   if (!by.empty()) {
-    Result<KeySpec> k = parse_key_spec(by, "--by");
-    if (!k) return fail(k.error());
-    o.by = *k;
+    // host groups by the recording machine (the file's metadata): no
+    // pairing key, and the only grouping summary has.
+    if (by == "host") {
+      o.by = KeySpec{KeySpec::Kind::host, ArgRef{}};
+    } else if (o.command == Command::summary) {
+      return usage_error("invalid --by '" + by + "': summary groups by host only", command_word);
+    } else {
+      Result<KeySpec> k = parse_key_spec(by, "--by");
+      if (!k) return fail(k.error());
+      o.by = *k;
+    }
   }
   if (hist != "log2" && hist != "linear") return usage_error("invalid --hist '" + hist + "': log2 or linear", command_word);
   o.linear_hist = hist == "linear";

@@ -44,10 +44,11 @@ struct ArgRef {
 // "argN" or a name; with numbers_too (hist --arg), also a bare "N".
 Result<ArgRef> parse_arg_ref(const std::string& text, const char* option, bool numbers_too);
 
-// --key / --by: tid, pid, argN or an argument's name. The words tid and pid
-// win over arguments of that name (those are still argN).
+// --key / --by: tid, pid, argN or an argument's name; --by also host. The
+// words tid, pid (and host for --by) win over arguments of that name (those
+// are still argN).
 struct KeySpec {
-  enum class Kind : uint8_t { tid, pid, arg } kind = Kind::tid;
+  enum class Kind : uint8_t { tid, pid, arg, host } kind = Kind::tid;  // host: --by only
   ArgRef arg;
   std::string text() const;
 };
@@ -70,7 +71,12 @@ struct ReportOptions {
   std::optional<ArgRef> arg;
   // export
   std::string output;
+  // Threads that decode each trace (-j); 0: one per core.
+  uint32_t jobs = 0;
 };
+
+// The most -j accepts: more threads than this only cost memory.
+constexpr uint32_t kMaxJobs = 256;
 
 // What parsing decided: run, or stop with text already decided (help,
 // version: exit 0; usage error: exit 2, message on stderr).

@@ -93,6 +93,20 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   uint64_t last_record_time = 0;
   bool any_record = false;
 
+  // --by host: events per host (sorted names) and probe.
+  const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
+  std::vector<std::string> hosts;
+  for (const TraceFileInfo& f : input.files()) hosts.push_back(f.metadata.hostname);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  std::vector<uint32_t> host_of_file;
+  for (const TraceFileInfo& f : input.files()) {
+    host_of_file.push_back(static_cast<uint32_t>(
+        std::lower_bound(hosts.begin(), hosts.end(), f.metadata.hostname) - hosts.begin()));
+  }
+  const size_t probe_count = catalog.probes().size();
+  std::vector<uint64_t> host_probe_events(by_host ? hosts.size() * probe_count : 0, 0);
+
   Record r;
   while (input.next(r)) {
     any_record = true;
@@ -106,7 +120,10 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
           }
           break;
         }
-        if (filter->accepts(site, *r.event, r.time)) stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
+        if (filter->accepts(site, *r.event, r.time)) {
+          stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
+          if (by_host) ++host_probe_events[host_of_file[r.file] * probe_count + catalog.site(site).probe];
+        }
         break;
       }
       case format::RecordKind::process:
@@ -233,6 +250,21 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       w.end_object();
     }
     w.end_array();
+    if (by_host) {
+      w.key("hosts").begin_array();
+      for (size_t h = 0; h < hosts.size(); ++h) {
+        uint64_t total = 0;
+        for (const ProbeRow& row : rows) total += host_probe_events[h * probe_count + row.probe];
+        w.begin_object().key("host").string(hosts[h]).key("events").uint(total).key("probes").begin_array();
+        for (const ProbeRow& row : rows) {
+          const ProbeInfo& p = catalog.probes()[row.probe];
+          w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
+          w.key("count").uint(host_probe_events[h * probe_count + row.probe]).end_object();
+        }
+        w.end_array().end_object();
+      }
+      w.end_array();
+    }
     w.key("lost_per_cpu").begin_array();
     for (const auto& [cpu, count] : stats.lost_per_cpu()) {
       w.begin_object().key("cpu").uint(cpu).key("lost").uint(count).end_object();
@@ -289,6 +321,17 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   if (stats.unknown_site_events() > 0) {
     t += "(" + std::to_string(stats.unknown_site_events()) + " events name a probe site the file does not list)\n";
+  }
+  if (by_host) {
+    size_t host_width = 16;
+    for (const std::string& h : hosts) host_width = std::max(host_width, h.size() + 2);
+    t += "\n" + pad_right("host", host_width) + pad_right("probe", name_width) + pad_left("events", 12) + "\n";
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      for (const ProbeRow& row : rows) {
+        t += pad_right(hosts[h], host_width) + pad_right(catalog.probes()[row.probe].full_name, name_width) +
+             pad_left(std::to_string(host_probe_events[h * probe_count + row.probe]), 12) + "\n";
+      }
+    }
   }
   t += "\n";
   t += pad_left("pid", 8) + "  " + (input.hosts_differ() ? pad_right("host", 16) : "") + pad_right("process", 18) +

@@ -17,12 +17,14 @@ const char* kind_of_non_regular(mode_t mode) {
 }
 
 // The same recording: one file (same device and inode, also through a
-// symlink or a hard link), or a copy of it (same host and start anchors,
-// which the recorder takes at one instant).
+// symlink or a hard link), or a copy of it (same host, command line and
+// start anchors, which the recorder takes at one instant): decided by
+// content, never by path. Two recordings of one host differ in their starts.
 bool same_recording(const struct stat& a, const format::TraceMetadata& ma, const struct stat& b,
                     const format::TraceMetadata& mb) {
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) return true;
-  return ma.hostname == mb.hostname && ma.start_monotonic_ns == mb.start_monotonic_ns &&
+  return ma.hostname == mb.hostname && ma.command_line == mb.command_line &&
+         ma.start_monotonic_ns == mb.start_monotonic_ns &&
          ma.start_realtime_ns == mb.start_realtime_ns;
 }
 
@@ -41,7 +43,10 @@ Result<struct stat> regular_file_status(const std::string& path) {
   return st;
 }
 
-Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths) {
+Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths,
+                                                 unsigned decode_threads) {
+  format::ReaderOptions options;
+  options.decode_threads = decode_threads;
   std::unique_ptr<TraceSet> set(new TraceSet());
   std::string last_error;
   std::vector<struct stat> opened;  // per file in files_
@@ -52,7 +57,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
       set->warnings_.push_back(last_error);
       continue;
     }
-    Result<format::TraceReader> reader = format::TraceReader::open(path);
+    Result<format::TraceReader> reader = format::TraceReader::open(path, options);
     if (!reader) {
       last_error = reader.error().message();
       set->warnings_.push_back(last_error);

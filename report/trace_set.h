@@ -27,7 +27,9 @@ class TraceSet : public TraceInput {
   // file could be opened. The same recording named twice (same file under
   // two names, or a copy: same hostname, start_monotonic_ns and
   // start_realtime_ns) is read once; duplicates() says which were dropped.
-  static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths);
+  // decode_threads: per file (format::ReaderOptions::decode_threads).
+  static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths,
+                                                unsigned decode_threads = 1);
 
   bool next(Record& record) override;
   void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;

@@ -24,10 +24,11 @@ fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
 
 sources="formats/chunk_codec.cpp formats/file_layout.cpp formats/table_codec.cpp
-  formats/chunk_locator.cpp formats/chunk_merger.cpp formats/reader_state.cpp formats/record_filter.cpp
+  formats/chunk_loader.cpp formats/chunk_locator.cpp formats/chunk_merger.cpp formats/chunk_prefetcher.cpp
+  formats/reader_state.cpp formats/record_filter.cpp
   formats/trace_reader.cpp formats/trace_writer.cpp formats/zstd_codec.cpp
   common/result.cpp common/file_io.cpp tests/fuzz/trace_reader_fuzz.cpp tests/fuzz/make_seeds.cpp"
-flags="-std=c++20 -O1 -g -I$root -Wall -Wextra"
+flags="-std=c++20 -O1 -g -I$root -Wall -Wextra -pthread"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 echo "fuzz: building in $build"

@@ -50,8 +50,13 @@ void fuzz_chunk(const uint8_t* data, size_t size) {
   static const std::vector<uint8_t> arg_counts = {0, 1, 2, 3, 12};
   // As make_seeds.cpp's kChunkStringMasks.
   static const std::vector<uint16_t> string_masks = {0, 0b1, 0b10, 0b101, 0x801};
-  ChunkDecoder d(std::move(payload), &arg_counts, &string_masks);
+  ChunkDecoder d(payload, &arg_counts, &string_masks);
   if (!d.start(header)) return;
+  // A drained decoder (decoding on a worker thread, -j N) must give the
+  // same records and end the same way.
+  ChunkDecoder drained(std::move(payload), &arg_counts, &string_masks);
+  if (!drained.start(header)) __builtin_trap();
+  drained.drain();
   uint64_t last = 0;
   uint8_t last_rank = 0;
   while (d.has_next()) {
@@ -61,14 +66,26 @@ void fuzz_chunk(const uint8_t* data, size_t size) {
     last = t;
     last_rank = rank;
     d.advance();
+    if (!drained.has_next() || drained.next_time() != t || drained.next_rank() != rank) {
+      __builtin_trap();
+    }
+    drained.advance();
+    if (drained.kind() != d.kind()) __builtin_trap();
     if (d.kind() == RecordKind::event) {
       const Event& e = d.event();
+      const Event& de = drained.event();
+      if (de.time_ns != e.time_ns || de.site_id != e.site_id || de.pid != e.pid ||
+          de.arg_count != e.arg_count || de.missing_mask != e.missing_mask) {
+        __builtin_trap();
+      }
+      check_strings(de);
       if (e.time_ns != t || e.site_id >= arg_counts.size()) __builtin_trap();
       if (e.arg_count > arg_counts[e.site_id]) __builtin_trap();
       if (e.time_ns < header.min_time_ns || e.time_ns > header.max_time_ns) __builtin_trap();
       check_strings(e);
     }
   }
+  if (drained.has_next() || drained.error() != d.error()) __builtin_trap();
 }
 
 }  // namespace
@@ -80,6 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   ReaderOptions options;
   options.max_chunk_payload = 1 << 20;  // keeps each input fast
+  // The last byte's bit 1 decodes on two worker threads (-j 2).
+  if (size > 0 && (data[size - 1] & 2)) options.decode_threads = 2;
   auto reader = TraceReader::open_bytes(std::string(reinterpret_cast<const char*>(data), size),
                                         "fuzz.trace", options);
   if (!reader) return 0;

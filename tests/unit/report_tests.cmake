@@ -19,3 +19,6 @@ usdt_unit_test(clickhouse_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/clickhouse_text_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/clickhouse_export_test.cpp
   LIBS usdt_report_lib)
+
+# -j N against -j 1, hosts, duplicates, windows (issue 13).
+usdt_unit_test(report_parallel_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/report_parallel_test.cpp LIBS usdt_report_lib)

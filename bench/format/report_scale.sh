@@ -1,0 +1,78 @@
+#!/bin/bash
+# The report targets of issue 13 on synthetic request traces (pair_trace):
+#   - summary and latency on 2 threads >= 1.8x their speed on 1 (wall time),
+#   - 1 thread >= 30 M events per CPU-second (user + sys),
+#   - peak RSS of latency (default -j) on the large trace < 200 MB,
+#   - a 1% window (--since/--until) in <= 5% of the full read's time.
+# Each configuration runs ROUNDS times, interleaved; the best run counts.
+# usage: bench/format/report_scale.sh [EVENTS [BIG_EVENTS]]
+#   defaults 10000000 and 100000000 (the big trace is about 500 MB on disk;
+#   BIG_EVENTS=0 skips it). env: USDT_REPORT (default build/report/usdt-report),
+#   BUILD_DIR, WORK_DIR (default a temp dir, removed), ROUNDS (default 3),
+#   PAIR_TRACE (a built pair_trace: skips the build).
+set -eu
+events=${1:-10000000}
+big=${2:-100000000}
+rounds=${ROUNDS:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build-bench-format}
+report=${USDT_REPORT:-$root/build/report/usdt-report}
+[ -x "$report" ] || { echo "report_scale: no usdt-report at $report (set USDT_REPORT)" >&2; exit 2; }
+pair_trace=${PAIR_TRACE:-}
+if [ -z "$pair_trace" ]; then
+  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j2 --target pair_trace >/dev/null
+  pair_trace=$build/pair_trace
+fi
+work=${WORK_DIR:-}
+if [ -z "$work" ]; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
+latency=(latency --start bench:start --end bench:done)
+
+# best WALL CPU RSS of ROUNDS runs: prints "wall_s cpu_s rss_kb" (best wall).
+measure() {
+  local best=""
+  for _ in $(seq "$rounds"); do
+    local line
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$@" >/dev/null 2>&1
+    line=$(tail -1 "$work/time")
+    read -r wall user sys rss <<<"$line"
+    local cpu
+    cpu=$(echo "$user + $sys" | bc)
+    if [ -z "$best" ] || (( $(echo "$wall < ${best%% *}" | bc) )); then best="$wall $cpu $rss"; fi
+  done
+  echo "$best"
+}
+verdict() { if (( $(echo "$1" | bc) )); then echo met; else echo "NOT MET"; fi; }
+
+trace=$work/pairs.trace
+"$pair_trace" "$trace" "$events"
+echo "== usdt-report on $events events ($(du -h "$trace" | cut -f1)) =="
+for cmd in summary latency; do
+  args=("$cmd")
+  [ "$cmd" = latency ] && args=("${latency[@]}")
+  read -r w1 c1 _ <<<"$(measure "$report" "${args[@]}" -j 1 "$trace")"
+  read -r w2 _ _ <<<"$(measure "$report" "${args[@]}" -j 2 "$trace")"
+  speed=$(echo "scale=2; $w1 / $w2" | bc)
+  rate=$(echo "scale=1; $events / $c1 / 1000000" | bc)
+  echo "$cmd: -j 1 ${w1}s wall ${c1}s CPU ($rate M ev/CPU-s: $(verdict "$rate >= 30")); -j 2 ${w2}s wall: ${speed}x ($(verdict "$speed >= 1.8"))"
+done
+# The middle 1% of the recording (about 200 ns per event).
+span_ms=$((events / 5000))
+since=$((span_ms * 495 / 1000))
+until=$((span_ms * 505 / 1000))
+# CPU time on one thread: the wall time of so short a run is mostly noise.
+read -r _ wf _ <<<"$(measure "$report" summary -j 1 "$trace")"
+read -r _ ww _ <<<"$(measure "$report" summary -j 1 --since "${since}ms" --until "${until}ms" "$trace")"
+echo "1% window: ${ww}s CPU against ${wf}s for all ($(verdict "$ww <= 0.05 * $wf || $ww <= 0.01"))"
+
+if [ "$big" != 0 ]; then
+  rm -f "$trace"
+  "$pair_trace" "$trace" "$big"
+  rounds=1
+  read -r _ _ rss <<<"$(measure "$report" "${latency[@]}" "$trace")"
+  echo "latency on $big events: peak RSS $((rss / 1024)) MB ($(verdict "$rss < 200 * 1024"))"
+fi

@@ -1,0 +1,56 @@
+// Turns one located chunk into a started ChunkDecoder: reads its block,
+// checks it against the index entry, decompresses and parses it
+// (formats/FORMAT.md section 6, "Decoding a chunk"). Touches no shared
+// state, so worker threads run it side by side (formats/chunk_prefetcher.h);
+// what went wrong comes back as text for the merger to report in file order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "formats/byte_source.h"
+#include "formats/chunk_codec.h"
+#include "formats/file_layout.h"
+#include "formats/zstd_codec.h"
+
+namespace usdt::format {
+
+// What a chunk became, in the order the checks run: a bad block (frame_error),
+// then the frame's declared content size (for the reader's memory cap, which
+// only the merger can judge), then a bad frame or payload (decode_error).
+struct PreparedChunk {
+  std::string frame_error;
+  uint64_t content = 0;
+  std::string decode_error;
+  std::unique_ptr<ChunkDecoder> decoder;  // set when neither error is
+};
+
+// What loading needs besides the bytes: the probe table's derived tables
+// (outlive the loader) and the per-chunk payload limit.
+struct ChunkLoadContext {
+  ByteSource* src = nullptr;  // read concurrently: FileSource uses pread
+  const std::vector<uint8_t>* site_arg_counts = nullptr;
+  const std::vector<uint16_t>* site_string_masks = nullptr;
+  const std::vector<uint8_t>* site_frames = nullptr;
+  uint64_t max_chunk_payload = 0;
+};
+
+// One loader per thread: it owns the buffers and the zstd context it reuses.
+class ChunkLoader {
+ public:
+  explicit ChunkLoader(const ChunkLoadContext& ctx) : ctx_(ctx) {}
+
+  // Loads e. may_decompress(content) is asked before decompressing; when it
+  // returns false, the result stops there (decoder unset, no decode_error).
+  PreparedChunk load(const IndexEntry& e,
+                     const std::function<bool(uint64_t content)>& may_decompress);
+
+ private:
+  ChunkLoadContext ctx_;
+  std::string block_buf_;
+  ZstdDecompressor zstd_;
+};
+
+}  // namespace usdt::format

@@ -1,0 +1,240 @@
+// usdt-report with -j N against -j 1 on traces of many chunks: every command
+// and format prints the same bytes; start/end pairs that span chunk
+// boundaries are all matched; --since/--until equal reading everything and
+// filtering; the same recording given twice counts once; hosts label events.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format_test_util.h"
+#include "formats/trace_writer.h"
+#include "report/report_main.h"
+
+using namespace usdt::format;
+using namespace usdt::format::test;
+
+namespace {
+
+struct Output {
+  int rc = 0;
+  std::string out, err;
+};
+
+Output run(std::vector<std::string> args) {
+  args.insert(args.begin(), "usdt-report");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  Output o;
+  char *out_buf = nullptr, *err_buf = nullptr;
+  size_t out_len = 0, err_len = 0;
+  std::FILE* out = open_memstream(&out_buf, &out_len);
+  std::FILE* err = open_memstream(&err_buf, &err_len);
+  o.rc = usdt::report::report_main(static_cast<int>(argv.size()), argv.data(), out, err);
+  std::fclose(out);
+  std::fclose(err);
+  o.out.assign(out_buf, out_len);
+  o.err.assign(err_buf, err_len);
+  std::free(out_buf);
+  std::free(err_buf);
+  return o;
+}
+
+std::vector<ProbeSite> pair_sites() {
+  std::vector<ProbeSite> sites(3);
+  const char* names[] = {"start", "done", "tick"};
+  for (uint32_t i = 0; i < 3; ++i) {
+    sites[i].id = i;
+    sites[i].path = "/usr/bin/server";
+    sites[i].provider = "srv";
+    sites[i].name = names[i];
+    ArgDescriptor a;
+    a.spec = "8@%rdi";
+    a.location = usdt::ArgLocation::reg;
+    a.source = usdt::ArgSource::sampled_register;
+    sites[i].args = {a, a};
+  }
+  return sites;
+}
+
+// Requests on 4 threads, each lasting several chunks' worth of events
+// (chunks of about 60 events), so that most pairs span chunk boundaries;
+// `pairs` complete requests in all. Events reach the writer a little out
+// of order, as per-CPU buffers deliver them, so chunks overlap in time.
+void write_pairs(const std::string& path, const TraceMetadata& meta, int pairs) {
+  WriterOptions opt;
+  opt.chunk_bytes = 512;
+  opt.flush_interval_ms = 0;
+  auto w = TraceWriter::create(path, meta, pair_sites(), opt);
+  REQUIRE(w.ok());
+  std::mt19937_64 rng(5);
+  uint64_t now = meta.start_monotonic_ns + 1000;
+  for (uint32_t t = 0; t < 4; ++t) {
+    REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50 + t, 0, 0, "server"}));
+  }
+  std::vector<Event> pending;
+  int done = 0, started = 0;
+  bool open[4] = {};
+  uint64_t id = 0;
+  while (done < pairs) {
+    uint64_t r = rng();
+    uint32_t t = static_cast<uint32_t>(r % 4);
+    now += 10 + (r >> 8) % 90;
+    Event e;
+    e.time_ns = now;
+    e.pid = 50;
+    e.tid = 50 + t;
+    e.cpu = t % 2;
+    e.arg_count = 2;
+    if ((r >> 16) % 8 != 0) {
+      e.site_id = 2;  // ticks between the start and the end
+    } else if (!open[t] && started < pairs) {
+      e.site_id = 0;
+      e.args[0] = ++id;
+      open[t] = true;
+      ++started;
+    } else if (open[t]) {
+      e.site_id = 1;
+      open[t] = false;
+      ++done;
+    } else {
+      e.site_id = 2;
+    }
+    e.args[1] = (r >> 24) % 100;
+    pending.push_back(e);
+    if (pending.size() == 7) {
+      std::swap(pending[1], pending[4]);  // a little disorder
+      for (const Event& p : pending) REQUIRE(w->append(p));
+      pending.clear();
+    }
+  }
+  for (const Event& p : pending) REQUIRE(w->append(p));
+  REQUIRE(w->finish(TraceSummary{}));
+}
+
+TraceMetadata meta_of(const std::string& host, uint64_t mono, uint64_t real) {
+  TraceMetadata m = sample_metadata();
+  m.hostname = host;
+  m.start_monotonic_ns = mono;
+  m.start_realtime_ns = real;
+  return m;
+}
+
+const std::vector<std::vector<std::string>>& commands() {
+  static const std::vector<std::vector<std::string>> c = {
+      {"summary"},
+      {"summary", "--format", "json"},
+      {"summary", "--by", "host", "--format", "json"},
+      {"dump"},
+      {"dump", "--format", "jsonl"},
+      {"dump", "--format", "csv"},
+      {"dump", "--probe", "srv:start", "--since", "100us", "--until", "300us"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--format", "json"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--top", "5"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--by", "host"},
+      {"hist", "--probe", "srv:tick", "--arg", "1", "--by", "tid"},
+  };
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every command prints the same bytes with -j 1 and -j N", "[report][parallel]") {
+  TempPath a, b;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);
+  write_pairs(b.str(), meta_of("beta", 9'000'000, 1'700'000'000'000'050'000), 300);
+  for (const auto& files : {std::vector<std::string>{a.str()},
+                            std::vector<std::string>{a.str(), b.str()}}) {
+    for (std::vector<std::string> cmd : commands()) {
+      cmd.insert(cmd.end(), files.begin(), files.end());
+      std::vector<std::string> serial = cmd, parallel = cmd;
+      serial.insert(serial.end(), {"-j", "1"});
+      parallel.insert(parallel.end(), {"-j", "3"});
+      Output s = run(serial), p = run(parallel);
+      INFO(cmd[0] << " " << cmd[1] << " on " << files.size() << " file(s)");
+      REQUIRE(s.rc == 0);
+      REQUIRE(!s.out.empty());
+      REQUIRE(s.out == p.out);
+      REQUIRE(s.err == p.err);
+    }
+  }
+}
+
+TEST_CASE("pairs that span chunk boundaries are all matched", "[report][parallel]") {
+  TempPath a;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);
+  for (const char* jobs : {"1", "2", "4"}) {
+    Output o = run({"latency", "--start", "srv:start", "--end", "srv:done", "--format", "json",
+                    "-j", jobs, a.str()});
+    REQUIRE(o.rc == 0);
+    REQUIRE(o.out.find("\"count\":400,") != std::string::npos);
+    REQUIRE(o.out.find("\"unmatched_starts\":0,\"unmatched_ends\":0") != std::string::npos);
+  }
+}
+
+TEST_CASE("--since/--until read the same events as filtering everything", "[report][parallel]") {
+  TempPath a;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);
+  // The window's events, from a dump of everything: times are seconds from
+  // the start, after "comm pid/tid [cpu] ".
+  Output all = run({"dump", "-j", "1", a.str()});
+  REQUIRE(all.rc == 0);
+  std::string expected;
+  size_t at = 0;
+  while (at < all.out.size()) {
+    size_t end = all.out.find('\n', at);
+    std::string line = all.out.substr(at, end - at + 1);
+    at = end + 1;
+    size_t cpu_end = line.find("] ");
+    REQUIRE(cpu_end != std::string::npos);
+    double t = std::stod(line.substr(cpu_end + 2));
+    if (t >= 0.000200 && t <= 0.000700) expected += line;
+  }
+  REQUIRE(!expected.empty());
+  for (const char* jobs : {"1", "3"}) {
+    Output w = run({"dump", "--since", "200us", "--until", "700us", "-j", jobs, a.str()});
+    REQUIRE(w.rc == 0);
+    REQUIRE(w.out == expected);
+  }
+}
+
+TEST_CASE("the same recording twice is counted once, with a warning", "[report][parallel]") {
+  TempPath a, copy, other;
+  TraceMetadata m = meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000);
+  write_pairs(a.str(), m, 50);
+  write_pairs(copy.str(), m, 50);  // the same bytes under another name
+  Output once = run({"summary", "--format", "json", a.str()});
+  Output twice = run({"summary", "--format", "json", a.str(), copy.str()});
+  REQUIRE(twice.rc == 0);
+  REQUIRE(twice.err.find("is the same recording as") != std::string::npos);
+  REQUIRE(twice.out == once.out);  // the copy is left out entirely
+  // Another recording of the same host that overlaps in time is merged.
+  TraceMetadata later = m;
+  later.start_monotonic_ns += 5000;
+  later.start_realtime_ns += 5000;
+  write_pairs(other.str(), later, 50);
+  Output both = run({"dump", "--format", "jsonl", a.str(), other.str()});
+  REQUIRE(both.err.empty());
+  REQUIRE(both.out.find("\"host\"") == std::string::npos);  // one host: no labels
+  Output dump_one = run({"dump", "--format", "jsonl", a.str()});
+  REQUIRE(std::count(both.out.begin(), both.out.end(), '\n') >
+          std::count(dump_one.out.begin(), dump_one.out.end(), '\n'));
+}
+
+TEST_CASE("events of several hosts carry their host", "[report][parallel]") {
+  TempPath a, b;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 20);
+  write_pairs(b.str(), meta_of("beta", 9'000'000, 1'700'000'000'000'000'000), 20);
+  Output o = run({"dump", "--format", "jsonl", a.str(), b.str()});
+  REQUIRE(o.rc == 0);
+  REQUIRE(o.out.find("\"host\":\"alpha\"") != std::string::npos);
+  REQUIRE(o.out.find("\"host\":\"beta\"") != std::string::npos);
+  Output l = run({"latency", "--start", "srv:start", "--end", "srv:done", "--by", "host", "--format",
+                  "json", a.str(), b.str()});
+  REQUIRE(l.out.find("{\"key\":\"alpha\",\"count\":20,") != std::string::npos);
+  REQUIRE(l.out.find("{\"key\":\"beta\",\"count\":20,") != std::string::npos);
+  Output s = run({"summary", "--by", "host", "--format", "json", a.str(), b.str()});
+  REQUIRE(s.out.find("\"hosts\":[{\"host\":\"alpha\"") != std::string::npos);
+}
