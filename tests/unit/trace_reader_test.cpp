@@ -638,7 +638,10 @@ TEST_CASE("a function probe's frame leaves its arguments and comes back as Event
     REQUIRE(w->append(make_event(600, 1, 1, 1, 0, {0, 0x7fe8}, 0b01)).ok());  // argument missing
     REQUIRE(w->finish(TraceSummary{}).ok());
   }
-  auto r = TraceReader::open(tmp.str());
+  // Decoded on the calling thread and on workers (drained, then replayed).
+  ReaderOptions options;
+  options.decode_threads = GENERATE(1u, 3u);
+  auto r = TraceReader::open(tmp.str(), options);
   REQUIRE(r.ok());
   CHECK_FALSE(r->sites()[0].has_frame);
   CHECK(r->sites()[1].has_frame);
