@@ -646,21 +646,21 @@ TEST_CASE("a full disk stops the recording with an error; what was written stays
   CHECK_FALSE(t.summary.has_value());
   REQUIRE(t.events.size() > 0);
   CHECK(t.events.size() < 50000000);
-  // What is there is exact: each iteration at most once, in order, and
-  // every iteration missing before the last one written is accounted for by
-  // the kernel's lost records in the file (a loaded machine can overflow the
-  // ring while the recorder waits for the CPU).
+  // What is there is exact: each iteration at most once, in order. Gaps
+  // are allowed: a loaded machine can overflow the ring while the recorder
+  // waits for the CPU, and the kernel reports that loss (PERF_RECORD_LOST)
+  // only at the next sample on that CPU's ring, which may come after the
+  // disk filled (the loop moved to the other CPU), so the file need not hold
+  // the report of every gap (a recording that ends cleanly drains every
+  // ring to the end, and its summary counts them all).
   INFO("lost records: " << t.lost.size() << ", events lost: " << t.lost_count());
-  uint64_t missing = t.events[0].args[0];
   for (size_t i = 1; i < t.events.size(); ++i) {
     if (t.events[i].args[0] <= t.events[i - 1].args[0]) {
       FAIL_CHECK("event " << i << " has iteration " << t.events[i].args[0] << " after "
                           << t.events[i - 1].args[0]);
       break;
     }
-    missing += t.events[i].args[0] - t.events[i - 1].args[0] - 1;
   }
-  CHECK(missing <= t.lost_count());
   // The command did not outlive the recorder (which reaped it).
   std::ifstream pid_in(pid_file);
   pid_t command = 0;
