@@ -10,6 +10,7 @@
 #include "report/arg_format.h"
 #include "report/clickhouse_text.h"
 #include "report/event_copy.h"
+#include "report/export_setup.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 #include "report/output_buffer.h"
@@ -177,30 +178,13 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
                 "clickhouse-pairs");
     return 2;
   }
-  if (options.output.empty()) {
-    print_error(io.err, "export needs -o FILE");
-    return 2;
-  }
-  Result<EventFilter> filter = make_filter(options, input);
-  if (!filter) {
-    print_error(io.err, filter.error().message());
-    return 1;
-  }
+  int exit_code = 0;
+  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, false, io, &exit_code);
+  if (!setup) return exit_code;
+  EventFilter* filter = &setup->filter;
+  std::optional<LatencyAnalyzer>& analyzer = setup->analyzer;
+  OutputFile* file = &setup->file;
   const ProbeCatalog& catalog = input.catalog();
-  std::optional<LatencyAnalyzer> analyzer;
-  if (pairs) {
-    Result<LatencyConfig> config = make_latency_config(options, catalog);
-    if (!config) {
-      print_error(io.err, config.error().message());
-      return 1;
-    }
-    analyzer.emplace(std::move(*config));
-  }
-  Result<OutputFile> file = OutputFile::create(options.output);
-  if (!file) {
-    print_error(io.err, file.error().message());
-    return 1;
-  }
   const std::vector<TraceFileInfo>& files = input.files();
   std::vector<uint32_t> domains = file_domains(input);
   ProcessNames names;

@@ -33,6 +33,7 @@
 #include "report/clickhouse_export.h"
 #include "report/commands.h"
 #include "report/json_writer.h"
+#include "report/export_setup.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 #include "report/output_buffer.h"
@@ -176,32 +177,14 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
                             options.format + "')");
     return 2;
   }
-  if (options.output.empty()) {
-    print_error(io.err, "export needs -o FILE");
-    return 2;
-  }
   bool pairs = !options.start.empty() || !options.end.empty();
-  Result<EventFilter> filter = make_filter(options, input);
-  if (!filter) {
-    print_error(io.err, filter.error().message());
-    return 1;
-  }
+  int exit_code = 0;
+  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, true, io, &exit_code);
+  if (!setup) return exit_code;
+  EventFilter* filter = &setup->filter;
+  std::optional<LatencyAnalyzer>& analyzer = setup->analyzer;
+  OutputFile* file = &setup->file;
   const ProbeCatalog& catalog = input.catalog();
-  std::optional<LatencyAnalyzer> analyzer;
-  if (pairs) {
-    Result<LatencyConfig> config = make_latency_config(options, catalog);
-    if (!config) {
-      print_error(io.err, config.error().message());
-      return 1;
-    }
-    config->keep_open_events = true;
-    analyzer.emplace(std::move(*config));
-  }
-  Result<OutputFile> file = OutputFile::create(options.output);
-  if (!file) {
-    print_error(io.err, file.error().message());
-    return 1;
-  }
   std::vector<uint32_t> domains = file_domains(input);
   ProcessNames names;
   uint64_t pair_count = 0;

@@ -1,0 +1,38 @@
+#include "report/export_setup.h"
+
+#include "report/latency_setup.h"
+
+namespace usdt::report {
+
+std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input, bool pairs,
+                                          bool keep_open_events, CommandIo io, int* exit_code) {
+  *exit_code = 1;
+  if (options.output.empty()) {
+    print_error(io.err, "export needs -o FILE");
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return std::nullopt;
+  }
+  std::optional<LatencyAnalyzer> analyzer;
+  if (pairs) {
+    Result<LatencyConfig> config = make_latency_config(options, input.catalog());
+    if (!config) {
+      print_error(io.err, config.error().message());
+      return std::nullopt;
+    }
+    config->keep_open_events = keep_open_events;
+    analyzer.emplace(std::move(*config));
+  }
+  Result<OutputFile> file = OutputFile::create(options.output);
+  if (!file) {
+    print_error(io.err, file.error().message());
+    return std::nullopt;
+  }
+  return ExportSetup{std::move(*filter), std::move(analyzer), std::move(*file)};
+}
+
+}  // namespace usdt::report
