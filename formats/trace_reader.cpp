@@ -142,6 +142,7 @@ Result<TraceReader> TraceReader::open_bytes(std::string bytes, const std::string
 const std::string& TraceReader::path() const { return impl_->state.path; }
 const TraceMetadata& TraceReader::metadata() const { return impl_->state.metadata; }
 const std::vector<ProbeSite>& TraceReader::sites() const { return impl_->state.sites; }
+const std::vector<ObjectTable>& TraceReader::objects() const { return impl_->state.objects; }
 void TraceReader::set_filter(ReadFilter filter) { impl_->merger->set_filter(std::move(filter)); }
 bool TraceReader::next() { return impl_->merger->next(); }
 // Before the first next() or after the last, the accessors return empty

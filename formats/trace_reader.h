@@ -82,6 +82,11 @@ class TraceReader {
   const std::string& path() const;
   const TraceMetadata& metadata() const;
   const std::vector<ProbeSite>& sites() const;
+  // The symbol tables of the files in the recorded stacks (1.3 object
+  // blocks), in file order; empty for files without stacks. Complete once
+  // open() returned: from the index, or collected by the scan of a file
+  // without one. Damaged blocks are reported in diagnostics() and left out.
+  const std::vector<ObjectTable>& objects() const;
 
   // Set before the first next(); lets the reader skip chunks via the index.
   void set_filter(ReadFilter filter);
@@ -91,8 +96,8 @@ class TraceReader {
   // events, then events, then lost records; then file order); false at the
   // end of what is readable. After it returns true, kind() says which accessor is valid;
   // the references stay valid until the next call. So do the StringArgs an
-  // event's string arguments point to and their bytes (they live in the
-  // decoded chunk): copy them to keep them longer.
+  // event's string arguments point to and their bytes, and the addresses of
+  // its stack (they live in the decoded chunk): copy them to keep them longer.
   bool next();
   RecordKind kind() const;
   const Event& event() const;

@@ -17,6 +17,9 @@ constexpr int kMaxArgs = 12;
 constexpr uint32_t kNoSite = 0xffffffffu;
 // The longest string argument a trace holds; the writer cuts longer ones.
 constexpr uint32_t kMaxStringArgBytes = 64 * 1024;
+// The deepest user stack a trace holds (1.3); the writer cuts deeper ones and
+// marks them truncated.
+constexpr uint32_t kMaxStackDepth = 1024;
 
 enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3, tracepoint = 4 };
 
@@ -104,6 +107,15 @@ struct Event {
   // Read back from a site with has_frame: the stack pointer at the hit, 0
   // when it was not recorded. (Writers take it as the last argument.)
   uint64_t frame = 0;
+  // The user call stack at the hit (1.3, usdt-record -g): stack_depth
+  // absolute addresses, innermost first (stack[0] is the ip at the hit, the
+  // others return addresses); stack_truncated when the walk stopped before the
+  // outermost frame. No stack: stack_depth 0. Owned like StringArgs: whoever
+  // produces the Event owns the addresses; TraceWriter copies them,
+  // TraceReader keeps them until its next next().
+  const uint64_t* stack = nullptr;
+  uint16_t stack_depth = 0;
+  bool stack_truncated = false;
 
   bool has_arg(int i) const { return i < arg_count && !(missing_mask & (1u << i)); }
   bool is_string(int i) const { return (string_mask >> i) & 1u; }
@@ -113,13 +125,17 @@ struct Event {
   }
 };
 
-enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4 };
+enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4, mmap = 5 };
 
 // Process lifecycle, so reports can name processes and threads.
 //   comm: tid (of pid) is called comm (from PERF_RECORD_COMM or /proc at start);
 //   exec: pid exec'd and is now called comm;
 //   fork: tid of pid was created by parent_tid of parent_pid (threads too);
-//   exit: tid of pid exited.
+//   exit: tid of pid exited;
+//   mmap (1.3): from now on pid has map_length bytes of path, from byte
+//     map_file_offset of the file, mapped executable at map_address (build_id
+//     hex, empty when unknown); it replaces what it overlaps of pid's earlier
+//     mappings. exec ends all of pid's mappings, fork copies them.
 struct ProcessEvent {
   uint64_t time_ns = 0;
   ProcessEventKind kind = ProcessEventKind::comm;
@@ -128,6 +144,28 @@ struct ProcessEvent {
   uint32_t parent_pid = 0;
   uint32_t parent_tid = 0;
   std::string comm;
+  // mmap only:
+  uint64_t map_address = 0;
+  uint64_t map_length = 0;
+  uint64_t map_file_offset = 0;
+  std::string build_id{};  // hex
+  std::string path{};
+};
+
+// A function symbol of a mapped file, placed by file offset (1.3).
+struct ObjectSymbol {
+  uint64_t file_offset = 0;  // of its first instruction in the file
+  uint64_t size = 0;         // bytes; 0 = up to the next symbol
+  std::string name;          // as in the symbol table (C++ names mangled)
+};
+
+// The symbols of one file that appears in recorded stacks (1.3, block kind 6),
+// so that reports name frames without the traced binaries. Keyed by build_id,
+// or by path when the file has no build-id.
+struct ObjectTable {
+  std::string build_id;  // hex, empty when the file has none
+  std::string path{};
+  std::vector<ObjectSymbol> symbols;  // sorted by file_offset
 };
 
 // Events the kernel dropped (PERF_RECORD_LOST): count of them on cpu between

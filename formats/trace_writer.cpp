@@ -231,6 +231,12 @@ Status TraceWriter::append(const ProcessEvent& event) {
   return w.after_append();
 }
 
+// TODO(stacks): write the object block (FORMAT.md 3.6a) and list it in the index.
+Status TraceWriter::add_object(const ObjectTable& object) {
+  (void)object;
+  return impl_->usable();
+}
+
 Status TraceWriter::append(const LostEvent& event) {
   Impl& w = *impl_;
   if (Status s = w.usable(); !s) return s;

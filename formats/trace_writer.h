@@ -45,13 +45,20 @@ class TraceWriter {
   // arg_count are dropped; comm is cut at 4096 bytes. The bytes of string
   // arguments are copied (the caller may reuse them once append returns); a
   // null StringArg* is stored as a missing argument, a string over 64 KiB is
-  // cut and marked truncated.
+  // cut and marked truncated. A stack deeper than kMaxStackDepth is cut and
+  // marked truncated; its addresses are copied like strings.
   Status append(const Event& event);
   // The same as appending each event in turn, checked once per call rather
   // than per event (the recorder's writer thread appends batches).
   Status append_events(const std::vector<Event>& events);
   Status append(const ProcessEvent& event);
   Status append(const LostEvent& event);
+  // Writes the symbols of a file that appears in stacks (1.3, an object
+  // block) at once, before any chunk still buffered, and lists it in the
+  // index. Symbols are sorted by file_offset here; names over 4096 bytes are
+  // cut. The caller writes each file once (a second table with the same key
+  // is written but ignored by readers).
+  Status add_object(const ObjectTable& object);
 
   // Compresses and writes the pending chunk, if any.
   Status flush();

@@ -40,6 +40,9 @@ void ProcessNames::on_process(uint32_t domain, const format::ProcessEvent& p) {
     case ProcessEventKind::exit:
       // Names stay: the summary lists processes that have exited.
       break;
+    case ProcessEventKind::mmap:
+      // Mappings name no thread (report/ symbolizes stacks from them).
+      break;
   }
 }
 
