@@ -18,3 +18,4 @@ target_compile_definitions(tracepoint_format_test PRIVATE
 usdt_unit_test(tracepoint_sites_test SOURCES tracepoint_sites_test.cpp LIBS usdt_record_lib)
 target_compile_definitions(tracepoint_sites_test PRIVATE
   TRACEPOINT_FORMAT_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures/tracepoint_formats")
+usdt_unit_test(process_mappings_test SOURCES process_mappings_test.cpp LIBS usdt_record_lib)
