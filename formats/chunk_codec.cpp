@@ -531,8 +531,9 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
   stack_refs_.resize(n);
   for (uint64_t j = 0; j < n; ++j) {
     uint64_t ref = s.varint();
-    if (ref > u)
+    if (ref > u) {
       return fail("event refers to stack " + std::to_string(ref) + " of " + std::to_string(u));
+    }
     stack_refs_[j] = static_cast<uint32_t>(ref);
   }
   if (!s.ok()) return fail("stack references run past the stacks section");
