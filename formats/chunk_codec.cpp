@@ -538,6 +538,11 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
   }
   if (!s.ok()) return fail("stack references run past the stacks section");
   // Bytes after the references: room for a newer minor version, ignored.
+  // The decoded stacks take up to 8 bytes per byte of the section: the memory
+  // caps must see them (payload_size()).
+  payload_size_ += stack_frames_.capacity() * sizeof(uint64_t) +
+                   stacks_.capacity() * sizeof(DecodedStack) +
+                   stack_refs_.capacity() * sizeof(uint32_t);
   return true;
 }
 
@@ -929,7 +934,6 @@ void ChunkDecoder::drain() {
   replay_strings_ = std::move(strings);
   std::vector<uint32_t>().swap(stack_refs_);  // the packed events point at their stacks
   drained_size_ =
-      stack_frames_.capacity() * sizeof(uint64_t) + stacks_.capacity() * sizeof(DecodedStack) +
       replay_events_.capacity() * sizeof(PackedEvent) + replay_args_.capacity() * sizeof(uint64_t) +
       replay_process_.size() * sizeof(ProcessEvent) + replay_lost_.size() * sizeof(LostEvent) +
       replay_strings_.size() * sizeof(StringArg);

@@ -174,6 +174,8 @@ class ChunkDecoder {
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
+  // The payload's bytes, and the stacks decoded from it (1.3: held as long
+  // as the decoder); what the reader's memory caps count.
   size_t payload_size() const { return payload_size_; }
   // Bytes held besides the payload once drained (the decoded records).
   size_t drained_size() const { return drained_size_; }
