@@ -193,6 +193,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   prev_.clear();
   strings_section_.clear();
 
+  const bool has_stacks = !stacks_.empty();  // else no stacks section, no references
   uint64_t last_time = h.min_time_ns;
   uint32_t last_site = kNoSite, last_site_local = 0;
   uint64_t last_thread = ~uint64_t{0};
@@ -224,7 +225,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
     columns_[kThread].varint(last_thread_local);
     columns_[kCpu].varint(e.cpu);
     columns_[kShape].varint(e.shape);
-    stack_refs_.varint(e.stack);
+    if (has_stacks) stack_refs_.varint(e.stack);
 
     uint32_t at = e.args_at;
     uint64_t* p = &prev_[size_t{last_site_local} * kMaxArgs];
