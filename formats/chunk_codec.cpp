@@ -36,11 +36,21 @@ void sort_runs(std::vector<std::pair<uint64_t, uint32_t>>& v) {
   }
 }
 
-
 // Column order in the events section.
 enum Column { kTime = 0, kSite = 1, kThread = 2, kCpu = 3, kShape = 4, kArg0 = 5 };
 constexpr int kColumns = kArg0 + kMaxArgs;
 constexpr uint64_t kMaxComm = 4096;
+
+// A hash of a stack's content (addresses, depth, truncated bit), to find the
+// chunk's earlier copy of it.
+uint64_t stack_hash(const uint64_t* frames, uint32_t depth, bool truncated) {
+  uint64_t h = (uint64_t{depth} << 1) | (truncated ? 1 : 0);
+  for (uint32_t i = 0; i < depth; ++i) {
+    h = (h ^ frames[i]) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
 
 }  // namespace
 
@@ -77,14 +87,44 @@ void ChunkBuilder::add(const Event& e) {
       size += 3 + length;
     }
   }
+  uint32_t stack = 0;
+  if (e.stack_depth > 0 && e.stack != nullptr) {
+    stack = add_stack(e.stack, e.stack_depth, e.stack_truncated);
+    size += 1;
+  }
   events_.push_back(PendingEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, args_at,
-                                 static_cast<uint16_t>(count | (missing << 4)), strings});
+                                 static_cast<uint16_t>(count | (missing << 4)), strings, stack});
   estimated_size_ += size;
+}
+
+uint32_t ChunkBuilder::add_stack(const uint64_t* frames, uint32_t depth, bool truncated) {
+  if (depth > kMaxStackDepth) {
+    depth = kMaxStackDepth;
+    truncated = true;
+  }
+  uint64_t h = stack_hash(frames, depth, truncated);
+  auto [first, last] = stack_ids_.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    const PendingStack& s = stacks_[it->second];
+    if (s.depth == depth && s.truncated == truncated &&
+        std::equal(frames, frames + depth, stack_frames_.data() + s.at)) {
+      return it->second + 1;
+    }
+  }
+  auto index = static_cast<uint32_t>(stacks_.size());
+  stacks_.push_back(PendingStack{static_cast<uint32_t>(stack_frames_.size()),
+                                 static_cast<uint16_t>(depth), truncated});
+  stack_frames_.insert(stack_frames_.end(), frames, frames + depth);
+  stack_ids_.emplace(h, index);
+  // Neighbouring return addresses differ by a few bytes of svarint; a
+  // generous guess keeps chunks within the reader's limit.
+  estimated_size_ += 2 + 5 * size_t{depth};
+  return index + 1;
 }
 
 void ChunkBuilder::add(const ProcessEvent& e) {
   process_.push_back(e);
-  estimated_size_ += 16 + e.comm.size();
+  estimated_size_ += 16 + e.comm.size() + e.path.size() + e.build_id.size();
 }
 
 void ChunkBuilder::add(const LostEvent& e) {
@@ -127,6 +167,9 @@ ChunkHeader ChunkBuilder::encode(std::string& payload) {
   events_.clear();
   args_.clear();
   strings_.clear();
+  stack_frames_.clear();
+  stacks_.clear();
+  stack_ids_.clear();
   process_.clear();
   lost_.clear();
   estimated_size_ = 0;
@@ -146,9 +189,11 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   std::unordered_map<uint64_t, uint32_t> local_thread;
   for (auto& c : columns_) c.clear();
   for (auto& c : delta_columns_) c.clear();
+  stack_refs_.clear();
   prev_.clear();
   strings_section_.clear();
 
+  const bool has_stacks = !stacks_.empty();  // else no stacks section, no references
   uint64_t last_time = h.min_time_ns;
   uint32_t last_site = kNoSite, last_site_local = 0;
   uint64_t last_thread = ~uint64_t{0};
@@ -180,6 +225,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
     columns_[kThread].varint(last_thread_local);
     columns_[kCpu].varint(e.cpu);
     columns_[kShape].varint(e.shape);
+    if (has_stacks) stack_refs_.varint(e.stack);
 
     uint32_t at = e.args_at;
     uint64_t* p = &prev_[size_t{last_site_local} * kMaxArgs];
@@ -242,6 +288,27 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
     o.u8(static_cast<uint8_t>(SectionKind::strings));
     o.str(strings_section_);
   }
+  if (!stacks_.empty()) encode_stacks(out);
+}
+
+// FORMAT.md, "Stacks section": the distinct stacks in the order they were
+// first appended, then one reference per event in the events section's order
+// (stack_refs_, filled by encode_events).
+void ChunkBuilder::encode_stacks(std::string& out) {
+  std::string body;
+  ByteWriter w(body);
+  w.varint(stacks_.size());
+  for (const PendingStack& s : stacks_) {
+    const uint64_t* f = stack_frames_.data() + s.at;
+    w.varint((uint64_t{s.depth} << 1) | (s.truncated ? 1 : 0));
+    w.varint(f[0]);
+    for (uint32_t i = 1; i < s.depth; ++i) w.svarint(static_cast<int64_t>(f[i] - f[i - 1]));
+  }
+  w.varint(events_.size());
+  w.bytes(stack_refs_.data(), stack_refs_.size());
+  ByteWriter o(out);
+  o.u8(static_cast<uint8_t>(SectionKind::stacks));
+  o.str(body);
 }
 
 void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
@@ -260,9 +327,17 @@ void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
     ByteWriter r(row);
     r.varint(e.pid);
     r.varint(e.tid);
-    r.varint(e.parent_pid);
-    r.varint(e.parent_tid);
-    r.str(std::string_view(e.comm).substr(0, kMaxComm));
+    if (e.kind == ProcessEventKind::mmap) {
+      r.varint(e.map_address);
+      r.varint(e.map_length);
+      r.varint(e.map_file_offset);
+      r.str(std::string_view(e.build_id).substr(0, kMaxBuildId));
+      r.str(std::string_view(e.path).substr(0, kMaxMappedPath));
+    } else {
+      r.varint(e.parent_pid);
+      r.varint(e.parent_tid);
+      r.str(std::string_view(e.comm).substr(0, kMaxComm));
+    }
     w.str(row);
   }
   ByteWriter o(out);
@@ -316,13 +391,13 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (header_.min_time_ns > header_.max_time_ns && header_.records() > 0) {
     return fail("chunk time range is inverted");
   }
-  bool seen[5] = {};
+  bool seen[6] = {};
   while (!in.at_end()) {
     uint8_t kind = in.u8();
     uint64_t size = in.varint();
     ByteCursor section = in.sub(size);
     if (!in.ok()) return fail("section runs past the end of the payload");
-    if (kind >= 1 && kind <= 4) {
+    if (kind >= 1 && kind <= 5) {
       if (seen[kind]) return fail("section " + std::to_string(kind) + " appears twice");
       seen[kind] = true;
     }
@@ -349,6 +424,9 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
         // their end is damage.
         strings_ = section;
         break;
+      case SectionKind::stacks:
+        if (!parse_stacks(section)) return false;
+        break;
       default:
         ++skipped_;  // a newer writer's section: skipped by its length
         break;
@@ -357,6 +435,7 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (!seen[1] && header_.events != 0) return fail("events section missing");
   if (!seen[2] && header_.process_events != 0) return fail("process section missing");
   if (!seen[3] && header_.lost_records != 0) return fail("lost section missing");
+  if (seen[5] && !seen[1]) return fail("stacks section without events");
   ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
   decode_batch();
   decode_process();
@@ -417,6 +496,57 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   return true;
 }
 
+// FORMAT.md, "Stacks section": decoded and checked whole, so that a bad
+// section fails the chunk before any of its records is returned.
+bool ChunkDecoder::parse_stacks(ByteCursor s) {
+  // Each stack takes at least two bytes (depth and first frame).
+  uint64_t u = s.varint();
+  if (!s.ok() || u == 0 || u > header_.events || u > s.remaining() / 2) {
+    return fail("stacks section's count of stacks is out of range");
+  }
+  stacks_.assign(1, DecodedStack{});  // reference 0: no stack
+  stacks_.reserve(u + 1);
+  stack_frames_.clear();
+  for (uint64_t i = 0; i < u; ++i) {
+    uint64_t depth_flags = s.varint();
+    uint64_t depth = depth_flags >> 1;
+    if (!s.ok() || depth == 0 || depth > kMaxStackDepth) {
+      return fail("stack of depth " + std::to_string(depth) + " (1.." +
+                  std::to_string(kMaxStackDepth) + " allowed)");
+    }
+    if (depth > s.remaining()) return fail("stack runs past the stacks section");
+    stacks_.push_back(DecodedStack{static_cast<uint32_t>(stack_frames_.size()),
+                                   static_cast<uint16_t>(depth), (depth_flags & 1) != 0});
+    uint64_t address = s.varint();
+    stack_frames_.push_back(address);
+    for (uint64_t k = 1; k < depth; ++k) {
+      address += static_cast<uint64_t>(s.svarint());
+      stack_frames_.push_back(address);
+    }
+    if (!s.ok()) return fail("stack runs past the stacks section");
+  }
+  uint64_t n = s.varint();
+  if (!s.ok() || n != header_.events)
+    return fail("stack reference count differs from the chunk header");
+  if (n > s.remaining()) return fail("stack references run past the stacks section");
+  stack_refs_.resize(n);
+  for (uint64_t j = 0; j < n; ++j) {
+    uint64_t ref = s.varint();
+    if (ref > u) {
+      return fail("event refers to stack " + std::to_string(ref) + " of " + std::to_string(u));
+    }
+    stack_refs_[j] = static_cast<uint32_t>(ref);
+  }
+  if (!s.ok()) return fail("stack references run past the stacks section");
+  // Bytes after the references: room for a newer minor version, ignored.
+  // The decoded stacks take up to 8 bytes per byte of the section: the memory
+  // caps must see them (payload_size()).
+  payload_size_ += stack_frames_.capacity() * sizeof(uint64_t) +
+                   stacks_.capacity() * sizeof(DecodedStack) +
+                   stack_refs_.capacity() * sizeof(uint32_t);
+  return true;
+}
+
 void ChunkDecoder::decode_batch() {
   pos_ = 0;
   len_ = 0;
@@ -429,6 +559,7 @@ void ChunkDecoder::decode_batch() {
     if (!strings_.at_end()) fail("strings section is longer than the events' strings");
     return;
   }
+  const uint64_t first = header_.events - events_left_;  // of this batch, in event order
   events_left_ -= n;
   Event* b = batch_[buf_];
 
@@ -505,6 +636,20 @@ void ChunkDecoder::decode_batch() {
     for (uint32_t j = 0; j < n; ++j) b[j].frame = 0;
   }
   if (chunk_strings_ != 0 && !decode_strings(b, n)) return;
+  if (stack_refs_.empty()) {
+    for (uint32_t j = 0; j < n; ++j) {
+      b[j].stack = nullptr;
+      b[j].stack_depth = 0;
+      b[j].stack_truncated = false;
+    }
+  } else {
+    for (uint32_t j = 0; j < n; ++j) {
+      const DecodedStack& st = stacks_[stack_refs_[first + j]];
+      b[j].stack = st.depth != 0 ? stack_frames_.data() + st.at : nullptr;
+      b[j].stack_depth = st.depth;
+      b[j].stack_truncated = st.truncated;
+    }
+  }
   len_ = n;
   has_ev_ = true;
 }
@@ -574,27 +719,53 @@ void ChunkDecoder::decode_process() {
       return;
     }
     pe_time_ += delta;
-    if (kind < 1 || kind > 4) {
+    if (kind < 1 || kind > 5) {
       ++skipped_;  // a kind this reader does not know: skipped by its length
       continue;
     }
-    ProcessEvent& e = pe_next_;
-    e.time_ns = pe_time_;
-    e.kind = static_cast<ProcessEventKind>(kind);
-    e.pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-    e.tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-    e.parent_pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-    e.parent_tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-    std::string_view comm = row.bytes(row.varint_max(kMaxComm));
-    if (!row.ok()) {
-      fail("process event is malformed");
-      return;
-    }
-    e.comm.assign(comm);
+    decode_process_row(kind, row);
+    if (failed()) return;
     has_pe_ = true;
     return;
   }
   has_pe_ = false;
+}
+
+// One row of a known kind into pe_next_, every field set: the object is
+// reused from row to row.
+void ChunkDecoder::decode_process_row(uint8_t kind, ByteCursor row) {
+  ProcessEvent& e = pe_next_;
+  e.time_ns = pe_time_;
+  e.kind = static_cast<ProcessEventKind>(kind);
+  e.pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+  e.tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+  if (e.kind == ProcessEventKind::mmap) {
+    e.parent_pid = e.parent_tid = 0;
+    e.comm.clear();
+    e.map_address = row.varint();
+    e.map_length = row.varint();
+    e.map_file_offset = row.varint();
+    std::string_view build_id = row.bytes(row.varint_max(kMaxBuildId));
+    std::string_view path = row.bytes(row.varint_max(kMaxMappedPath));
+    if (!row.ok()) {
+      fail("mmap event is malformed");
+      return;
+    }
+    e.build_id.assign(build_id);
+    e.path.assign(path);
+    return;
+  }
+  e.parent_pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+  e.parent_tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+  std::string_view comm = row.bytes(row.varint_max(kMaxComm));
+  if (!row.ok()) {
+    fail("process event is malformed");
+    return;
+  }
+  e.comm.assign(comm);
+  e.map_address = e.map_length = e.map_file_offset = 0;
+  e.build_id.clear();
+  e.path.clear();
 }
 
 void ChunkDecoder::decode_lost() {
@@ -705,6 +876,9 @@ void ChunkDecoder::unpack_batch() {
     e.missing_mask = p.missing_mask;
     e.string_mask = p.string_mask;
     e.frame = p.frame;
+    e.stack = p.stack;
+    e.stack_depth = p.stack_depth;
+    e.stack_truncated = p.stack_truncated;
     std::copy_n(replay_args_.data() + replay_arg_, p.arg_count, e.args);
     replay_arg_ += p.arg_count;
   }
@@ -729,7 +903,8 @@ void ChunkDecoder::drain() {
       case RecordKind::event: {
         const Event& e = *cur_event_;
         events.push_back(PackedEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, e.arg_count,
-                                     e.missing_mask, e.string_mask, e.frame});
+                                     e.missing_mask, e.string_mask, e.frame, e.stack, e.stack_depth,
+                                     e.stack_truncated});
         size_t at = args.size();
         args.insert(args.end(), e.args, e.args + e.arg_count);
         // The StringArgs live in the batch buffers, reused two batches on:
@@ -744,8 +919,12 @@ void ChunkDecoder::drain() {
         }
         break;
       }
-      case RecordKind::process: process.push_back(pe_cur_); break;
-      case RecordKind::lost: lost.push_back(le_cur_); break;
+      case RecordKind::process:
+        process.push_back(pe_cur_);
+        break;
+      case RecordKind::lost:
+        lost.push_back(le_cur_);
+        break;
     }
   }
   replay_ = true;
@@ -754,10 +933,11 @@ void ChunkDecoder::drain() {
   replay_process_ = std::move(process);
   replay_lost_ = std::move(lost);
   replay_strings_ = std::move(strings);
-  drained_size_ = replay_events_.capacity() * sizeof(PackedEvent) +
-                  replay_args_.capacity() * sizeof(uint64_t) +
-                  replay_process_.size() * sizeof(ProcessEvent) +
-                  replay_lost_.size() * sizeof(LostEvent) + replay_strings_.size() * sizeof(StringArg);
+  std::vector<uint32_t>().swap(stack_refs_);  // the packed events point at their stacks
+  drained_size_ =
+      replay_events_.capacity() * sizeof(PackedEvent) + replay_args_.capacity() * sizeof(uint64_t) +
+      replay_process_.size() * sizeof(ProcessEvent) + replay_lost_.size() * sizeof(LostEvent) +
+      replay_strings_.size() * sizeof(StringArg);
   if (replay_strings_.empty()) std::string().swap(payload_);
   // The same start as start() made: look-ahead of each kind, then the first.
   buf_ = 0;

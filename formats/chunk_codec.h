@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "formats/file_layout.h"
@@ -20,13 +21,15 @@
 
 namespace usdt::format {
 
-enum class SectionKind : uint8_t { events = 1, process = 2, lost = 3, strings = 4 };
+enum class SectionKind : uint8_t { events = 1, process = 2, lost = 3, strings = 4, stacks = 5 };
 
 // Collects records in any order; encode() sorts them by time and writes a payload.
 // add() copies the bytes of an event's string arguments (bits of string_mask,
 // checked by the caller against the site): the caller may reuse them at once.
 // A string argument with a null StringArg* is stored as missing; one over
-// kMaxStringArgBytes is cut and marked truncated.
+// kMaxStringArgBytes is cut and marked truncated. Stacks (1.3) are copied
+// too, each distinct one once per chunk; one deeper than kMaxStackDepth is cut
+// and marked truncated.
 class ChunkBuilder {
  public:
   void add(const Event& event);
@@ -50,7 +53,19 @@ class ChunkBuilder {
     uint32_t args_at;      // index of the first present argument in args_
     uint16_t shape;        // arg_count | missing_mask << 4, as in the shape column
     uint16_t string_mask;  // present string arguments only
+    uint32_t stack;        // 0: none; k: stacks_[k - 1]
   };
+  // A distinct stack of the chunk: its addresses are
+  // stack_frames_[at, at + depth).
+  struct PendingStack {
+    uint32_t at;
+    uint16_t depth;
+    bool truncated;
+  };
+  // The stack's number (1-based) among the chunk's distinct stacks, added
+  // when new.
+  uint32_t add_stack(const uint64_t* frames, uint32_t depth, bool truncated);
+  void encode_stacks(std::string& out);
   // A present string argument in args_: where its bytes are in strings_,
   // their length and whether they were cut.
   static uint64_t pack_string(size_t at, size_t length, bool truncated) {
@@ -65,6 +80,9 @@ class ChunkBuilder {
   std::string strings_;         // bytes of the string arguments, in append order
   std::vector<ProcessEvent> process_;
   std::vector<LostEvent> lost_;
+  std::vector<uint64_t> stack_frames_;  // addresses of the distinct stacks
+  std::vector<PendingStack> stacks_;
+  std::unordered_multimap<uint64_t, uint32_t> stack_ids_;  // content hash -> index in stacks_
   size_t estimated_size_ = 0;
   // Reused across chunks to avoid reallocating.
   std::vector<std::pair<uint64_t, uint32_t>> order_;
@@ -92,6 +110,7 @@ class ChunkBuilder {
   };
   Column columns_[5 + kMaxArgs];
   std::string strings_section_;  // the strings of the chunk in event order
+  Column stack_refs_;            // the stacks section's reference column, in event order
   Column delta_columns_[kMaxArgs];
   std::vector<uint64_t> prev_;
 };
@@ -115,7 +134,8 @@ inline uint8_t record_rank(RecordKind kind) {
 // can index per-site tables safely. The StringArgs of the current event point
 // into the payload and live in the decoder: valid until the batch after the
 // next one is decoded (at least until the next advance()) and while the
-// decoder lives.
+// decoder lives. The addresses of an event's stack live in the decoder: valid
+// while it lives.
 class ChunkDecoder {
  public:
   // site_arg_counts[i] is the number of arguments of site i; bit j of
@@ -154,6 +174,8 @@ class ChunkDecoder {
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
+  // The payload's bytes, and the stacks decoded from it (1.3: held as long
+  // as the decoder); what the reader's memory caps count.
   size_t payload_size() const { return payload_size_; }
   // Bytes held besides the payload once drained (the decoded records).
   size_t drained_size() const { return drained_size_; }
@@ -179,6 +201,8 @@ class ChunkDecoder {
   void decode_lost();
   void pick_next();
   bool parse_events(ByteCursor section);
+  bool parse_stacks(ByteCursor section);
+  void decode_process_row(uint8_t kind, ByteCursor row);
 
   std::string payload_;
   size_t payload_size_ = 0;
@@ -192,13 +216,25 @@ class ChunkDecoder {
   // Events.
   uint64_t events_left_ = 0;
   uint64_t ev_time_ = 0;
-  std::vector<uint32_t> sites_;                         // local index -> site id
-  std::vector<uint8_t> site_args_;                      // local index -> argument count
-  std::vector<uint16_t> site_strings_;                  // local index -> string mask
-  uint16_t chunk_strings_ = 0;  // OR of site_strings_: 0 = nothing to do for strings
-  std::vector<uint8_t> site_frame_;  // local index -> 1 + index of the frame argument, 0 = none
-  bool chunk_frames_ = false;        // some site of the chunk has a frame
-  ByteCursor strings_;          // the strings section's bytes not yet used
+  std::vector<uint32_t> sites_;         // local index -> site id
+  std::vector<uint8_t> site_args_;      // local index -> argument count
+  std::vector<uint16_t> site_strings_;  // local index -> string mask
+  uint16_t chunk_strings_ = 0;          // OR of site_strings_: 0 = nothing to do for strings
+  std::vector<uint8_t> site_frame_;     // local index -> 1 + index of the frame argument, 0 = none
+  bool chunk_frames_ = false;           // some site of the chunk has a frame
+  ByteCursor strings_;                  // the strings section's bytes not yet used
+  // Stacks (1.3), decoded and checked whole by start(): the addresses of the
+  // distinct stacks, the stacks (index 0 stands for "no stack", so that a
+  // reference indexes it directly), and each event's reference, in event
+  // order (empty without a stacks section).
+  struct DecodedStack {
+    uint32_t at = 0;
+    uint16_t depth = 0;
+    bool truncated = false;
+  };
+  std::vector<uint64_t> stack_frames_;
+  std::vector<DecodedStack> stacks_;
+  std::vector<uint32_t> stack_refs_;
   std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
   std::vector<uint64_t> prev_;                          // local site * kMaxArgs + i
   ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
@@ -243,6 +279,9 @@ class ChunkDecoder {
     uint8_t arg_count;
     uint16_t missing_mask, string_mask;
     uint64_t frame;
+    const uint64_t* stack;  // into stack_frames_
+    uint16_t stack_depth;
+    bool stack_truncated;
   };
   void unpack_batch();
   bool replay_ = false;

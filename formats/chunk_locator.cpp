@@ -53,7 +53,34 @@ bool ChunkLocator::read_footer(uint64_t data_start) {
     }
   }
   for (const auto& e : index->chunks) chunks_.push_back(e);
+  // 1.3: the object blocks. One the index misplaces is reported and left
+  // out; the chunks stay readable without it.
+  for (uint64_t offset : index->objects) {
+    if (offset < data_start || offset >= t.index_offset) {
+      st_.problem(t.index_offset, "the index at offset " + std::to_string(t.index_offset) +
+                                      " lists an object block at offset " + std::to_string(offset) +
+                                      ", outside the data: left out");
+      continue;
+    }
+    read_object(offset);
+  }
   return true;
+}
+
+void ChunkLocator::read_object(uint64_t offset) {
+  std::string body;
+  auto n = st_.read_table_block(offset, BlockKind::object, "object", body);
+  if (!n) {
+    st_.problem(offset, n.error().message() + ": its symbols are left out");
+    return;
+  }
+  auto o = decode_object(body);
+  if (!o) {
+    st_.problem(offset, "the object block of " + st_.where(offset) + " is damaged (" +
+                            o.error().message() + "): its symbols are left out");
+    return;
+  }
+  st_.objects.push_back(std::move(*o));
 }
 
 // Whether a complete, plausible block frame starts at offset.
@@ -66,7 +93,7 @@ bool ChunkLocator::plausible_block(uint64_t offset) {
   ByteCursor in(buf);
   BlockHeader h = decode_block_header(in);
   return check_block_header(h).empty() && h.kind >= 1 &&
-         h.kind <= static_cast<uint16_t>(BlockKind::index) && h.total_size() <= size - offset;
+         h.kind <= static_cast<uint16_t>(BlockKind::object) && h.total_size() <= size - offset;
 }
 
 // The offset of the next plausible block at or after from, searching for
@@ -182,6 +209,9 @@ void ChunkLocator::scan(uint64_t offset) {
         }
         return;
       }
+      case BlockKind::object:
+        read_object(offset);
+        break;
       case BlockKind::metadata:
       case BlockKind::probe_table:
         st_.problem(offset, "unexpected block of kind " + std::to_string(h.kind) + " at " +

@@ -2,8 +2,9 @@
 // chunks"): from the chunk index when the trailer and the index are intact,
 // otherwise by walking the blocks from the end of the probe table, resuming
 // at the next plausible block frame after damage. Sets the summary when it
-// finds one and notes truncation and every problem in the diagnostics; a
-// chunk it returns is only located, its content is checked when it is read.
+// finds one, reads the object blocks (1.3) into the state's objects, and notes
+// truncation and every problem in the diagnostics; a chunk it returns is only
+// located, its content is checked when it is read.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@ class ChunkLocator {
     chunks_.clear();
     if (!read_footer(data_start)) {
       chunks_.clear();
+      st_.objects.clear();
       scan(data_start);
     }
     return std::move(chunks_);
@@ -41,6 +43,9 @@ class ChunkLocator {
   // Walks the blocks from offset, collecting chunk headers, up to the end of
   // the file or the first block that is incomplete.
   void scan(uint64_t offset);
+  // Reads the object block at offset into the state's objects; a damaged
+  // one is reported and left out.
+  void read_object(uint64_t offset);
 
   ReaderState& st_;
   std::vector<IndexEntry> chunks_;

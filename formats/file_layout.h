@@ -15,7 +15,9 @@ namespace usdt::format {
 constexpr char kFileMagic[8] = {'U', 'S', 'D', 'T', 'T', 'R', 'C', '\n'};
 constexpr char kTrailerMagic[8] = {'U', 'S', 'D', 'T', 'E', 'N', 'D', '\n'};
 constexpr uint16_t kVersionMajor = 1;
-constexpr uint16_t kVersionMinor = 2;  // 1.1: string arguments, drops by cause; 1.2: argument names, function probe names
+// 1.1: string arguments, drops by cause; 1.2: argument names, function probe
+// names; 1.3: call stacks, mmap process events, object blocks.
+constexpr uint16_t kVersionMinor = 3;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;
@@ -31,7 +33,11 @@ constexpr uint64_t kMaxChunkPayload = 64ull << 20;  // decompressed bytes of a c
 constexpr uint64_t kMaxTablePayload = 64ull << 20;  // metadata, probe table, summary, index
 constexpr uint64_t kMaxString = 1ull << 20;         // any one string
 constexpr uint32_t kMaxSites = 1u << 20;
-constexpr uint32_t kMaxChunkRecords = 1u << 24;  // records of one chunk
+constexpr uint32_t kMaxChunkRecords = 1u << 24;   // records of one chunk
+constexpr uint64_t kMaxObjectSymbols = 1u << 24;  // symbols of one object block
+constexpr uint64_t kMaxSymbolName = 4096;         // bytes of a symbol's name
+constexpr uint64_t kMaxBuildId = 128;             // hex characters of a build-id
+constexpr uint64_t kMaxMappedPath = 4096;         // bytes of an mmap event's path
 
 enum class BlockKind : uint16_t {
   metadata = 1,
@@ -39,6 +45,7 @@ enum class BlockKind : uint16_t {
   chunk = 3,
   summary = 4,
   index = 5,
+  object = 6,  // 1.3: the symbols of a file in recorded stacks
 };
 
 // The frame around every block: sync, kind, size of the kind's fixed header,

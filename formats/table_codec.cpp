@@ -1,5 +1,7 @@
 #include "formats/table_codec.h"
 
+#include <algorithm>
+
 #include "formats/arg_name.h"
 
 namespace usdt::format {
@@ -189,6 +191,8 @@ void encode_index(std::string& out, const ChunkIndex& index) {
     w.u64(c.block_size);
     encode_chunk_header(out, c.header);
   }
+  w.u64(index.objects.size());  // 1.3, after what a 1.2 reader reads
+  for (uint64_t offset : index.objects) w.u64(offset);
 }
 
 Result<ChunkIndex> decode_index(std::string_view body) {
@@ -202,7 +206,58 @@ Result<ChunkIndex> decode_index(std::string_view body) {
   index.chunks.reserve(count);
   for (uint64_t i = 0; i < count; ++i) index.chunks.push_back(decode_index_entry(in));
   if (!in.ok()) return Error("chunk index is truncated");
+  // 1.3: the object blocks' offsets. An index of 1.2 ends here.
+  if (in.remaining() == 0) return index;
+  uint64_t objects = in.u64();
+  if (!in.ok() || objects > in.remaining() / 8) {
+    return Error("chunk index's list of object blocks is truncated");
+  }
+  index.objects.reserve(objects);
+  for (uint64_t i = 0; i < objects; ++i) index.objects.push_back(in.u64());
   return index;
+}
+
+void encode_object(std::string& out, const ObjectTable& object) {
+  std::vector<const ObjectSymbol*> sorted;
+  sorted.reserve(object.symbols.size());
+  for (const ObjectSymbol& s : object.symbols) sorted.push_back(&s);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const ObjectSymbol* a, const ObjectSymbol* b) {
+    return a->file_offset < b->file_offset;
+  });
+  ByteWriter w(out);
+  w.str(std::string_view(object.build_id).substr(0, kMaxBuildId));
+  w.str(std::string_view(object.path).substr(0, kMaxMappedPath));
+  w.varint(sorted.size());
+  uint64_t last = 0;
+  for (const ObjectSymbol* s : sorted) {
+    w.varint(s->file_offset - last);
+    last = s->file_offset;
+    w.varint(s->size);
+    w.str(std::string_view(s->name).substr(0, kMaxSymbolName));
+  }
+}
+
+Result<ObjectTable> decode_object(std::string_view body) {
+  ByteCursor in(body);
+  ObjectTable o;
+  o.build_id = in.str(kMaxString);
+  o.path = in.str(kMaxString);
+  // Each symbol takes at least three bytes: its delta, size and name length.
+  uint64_t n = in.varint_max(std::min<uint64_t>(kMaxObjectSymbols, in.remaining() / 3));
+  if (!in.ok()) return Error("object block is truncated or lists too many symbols");
+  o.symbols.reserve(n);
+  uint64_t offset = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t delta = in.varint();
+    if (delta > ~uint64_t{0} - offset) return Error("object block's symbol offsets overflow");
+    offset += delta;
+    uint64_t size = in.varint();
+    std::string name = in.str(kMaxSymbolName);
+    if (!in.ok()) return Error("object block's symbols are truncated or malformed");
+    o.symbols.push_back(ObjectSymbol{offset, size, std::move(name)});
+  }
+  // Bytes after the symbols belong to a newer minor version: ignored.
+  return o;
 }
 
 }  // namespace usdt::format

@@ -231,10 +231,28 @@ Status TraceWriter::append(const ProcessEvent& event) {
   return w.after_append();
 }
 
-// TODO(stacks): write the object block (FORMAT.md 3.6a) and list it in the index.
+// The object block goes out now, while the chunk that will hold stacks in
+// this object is still buffered: a reader then finds the block before the
+// chunk (FORMAT.md 3.6a), and a recording cut short keeps both or neither.
 Status TraceWriter::add_object(const ObjectTable& object) {
-  (void)object;
-  return impl_->usable();
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (object.symbols.size() > kMaxObjectSymbols) {
+    return Error("cannot write the symbols of '" + object.path +
+                 "': " + std::to_string(object.symbols.size()) +
+                 " symbols exceed the format's limit of " + std::to_string(kMaxObjectSymbols));
+  }
+  std::string body;
+  encode_object(body, object);
+  if (body.size() > kMaxTablePayload) {
+    return Error("cannot write the symbols of '" + object.path +
+                 "': " + std::to_string(body.size()) + " bytes exceed the format's limit of " +
+                 std::to_string(kMaxTablePayload));
+  }
+  uint64_t at = w.offset;
+  if (Status s = w.write_block(BlockKind::object, {}, body); !s) return s;
+  w.index.objects.push_back(at);
+  return Status::success();
 }
 
 Status TraceWriter::append(const LostEvent& event) {

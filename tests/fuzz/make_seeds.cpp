@@ -1,6 +1,8 @@
 // Writes a few small valid traces into a directory, as the fuzzer's seed
 // corpus: different record kinds, argument shapes, chunk sizes, a trace cut
-// short, one without any chunk, and traces and chunks with string arguments.
+// short, one without any chunk, traces and chunks with string arguments, and
+// (1.3) traces and chunks with call stacks, mmap process events and object
+// blocks.
 //   usage: make_seeds DIR
 #include <cstdio>
 #include <deque>
@@ -43,8 +45,42 @@ std::vector<ProbeSite> sites(int n, bool strings = false) {
   return out;
 }
 
+// A few stacks that events share (so that chunks dedupe them), one
+// truncated, one deeper than the format keeps.
+std::vector<std::vector<uint64_t>> seed_stacks() {
+  std::vector<std::vector<uint64_t>> out = {{0x401000, 0x401200, 0x7f0000001000},
+                                            {0x401010},
+                                            {0x7f0000002000, 0x400f00, 0x401234, 0x7fff0000}};
+  std::vector<uint64_t> deep(kMaxStackDepth + 10);
+  for (size_t i = 0; i < deep.size(); ++i) deep[i] = 0x401000 + 16 * (i % 7);
+  out.push_back(std::move(deep));
+  return out;
+}
+
+// Events of seeds with stacks take stack rng % (count + 1): the last means none.
+void pick_stack(Event& e, uint64_t r, const std::vector<std::vector<uint64_t>>& stacks) {
+  size_t k = r % (stacks.size() + 1);
+  if (k == stacks.size()) return;
+  e.stack = stacks[k].data();
+  e.stack_depth = static_cast<uint16_t>(stacks[k].size());
+  e.stack_truncated = k == 2;
+}
+
+ProcessEvent seed_mmap(uint64_t t, uint64_t address, const char* path, const char* build_id) {
+  ProcessEvent p;
+  p.time_ns = t;
+  p.kind = ProcessEventKind::mmap;
+  p.pid = p.tid = 5;
+  p.map_address = address;
+  p.map_length = 0x3000;
+  p.map_file_offset = 0x1000;
+  p.path = path;
+  p.build_id = build_id;
+  return p;
+}
+
 bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes, bool finish,
-                bool strings = false) {
+                bool strings = false, bool stacks = false) {
   std::mt19937_64 rng(seed);
   TraceMetadata m;
   m.hostname = "h";
@@ -57,9 +93,25 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
   auto w = TraceWriter::create(path, m, site_table, opt);
   if (!w) return false;
   uint64_t t = 1000;
+  const auto stack_table = seed_stacks();
+  if (stacks) {
+    if (!w->append(seed_mmap(t, 0x400000, "/bin/p", "abcd01"))) return false;
+    if (!w->append(seed_mmap(t, 0x7f0000000000, "/lib/libc.so.6", ""))) return false;
+    ObjectTable o;
+    o.build_id = "abcd01";
+    o.path = "/bin/p";
+    o.symbols = {{0x1200, 0x40, "main"}, {0x1000, 0x20, "_Z1av"}, {0x1010, 0, "b"}};
+    if (!w->add_object(o)) return false;
+    o.build_id.clear();
+    o.path = "/lib/libc.so.6";
+    o.symbols = {{0x1000, 0x100, "__libc_start_main"}};
+    if (!w->add_object(o)) return false;
+  }
   for (int i = 0; i < events; ++i) {
     t += rng() % 1000;
-    if (i % 17 == 3) {
+    if (stacks && i % 29 == 7) {
+      if (!w->append(seed_mmap(t, 0x7f0000100000, "/lib/libdl.so", "ef"))) return false;
+    } else if (i % 17 == 3) {
       if (!w->append(ProcessEvent{t, ProcessEventKind::exec, 5, 5, 1, 1, "comm"})) return false;
     } else if (i % 23 == 5) {
       if (!w->append(LostEvent{t - 50, t, 1, i % 2 ? kNoSite : 2, 9})) return false;
@@ -80,6 +132,7 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
         string_args.push_back(StringArg{text, rng() % 4 == 0});
         e.args[a] = reinterpret_cast<uint64_t>(&string_args.back());
       }
+      if (stacks) pick_stack(e, rng(), stack_table);
       if (!w->append(e)) return false;
     }
   }
@@ -94,8 +147,10 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
 }
 
 // A decompressed chunk payload, prefixed with 'C' (the fuzzer's chunk mode).
-bool write_chunk_seed(const std::string& path, uint64_t seed, bool strings = false) {
+bool write_chunk_seed(const std::string& path, uint64_t seed, bool strings = false,
+                      bool stacks = false) {
   std::mt19937_64 rng(seed);
+  const auto stack_table = seed_stacks();
   ChunkBuilder b;
   std::deque<StringArg> string_args;
   for (int i = 0; i < 30; ++i) {
@@ -115,9 +170,11 @@ bool write_chunk_seed(const std::string& path, uint64_t seed, bool strings = fal
         e.args[a] = reinterpret_cast<uint64_t>(&string_args.back());
       }
     }
+    if (stacks) pick_stack(e, rng(), stack_table);
     b.add(e);
   }
   b.add(ProcessEvent{2000, ProcessEventKind::comm, 1, 2, 0, 0, "name"});
+  if (stacks) b.add(seed_mmap(2100, 0x400000, "/bin/p", "abcd01"));
   b.add(LostEvent{1500, 2500, 0, kNoSite, 4});
   std::string payload;
   b.encode(payload);
@@ -144,7 +201,10 @@ int main(int argc, char** argv) {
             write_seed(dir + "/strings", 8, 150, 400, true, true) &&
             write_seed(dir + "/strings_no_footer", 9, 50, 1 << 20, false, true) &&
             write_chunk_seed(dir + "/chunk_a", 6) && write_chunk_seed(dir + "/chunk_b", 7) &&
-            write_chunk_seed(dir + "/chunk_strings", 10, true);
+            write_chunk_seed(dir + "/chunk_strings", 10, true) &&
+            write_seed(dir + "/stacks", 11, 150, 600, true, true, true) &&
+            write_seed(dir + "/stacks_no_footer", 12, 60, 1 << 20, false, false, true) &&
+            write_chunk_seed(dir + "/chunk_stacks", 13, false, true);
   if (!ok) {
     std::fprintf(stderr, "make_seeds: error: cannot write the seed traces in '%s'\n", dir.c_str());
     return 1;

@@ -43,6 +43,15 @@ void check_strings(const Event& e) {
   }
 }
 
+// Touches every address of the event's stack (ASan sees a dangling one).
+void check_stack(const Event& e) {
+  if (e.stack_depth > kMaxStackDepth) __builtin_trap();
+  if (e.stack_depth > 0 && e.stack == nullptr) __builtin_trap();
+  uint64_t sum = 0;
+  for (uint16_t i = 0; i < e.stack_depth; ++i) sum += e.stack[i];
+  if (sum == 0x5555555555555555ull) __builtin_trap();  // keeps the loop
+}
+
 void fuzz_chunk(const uint8_t* data, size_t size) {
   std::string payload(reinterpret_cast<const char*>(data), size);
   ByteCursor in(payload);
@@ -75,14 +84,19 @@ void fuzz_chunk(const uint8_t* data, size_t size) {
       const Event& e = d.event();
       const Event& de = drained.event();
       if (de.time_ns != e.time_ns || de.site_id != e.site_id || de.pid != e.pid ||
-          de.arg_count != e.arg_count || de.missing_mask != e.missing_mask) {
+          de.arg_count != e.arg_count || de.missing_mask != e.missing_mask ||
+          de.stack_depth != e.stack_depth || de.stack_truncated != e.stack_truncated) {
         __builtin_trap();
+      }
+      for (uint16_t i = 0; i < e.stack_depth; ++i) {
+        if (de.stack[i] != e.stack[i]) __builtin_trap();
       }
       check_strings(de);
       if (e.time_ns != t || e.site_id >= arg_counts.size()) __builtin_trap();
       if (e.arg_count > arg_counts[e.site_id]) __builtin_trap();
       if (e.time_ns < header.min_time_ns || e.time_ns > header.max_time_ns) __builtin_trap();
       check_strings(e);
+      check_stack(e);
     }
   }
   if (drained.has_next() || drained.error() != d.error()) __builtin_trap();
@@ -120,9 +134,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (e.site_id >= sites) __builtin_trap();
       if (e.arg_count > reader->sites()[e.site_id].args.size()) __builtin_trap();
       check_strings(e);
+      check_stack(e);
     } else if (reader->kind() == RecordKind::lost) {
       uint32_t s = reader->lost().site_id;
       if (s != kNoSite && s >= sites) __builtin_trap();
+    }
+  }
+  for (const ObjectTable& o : reader->objects()) {
+    for (size_t i = 1; i < o.symbols.size(); ++i) {
+      if (o.symbols[i].file_offset < o.symbols[i - 1].file_offset) __builtin_trap();  // sorted
     }
   }
   (void)reader->diagnostics();

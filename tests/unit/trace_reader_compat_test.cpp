@@ -1,12 +1,15 @@
 // Traces written by earlier writers, kept as bytes: every later reader must
 // read them exactly so (1.0: the first writer; 1.1: string arguments, drops
-// by cause). If this test fails, the format changed
+// by cause; 1.3: call stacks, mmap events, object blocks). If this test fails, the format changed
 // incompatibly: bump the major version (formats/FORMAT.md section 5) rather
 // than edit these bytes.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include "format_test_util.h"
 #include "formats/trace_reader.h"
+#include "formats/trace_writer.h"
 
 using namespace usdt::format;
 using namespace usdt::format::test;
@@ -217,4 +220,229 @@ TEST_CASE("a version 1.1 trace with strings and drops still reads exactly",
   CHECK(r->diagnostics().chunks_read == 2);
   CHECK(r->diagnostics().problems.empty());
   CHECK(r->diagnostics().records_skipped == 0);
+}
+
+namespace {
+
+// The trace stored as kTraceV1_3 (below), as the 1.3 writer made it: two
+// sites (site 1 with one argument), a comm and two mmap process events, two
+// object blocks (libx.so by build-id, prog by path), five events in two
+// chunks whose stacks are shared, truncated or absent, and a summary.
+// To store it again (only for a new minor version, never to make this test
+// pass): run `trace_reader_compat_test "[.make_v1_3]"` and paste its output.
+void write_v1_3(const std::string& path) {
+  auto sites = sample_sites(2);
+  auto w = TraceWriter::create(path, sample_metadata(), sites);
+  REQUIRE(w.ok());
+  ProcessEvent comm{1000, ProcessEventKind::comm, 10, 10, 0, 0, "prog"};
+  REQUIRE(w->append(comm).ok());
+  ProcessEvent map;
+  map.time_ns = 1000;
+  map.kind = ProcessEventKind::mmap;
+  map.pid = map.tid = 10;
+  map.map_address = 0x400000;
+  map.map_length = 0x1000;
+  map.map_file_offset = 0;
+  map.path = "/usr/bin/prog";
+  REQUIRE(w->append(map).ok());
+  map.map_address = 0x7f0000001000;
+  map.map_length = 0x2000;
+  map.map_file_offset = 0x1000;
+  map.path = "/usr/lib/libx.so";
+  map.build_id = "00ff";
+  REQUIRE(w->append(map).ok());
+  ObjectTable lib{"00ff", "/usr/lib/libx.so", {{0x1100, 0x20, "_Z5inneri"}, {0x1000, 0, "outer"}}};
+  REQUIRE(w->add_object(lib).ok());
+  ObjectTable prog{"", "/usr/bin/prog", {{0x100, 0x10, "main"}}};
+  REQUIRE(w->add_object(prog).ok());
+  const uint64_t a[] = {0x7f0000001108, 0x7f0000001010, 0x400104};
+  const uint64_t b[] = {0x400104};
+  Event e;
+  e.pid = e.tid = 10;
+  e.time_ns = 1500;
+  e.site_id = 1;
+  e.arg_count = 1;
+  e.args[0] = 7;
+  e.stack = a;
+  e.stack_depth = 3;
+  REQUIRE(w->append(e).ok());
+  e.time_ns = 1600;
+  e.args[0] = 8;
+  REQUIRE(w->append(e).ok());  // the same stack
+  e.time_ns = 1700;
+  e.stack = b;
+  e.stack_depth = 1;
+  e.stack_truncated = true;
+  REQUIRE(w->append(e).ok());
+  REQUIRE(w->flush().ok());
+  Event none;
+  none.pid = none.tid = 10;
+  none.time_ns = 1800;
+  none.site_id = 0;
+  REQUIRE(w->append(none).ok());
+  e.time_ns = 1900;
+  e.stack = a;
+  e.stack_depth = 3;
+  e.stack_truncated = false;
+  REQUIRE(w->append(e).ok());
+  TraceSummary s;
+  s.end_monotonic_ns = 3000;
+  s.events = 5;
+  s.events_per_site = {1, 4};
+  REQUIRE(w->finish(s).ok());
+}
+
+const char kTraceV1_3[] =
+    "\x55\x53\x44\x54\x54\x52\x43\x0a\x01\x00\x03\x00\x18\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x55\x42\x4c\x4b\x01\x00\x00\x00"
+    "\x5e\x00\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x51\x89\x02"
+    "\x00\x08\x74\x65\x73\x74\x68\x6f\x73\x74\x0b\x36\x2e\x31\x38\x2e"
+    "\x30\x2d\x74\x65\x73\x74\x06\x78\x38\x36\x5f\x36\x34\x80\x20\x20"
+    "\x75\x73\x64\x74\x2d\x72\x65\x63\x6f\x72\x64\x20\x2d\x6f\x20\x74"
+    "\x2e\x74\x72\x61\x63\x65\x20\x2d\x2d\x20\x2e\x2f\x70\x72\x6f\x67"
+    "\x05\x30\x2e\x31\x2e\x30\xc0\x84\x3d\x80\x80\xa8\xb1\xe3\x9f\xe7"
+    "\xcb\x17\x1b\x1b\xed\xd1\x55\x42\x4c\x4b\x02\x00\x00\x00\x6c\x00"
+    "\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x73\xfd\x02\x00\x34"
+    "\x05\x02\x3b\x00\x01\x14\x2f\x75\x73\x72\x2f\x6c\x69\x62\x74\x65"
+    "\x73\x74\x30\x2e\x73\x6f\x10\x30\x31\x32\x33\x34\x35\x36\x37\x38"
+    "\x39\x61\x62\x63\x64\x65\x66\x04\x70\x72\x6f\x76\x06\x70\x72\x6f"
+    "\x62\x65\x30\x80\x20\x80\x80\x01\x00\x00\x35\x01\x02\x31\x2e\x73"
+    "\x6f\x00\x31\x81\x20\x00\x01\x07\x2d\x34\x40\x25\x65\x61\x78\x01"
+    "\x00\x00\x01\x00\x03\x00\x4f\x19\xfa\x5f\x4d\x39\xeb\xbe\x7c\x62"
+    "\x7c\xda\x55\x42\x4c\x4b\x06\x00\x00\x00\x3a\x00\x00\x00\x00\x00"
+    "\x00\x00\x28\xb5\x2f\xfd\x24\x2d\x69\x01\x00\x04\x30\x30\x66\x66"
+    "\x10\x2f\x75\x73\x72\x2f\x6c\x69\x62\x2f\x6c\x69\x62\x78\x2e\x73"
+    "\x6f\x02\x80\x20\x00\x05\x6f\x75\x74\x65\x72\x80\x02\x20\x09\x5f"
+    "\x5a\x35\x69\x6e\x6e\x65\x72\x69\x98\xbf\x54\x33\x55\x42\x4c\x4b"
+    "\x06\x00\x00\x00\x25\x00\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd"
+    "\x24\x18\xc1\x00\x00\x00\x0d\x2f\x75\x73\x72\x2f\x62\x69\x6e\x2f"
+    "\x70\x72\x6f\x67\x01\x80\x02\x10\x04\x6d\x61\x69\x6e\xc1\xa4\xab"
+    "\xf5\x55\x42\x4c\x4b\x03\x00\x38\x00\xac\x00\x00\x00\x00\x00\x00"
+    "\x00\xe8\x03\x00\x00\x00\x00\x00\x00\xa4\x06\x00\x00\x00\x00\x00"
+    "\x00\x03\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    "\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00\x00\x00"
+    "\x00\x00\x08\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\xd2\xfd"
+    "\x04\x00\xd4\x07\xe8\x03\x00\xa4\x06\x00\x00\x02\x08\x01\x2b\x03"
+    "\x01\x01\x01\x0a\x0a\x00\x04\x03\x00\xf4\x03\x64\x64\x00\x01\x01"
+    "\x01\x07\x08\x08\x05\x1b\x02\x06\x88\xa2\x80\x80\x80\xe0\x1f\xef"
+    "\x03\x97\xbc\x80\xfc\xff\xbf\x3f\x03\x84\x82\x80\x02\x03\x01\x01"
+    "\x02\x02\x4e\x03\x00\x01\x09\x0a\x0a\x00\x00\x04\x70\x72\x6f\x67"
+    "\x00\x05\x18\x0a\x0a\x80\x80\x80\x02\x80\x20\x00\x00\x0d\x2f\x75"
+    "\x73\x72\x2f\x62\x69\x6e\x2f\x23\x0a\x0a\x80\xa0\x80\x40\x80\x20"
+    "\x04\x30\x30\x66\x66\x10\x6c\x69\x62\x2f\x6c\x69\x62\x78\x2e\x73"
+    "\x6f\x0e\x00\x46\x05\x2d\xe1\x6a\xe2\x73\x1c\x40\x1e\x58\x81\xb3"
+    "\xbe\x92\x03\xe4\x63\x21\x0c\xa4\xec\x0c\x64\x1a\x00\x6d\x08\x60"
+    "\x08\xcd\x1b\xc4\x62\x55\x42\x4c\x4b\x03\x00\x38\x00\x57\x00\x00"
+    "\x00\x00\x00\x00\x00\x08\x07\x00\x00\x00\x00\x00\x00\x6c\x07\x00"
+    "\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x00\x08\x00"
+    "\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x28\xb5\x2f"
+    "\xfd\x24\x75\x55\x02\x00\x24\x03\x08\x07\x00\x6c\x02\x00\x03\x00"
+    "\x08\x00\x01\x24\x02\x02\x00\x01\x01\x0a\x0a\x00\x02\x01\x00\x64"
+    "\x00\x01\x08\x05\x15\x01\x06\x88\xa2\x80\x80\x80\xe0\x1f\xef\x03"
+    "\x97\xbc\x80\xfc\xff\xbf\x3f\x02\x00\x01\x0a\x00\x32\x07\x06\x86"
+    "\x71\xc1\x41\x0e\x60\x60\x90\x11\x90\x00\x06\xae\x24\x6b\x81\x1b"
+    "\xd2\x87\xdc\x3b\x55\x42\x4c\x4b\x04\x00\x00\x00\x16\x00\x00\x00"
+    "\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x09\x49\x00\x00\xb8\x17\x05"
+    "\x00\x02\x01\x04\x00\x00\x8c\xfd\x85\x35\x55\x42\x4c\x4b\x05\x00"
+    "\x00\x00\x60\x00\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\xb8"
+    "\x9d\x02\x00\x24\x02\x14\x03\x00\x02\x00\x81\x01\x00\xf4\x00\xe8"
+    "\xa4\x06\x00\x00\x08\x75\x02\x9f\x00\x08\x07\x6c\x03\x02\x01\x4c"
+    "\x01\x00\x00\x00\x00\x00\x00\x17\x00\x60\xe0\x52\x24\x80\xc0\x10"
+    "\x08\x80\x7c\x20\x07\x28\x00\xf2\x05\x03\x83\x81\xc1\xc0\x15\x12"
+    "\xc0\xc0\xad\x48\x80\xbc\x9d\x85\x4c\x0b\xc0\xc0\xa1\x32\x03\xd3"
+    "\xc0\x75\x60\xda\x05\xdc\x3e\xc9\xcf\xa2\x3a\x03\x00\x00\x00\x00"
+    "\x00\x00\x70\x00\x00\x00\x00\x00\x00\x00\x55\x53\x44\x54\x45\x4e"
+    "\x44\x0a";
+
+}  // namespace
+
+TEST_CASE("print the stored 1.3 trace", "[.make_v1_3]") {
+  TempPath tmp;
+  write_v1_3(tmp.str());
+  std::string bytes = read_file_bytes(tmp.str());
+  std::string out = "const char kTraceV1_3[] =\n";
+  for (size_t i = 0; i < bytes.size(); i += 16) {
+    out += "    \"";
+    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
+      out += buf;
+    }
+    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+TEST_CASE("a version 1.3 trace with stacks, mmap events and objects still reads exactly",
+          "[trace_reader][compat]") {
+  auto r = TraceReader::open_bytes(std::string(kTraceV1_3, sizeof kTraceV1_3 - 1), "v1.3.trace");
+  REQUIRE(r.ok());
+  CHECK(r->metadata().hostname == "testhost");
+  REQUIRE(r->sites().size() == 2);
+  CHECK(r->sites()[1].args.size() == 1);
+  REQUIRE(r->objects().size() == 2);
+  const ObjectTable& lib = r->objects()[0];
+  CHECK(lib.build_id == "00ff");
+  CHECK(lib.path == "/usr/lib/libx.so");
+  REQUIRE(lib.symbols.size() == 2);
+  CHECK(lib.symbols[0].file_offset == 0x1000);
+  CHECK(lib.symbols[0].size == 0);
+  CHECK(lib.symbols[0].name == "outer");
+  CHECK(lib.symbols[1].file_offset == 0x1100);
+  CHECK(lib.symbols[1].size == 0x20);
+  CHECK(lib.symbols[1].name == "_Z5inneri");
+  const ObjectTable& prog = r->objects()[1];
+  CHECK(prog.build_id.empty());
+  CHECK(prog.path == "/usr/bin/prog");
+  REQUIRE(prog.symbols.size() == 1);
+  CHECK(prog.symbols[0].file_offset == 0x100);
+  CHECK(prog.symbols[0].name == "main");
+  REQUIRE(r->summary().has_value());
+  CHECK(r->summary()->events_per_site == std::vector<uint64_t>{1, 4});
+
+  std::vector<ProcessEvent> process;
+  std::vector<std::pair<Event, std::vector<uint64_t>>> events;
+  while (r->next()) {
+    if (r->kind() == RecordKind::process) process.push_back(r->process());
+    if (r->kind() != RecordKind::event) continue;
+    const Event& e = r->event();
+    events.emplace_back(e, std::vector<uint64_t>(e.stack, e.stack + e.stack_depth));
+  }
+  REQUIRE(process.size() == 3);
+  CHECK(process[0].kind == ProcessEventKind::comm);
+  CHECK(process[0].comm == "prog");
+  CHECK(process[1].kind == ProcessEventKind::mmap);
+  CHECK(process[1].time_ns == 1000);
+  CHECK(process[1].pid == 10);
+  CHECK(process[1].map_address == 0x400000);
+  CHECK(process[1].map_length == 0x1000);
+  CHECK(process[1].map_file_offset == 0);
+  CHECK(process[1].path == "/usr/bin/prog");
+  CHECK(process[1].build_id.empty());
+  CHECK(process[2].map_address == 0x7f0000001000);
+  CHECK(process[2].map_length == 0x2000);
+  CHECK(process[2].map_file_offset == 0x1000);
+  CHECK(process[2].path == "/usr/lib/libx.so");
+  CHECK(process[2].build_id == "00ff");
+  const std::vector<uint64_t> a = {0x7f0000001108, 0x7f0000001010, 0x400104};
+  const std::vector<uint64_t> b = {0x400104};
+  REQUIRE(events.size() == 5);
+  CHECK(events[0].first.time_ns == 1500);
+  CHECK(events[0].first.args[0] == 7);
+  CHECK(events[0].second == a);
+  CHECK_FALSE(events[0].first.stack_truncated);
+  CHECK(events[1].second == a);
+  CHECK(events[1].first.args[0] == 8);
+  CHECK(events[2].second == b);
+  CHECK(events[2].first.stack_truncated);
+  CHECK(events[3].first.time_ns == 1800);
+  CHECK(events[3].first.site_id == 0);
+  CHECK(events[3].second.empty());
+  CHECK_FALSE(events[3].first.stack_truncated);
+  CHECK(events[4].second == a);
+  CHECK(r->diagnostics().chunks_read == 2);
+  CHECK(r->diagnostics().problems.empty());
+  CHECK(r->diagnostics().records_skipped == 0);
+  CHECK_FALSE(r->diagnostics().truncated);
 }
