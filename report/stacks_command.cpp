@@ -1,0 +1,1 @@
+#include "report/commands.h"
