@@ -107,6 +107,7 @@ int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
     case Command::latency: return run_latency(options, input, io);
     case Command::hist: return run_hist(options, input, io);
     case Command::export_trace: return run_export(options, input, io);
+    case Command::stacks: return run_stacks(options, input, io);
   }
   return 1;
 }
