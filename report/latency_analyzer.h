@@ -98,13 +98,14 @@ class LatencyAnalyzer {
   uint64_t missing_key_starts() const { return missing_key_starts_; }
   uint64_t missing_key_ends() const { return missing_key_ends_; }
 
-  // The starts still open (with keep_open_events), in no particular order.
+  // The starts still open (with keep_open_events), in no particular order:
+  // f(site, domain, event, time, tag).
   template <typename F>
   void for_each_open_start(F&& f) {
     if (!config_.keep_open_events) return;
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
-      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time);
+      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time, n.tag);
     }
   }
 
