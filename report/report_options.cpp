@@ -121,11 +121,15 @@ const char* command_usage(Command c) {
              "invalid UTF-8) and adds ... after a string the recorder cut; jsonl gives a JSON\n"
              "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n"
              "Arguments with a name (DWARF parameters, tracepoint fields) print as name=value\n"
-             "in text; jsonl and csv stay positional.\n";
+             "in text; jsonl and csv stay positional.\n"
+             "Call stacks (usdt-record -g): text prints the frames under each event (address,\n"
+             "function+0xOFF, (object)), jsonl adds \"stack\":[{\"ip\",\"function\",\"object\"}],\n"
+             "csv a stack column (frames joined by ';') when the trace holds their symbols.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
-             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n"
+             "                           [--linear MIN,MAX,STEP] [--top N] [--slowest N]\n"
+             "                           [OPTIONS] TRACE...\n"
              "       usdt-report latency --function SYMBOL [OPTIONS] TRACE...\n\n"
              "Durations from each start event to the end event of the same key (tid by\n"
              "default; argN pairs on an argument such as a request id, also across\n"

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -330,5 +331,17 @@ TEST_CASE("the Chrome export carries stackFrames and sf", "[stacks]") {
         std::string::npos);
   CHECK(json.find(
             "\"7\":{\"name\":\"ns::probe_here(int)\",\"category\":\"/app\",\"parent\":\"6\"}}}") !=
+        std::string::npos);
+  // Pairs: a slice has its start's stack as sf, its end's as esf.
+  MemoryTrace t2;
+  fill_pairs(t2, s);
+  o = run({"export", "-o", path, "--start", "demo:start", "--end", "demo:done"}, t2);
+  REQUIRE(o.code == 0);
+  json = read_file(path);
+  if (std::getenv("USDT_KEEP_CHROME_TEST") == nullptr) std::remove(path.c_str());
+  CHECK(json.find(
+            "\"ph\":\"X\",\"name\":\"demo:start\",\"cat\":\"latency\",\"ts\":1.000,\"dur\":1.000,"
+            "\"pid\":10,\"tid\":10,\"sf\":4,\"args\"") != std::string::npos);
+  CHECK(json.find("\"dur\":5.000,\"pid\":10,\"tid\":10,\"sf\":7,\"esf\":1,\"args\"") !=
         std::string::npos);
 }
