@@ -345,3 +345,49 @@ TEST_CASE("the Chrome export carries stackFrames and sf", "[stacks]") {
   CHECK(json.find("\"dur\":5.000,\"pid\":10,\"tid\":10,\"sf\":7,\"esf\":1,\"args\"") !=
         std::string::npos);
 }
+
+namespace {
+
+// Keeps the hints a command gives the readers.
+class HintedTrace : public MemoryTrace {
+ public:
+  void set_read_filter(uint32_t file, const fmt::ReadFilter& filter) override {
+    if (hints.size() <= file) hints.resize(file + 1);
+    hints[file] = filter;
+  }
+  std::vector<fmt::ReadFilter> hints;
+};
+
+}  // namespace
+
+TEST_CASE("--pid and --tid keep the mappings of other threads and processes", "[stacks]") {
+  // A child (pid 20) inherits its parent's mappings: --pid 20 must still
+  // replay pid 10's mmap events.
+  Stacks s;
+  HintedTrace t;
+  uint32_t f = stack_file(t);
+  fmt::ProcessEvent fork;
+  fork.time_ns = 1000000500;
+  fork.kind = fmt::ProcessEventKind::fork;
+  fork.pid = 20;
+  fork.tid = 20;
+  fork.parent_pid = 10;
+  fork.parent_tid = 10;
+  t.add(f, fork);
+  t.add(f, s.event(0, 1000001000, 20, {kApp + 0x1010}));
+  t.add(f, s.event(0, 1000002000, 10, {kApp + 0x1010}));
+  Output o = run({"dump", "--format", "csv", "--pid", "20", "--tid", "20"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out ==
+        "time_ns,pid,tid,cpu,comm,provider,name,stack\n"
+        "1000001000,20,20,0,app,demo,hit,main+0x10\n");
+  REQUIRE(t.hints.size() == 1);
+  CHECK_FALSE(t.hints[0].pid);
+  CHECK_FALSE(t.hints[0].tid);
+  // Without stacks the hint keeps them.
+  HintedTrace plain;
+  plain.add_file(meta(), {site(0, "hit")});
+  run({"dump", "--pid", "20"}, plain);
+  REQUIRE(plain.hints.size() == 1);
+  CHECK(plain.hints[0].pid == 20u);
+}
