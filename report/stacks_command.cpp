@@ -17,7 +17,6 @@
 // so that every line splits back into the same frames.
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -25,19 +24,12 @@
 
 #include "report/commands.h"
 #include "report/json_writer.h"
+#include "report/stack_store.h"
 #include "report/stack_symbolizer.h"
 
 namespace usdt::report {
 
 namespace {
-
-struct RawStack {
-  uint32_t site = 0;  // global
-  MappingsRef mappings;
-  std::vector<uint64_t> frames;
-  bool truncated = false;
-  uint64_t count = 0;
-};
 
 struct NamedFrame {
   std::string function;
@@ -59,18 +51,6 @@ std::string folded_name(std::string s) {
   return s;
 }
 
-std::string raw_key(uint32_t site, uint64_t generation, const format::Event& e) {
-  std::string key(sizeof site + sizeof generation + 1 + e.stack_depth * sizeof(uint64_t), '\0');
-  char* p = key.data();
-  std::memcpy(p, &site, sizeof site);
-  p += sizeof site;
-  std::memcpy(p, &generation, sizeof generation);
-  p += sizeof generation;
-  *p++ = e.stack_truncated ? 1 : 0;
-  if (e.stack_depth > 0) std::memcpy(p, e.stack, e.stack_depth * sizeof(uint64_t));
-  return key;
-}
-
 }  // namespace
 
 int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
@@ -85,9 +65,11 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   const ProbeCatalog& catalog = input.catalog();
   StackSymbolizer symbols(input.files());
-  std::unordered_map<std::string, RawStack> raw;
+  StackStore stacks;
+  // Events per (stack number, site): stack * site_count + site.
+  const uint64_t site_count = std::max<uint64_t>(catalog.site_count(), 1);
+  std::unordered_map<uint64_t, uint64_t> raw;
   uint64_t with_stack = 0, without_stack = 0;
-  std::string key;
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
@@ -98,21 +80,13 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
     const format::Event& e = *r.event;
     uint32_t site = catalog.global_site(r.file, e.site_id);
     if (!filter->accepts(site, e, r.time)) continue;
-    if (e.stack_depth == 0 && !e.stack_truncated) {
+    const uint64_t stack = stacks.add(symbols, r.file, e);
+    if (stack == 0) {
       ++without_stack;
       continue;
     }
     ++with_stack;
-    MappingsRef m = symbols.mappings(r.file, e.pid);
-    key = raw_key(site, m ? m->generation : 0, e);
-    auto [it, added] = raw.try_emplace(key);
-    if (added) {
-      it->second.site = site;
-      it->second.mappings = std::move(m);
-      it->second.frames.assign(e.stack, e.stack + e.stack_depth);
-      it->second.truncated = e.stack_truncated;
-    }
-    ++it->second.count;
+    ++raw[stack * site_count + site];
   }
   report_read_problems(input, io.err);
   if (with_stack == 0) {
@@ -125,9 +99,11 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
 
   // Name the distinct raw stacks and merge those with the same names.
   std::map<std::string, NamedStack> merged;  // ordered: ties print in a fixed order
-  for (auto& [unused, s] : raw) {
+  for (const auto& [raw_key, count] : raw) {
+    const StackStore::Stack& s = stacks.get(raw_key / site_count);
+    const uint32_t site = static_cast<uint32_t>(raw_key % site_count);
     NamedStack n;
-    n.probe = catalog.probe_of_site(s.site).shown_name;
+    n.probe = catalog.probe_of_site(site).shown_name;
     n.truncated = s.truncated;
     std::string k = n.probe;
     k += '\0';
@@ -141,7 +117,7 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
       k += f.object;
     }
     auto [it, added] = merged.try_emplace(std::move(k), std::move(n));
-    it->second.count += s.count;
+    it->second.count += count;
   }
   std::vector<const NamedStack*> order;
   for (const auto& [unused, n] : merged) order.push_back(&n);
