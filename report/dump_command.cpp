@@ -16,6 +16,13 @@
 // string arguments. Events without strings (string_mask 0) take the loops
 // below unchanged: one test per event.
 //
+// Call stacks (format 1.3, report/stack_text.h): text prints the frames
+// under their event, jsonl adds "stack":[...] (and "stack_truncated":true),
+// csv a last stack column when the trace holds object blocks (the header is
+// fixed before the first event, and a trace without them keeps its columns).
+// Each frame is named once per mapping set and address and printed from
+// its cached text; events without a stack take the loops unchanged.
+//
 // Times: text shows seconds since the timeline start ("12.000345678");
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).

@@ -23,8 +23,10 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-std::string FrameSymbol::label() const {
-  return has_symbol ? function + "+" + hex(symbol_offset) : function;
+const std::string& FrameSymbol::label() const {
+  if (!has_symbol) return function;
+  if (label_cache_.empty()) label_cache_ = function + "+" + hex(symbol_offset);
+  return label_cache_;
 }
 
 const MappingSet::Mapping* MappingSet::find(uint64_t address) const {

@@ -43,7 +43,16 @@ struct FrameSymbol {
   uint64_t file_offset = 0;  // of the address in the file (mapped)
 
   // "function+0xOFF" with a symbol, else function.
-  std::string label() const;
+  const std::string& label() const;
+
+  // This frame as report/stack_text.cpp prints it (a text line, a JSON
+  // object), made on first use: a frame is resolved once but printed for
+  // every event that has it.
+  mutable std::string text_cache;
+  mutable std::string json_cache;
+
+ private:
+  mutable std::string label_cache_;
 };
 
 // The executable mappings of one process at one time; immutable once made.

@@ -9,14 +9,17 @@ void append_stack_text(std::string& out, StackSymbolizer& symbols, const Mapping
   char address[24];
   for (size_t i = 0; i < depth; ++i) {
     const FrameSymbol& f = symbols.resolve_frame(mappings, stack, i);
-    std::snprintf(address, sizeof address, "%16llx", static_cast<unsigned long long>(stack[i]));
+    if (f.text_cache.empty()) {
+      std::snprintf(address, sizeof address, "%16llx", static_cast<unsigned long long>(stack[i]));
+      f.text_cache = address;
+      f.text_cache += ' ';
+      f.text_cache += f.label();
+      f.text_cache += " (";
+      f.text_cache += f.object;
+      f.text_cache += ")\n";
+    }
     out += indent;
-    out += address;
-    out += ' ';
-    out += f.label();
-    out += " (";
-    out += f.object;
-    out += ")\n";
+    out += f.text_cache;
   }
   if (truncated) {
     out += indent;
@@ -29,9 +32,13 @@ void write_stack_json(JsonWriter& w, StackSymbolizer& symbols, const MappingSet*
   w.key("stack").begin_array();
   for (size_t i = 0; i < depth; ++i) {
     const FrameSymbol& f = symbols.resolve_frame(mappings, stack, i);
-    w.begin_object().key("ip").uint(stack[i]).key("function").string(f.function);
-    if (f.has_symbol) w.key("offset").uint(f.symbol_offset);
-    w.key("object").string(f.object).end_object();
+    if (f.json_cache.empty()) {
+      JsonWriter frame(f.json_cache);
+      frame.begin_object().key("ip").uint(stack[i]).key("function").string(f.function);
+      if (f.has_symbol) frame.key("offset").uint(f.symbol_offset);
+      frame.key("object").string(f.object).end_object();
+    }
+    w.number_text(f.json_cache);  // a JSON value written as is
   }
   w.end_array();
   if (truncated) w.key("stack_truncated").boolean(true);
