@@ -21,11 +21,29 @@ std::vector<uint32_t> file_domains(const TraceInput& input) {
   return out;
 }
 
+namespace {
+
+// A file with call stacks (object blocks, format 1.3) needs the mmap and
+// fork events of every thread and process, also of those --pid/--tid leave
+// out: a library may be mapped by another thread, a child inherits its
+// parent's mappings. The reader then passes the events of every pid and
+// tid, and EventFilter::accepts still selects them.
+format::ReadFilter reader_hint(const TraceInput& input, uint32_t file, format::ReadFilter rf) {
+  if (!input.files()[file].objects.empty()) {
+    rf.pid.reset();
+    rf.tid.reset();
+  }
+  return rf;
+}
+
+}  // namespace
+
 Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input) {
   Result<EventFilter> filter = EventFilter::create(input.catalog(), options.filter, input.timeline_start());
   if (!filter) return filter;
   for (uint32_t f = 0; f < input.files().size(); ++f) {
-    input.set_read_filter(f, filter->read_filter(input.catalog(), f, input.files()[f].shift_ns));
+    format::ReadFilter rf = filter->read_filter(input.catalog(), f, input.files()[f].shift_ns);
+    input.set_read_filter(f, reader_hint(input, f, std::move(rf)));
   }
   return filter;
 }
@@ -43,7 +61,7 @@ void narrow_read_filter(const EventFilter& filter, const std::vector<uint8_t>& w
     // Nothing wanted in this file: an impossible id, since an empty list
     // means "every site" to the reader.
     if (rf.site_ids.empty()) rf.site_ids.push_back(format::kNoSite);
-    input.set_read_filter(f, rf);
+    input.set_read_filter(f, reader_hint(input, f, std::move(rf)));
   }
 }
 
@@ -107,6 +125,7 @@ int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
     case Command::latency: return run_latency(options, input, io);
     case Command::hist: return run_hist(options, input, io);
     case Command::export_trace: return run_export(options, input, io);
+    case Command::stacks: return run_stacks(options, input, io);
   }
   return 1;
 }

@@ -27,6 +27,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io);
 int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io);
 int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io);
 int run_export(const ReportOptions& options, TraceInput& input, CommandIo io);
+int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io);
 
 // Dispatches on options.command.
 int run_command(const ReportOptions& options, TraceInput& input, CommandIo io);

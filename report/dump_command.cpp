@@ -16,6 +16,13 @@
 // string arguments. Events without strings (string_mask 0) take the loops
 // below unchanged: one test per event.
 //
+// Call stacks (format 1.3, report/stack_text.h): text prints the frames
+// under their event, jsonl adds "stack":[...] (and "stack_truncated":true),
+// csv a last stack column when the trace holds object blocks (the header is
+// fixed before the first event, and a trace without them keeps its columns).
+// Each frame is named once per mapping set and address and printed from
+// its cached text; events without a stack take the loops unchanged.
+//
 // Times: text shows seconds since the timeline start ("12.000345678");
 // jsonl and csv give time_ns, the event's CLOCK_MONOTONIC value exactly as
 // recorded (comparable with the recording host's clock, not shifted).
@@ -31,6 +38,7 @@
 #include "report/json_writer.h"
 #include "report/output_buffer.h"
 #include "report/process_names.h"
+#include "report/stack_text.h"
 #include "report/string_text.h"
 
 namespace usdt::report {
@@ -172,9 +180,9 @@ inline char* put_below_1e8(char* p, uint32_t v, const uint32_t* digits4) {
 // (and again after a process record), not per event.
 template <typename Shown>
 void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog& catalog,
-               const std::vector<uint32_t>& domains, bool hosts, const std::vector<SitePrefix>& prefixes,
-               const std::vector<std::string>& host_labels, ProcessNames& names, Shown& shown,
-               OutputBuffer& out) {
+               const std::vector<uint32_t>& domains, bool hosts,
+               const std::vector<SitePrefix>& prefixes, const std::vector<std::string>& host_labels,
+               ProcessNames& names, Shown& shown, StackSymbolizer& symbols, OutputBuffer& out) {
   struct Slot {
     bool valid = false;
     uint32_t tid = 0, pid = 0, file = 0;
@@ -207,11 +215,20 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
   char hi_text[48] = "0.00000";
   size_t hi_len = 7;
 
+  // The frames of an event with a stack, indented under its line.
+  std::string stack_text;
+  auto append_stack = [&](const format::Event& e, uint32_t file) {
+    stack_text.clear();
+    append_event_stack_text(stack_text, symbols, file, e, "        ");
+    out.append(stack_text);
+  };
+
   const uint64_t start = input.timeline_start();
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
       names.on_process(domains[r.file], *r.process);
+      symbols.on_process(r.file, *r.process);
       for (Slot& slot : slots) slot.valid = false;  // names may have changed
       continue;
     }
@@ -293,6 +310,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
       p = put(p, sp.closing);
       *p++ = '\n';
       out.commit(p);
+      if (e.stack_depth > 0) append_stack(e, r.file);
       out.maybe_flush();
       continue;
     }
@@ -314,6 +332,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     p = put(p, sp.closing);
     *p++ = '\n';
     out.commit(p);
+    if (e.stack_depth > 0) append_stack(e, r.file);
     out.maybe_flush();
   }
 }
@@ -413,12 +432,20 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
   }
 
+  // csv has a fixed header: a stack column when the trace has the symbols
+  // of stacks (object blocks, format 1.3), so files without stacks keep
+  // their columns.
+  bool stacks = false;
+  for (const TraceFileInfo& f : input.files()) stacks = stacks || !f.objects.empty();
+  StackSymbolizer symbols(input.files());
+
   OutputBuffer out(io.out);
   if (format == DumpFormat::csv) {
     std::string header = hosts ? "host," : "";
     header += "time_ns,pid,tid,cpu,comm,provider,name";
     for (size_t i = 0; i < max_args; ++i) header += ",arg" + std::to_string(i);
     if (strings) header += ",truncated_args";
+    if (stacks) header += ",stack";
     header += "\n";
     out.append(header);
   }
@@ -448,14 +475,17 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   constexpr size_t kCommCacheSize = 1024;
   std::vector<CommSlot> comm_cache(kCommCacheSize);
   if (format == DumpFormat::text) {
-    dump_text(input, *filter, catalog, domains, hosts, prefixes, host_labels, names, shown, out);
+    dump_text(input, *filter, catalog, domains, hosts, prefixes, host_labels, names, shown, symbols,
+              out);
     return finish_dump(input, out, io);
   }
-  std::string scratch;  // a JSON string argument
+  std::string scratch;        // a JSON string argument
+  std::string stack_scratch;  // the stack of the event, already formatted
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
       names.on_process(domains[r.file], *r.process);
+      symbols.on_process(r.file, *r.process);
       for (CommSlot& slot : comm_cache) slot.comm = nullptr;  // names may have changed
       continue;
     }
@@ -476,11 +506,23 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       slot.file = r.file;
     }
     const std::string& comm = *slot.comm;
-    size_t string_room = 0;
+    stack_scratch.clear();
+    if (e.stack_depth > 0 || e.stack_truncated) {
+      MappingsRef m = symbols.mappings(r.file, e.pid);
+      if (format == DumpFormat::jsonl) {
+        JsonWriter w(stack_scratch);
+        w.continue_object();
+        write_stack_json(w, symbols, m.get(), e.stack, e.stack_depth, e.stack_truncated);
+      } else if (stacks) {
+        stack_scratch = csv_field(
+            stack_labels_joined(symbols, m.get(), e.stack, e.stack_depth, e.stack_truncated));
+      }
+    }
+    size_t string_room = stack_scratch.size();
     if (e.string_mask != 0) {
-      string_room = format == DumpFormat::jsonl
-                        ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
-                        : 3 * nargs + string_args_room(e, nargs, csv_string_room);
+      string_room += format == DumpFormat::jsonl
+                         ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
+                         : 3 * nargs + string_args_room(e, nargs, csv_string_room);
     }
     char* p = out.begin(160 + host_labels[r.file].size() + comm.size() + prefix.text.size() +
                         (kMaxArgChars + 8) * std::max(nargs, max_args) + string_room);
@@ -510,10 +552,12 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       if (e.string_mask != 0 && any_truncated_string(e)) {
         p = put(p, std::string_view("],\"truncated_args\":["));
         p = put_truncated_indexes(p, e, nargs, ',');
-        p = put(p, std::string_view("]}\n"));
+        p = put(p, ']');
       } else {
-        p = put(p, std::string_view("]}\n"));
+        p = put(p, ']');
       }
+      p = put(p, stack_scratch);
+      p = put(p, std::string_view("}\n"));
     } else {
       if (hosts) p = put(p, host_labels[r.file]);
       p = put_int(p, e.time_ns);
@@ -543,6 +587,10 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
       if (strings) {
         p = put(p, ',');
         if (e.string_mask != 0) p = put_truncated_indexes(p, e, nargs, ' ');
+      }
+      if (stacks) {
+        p = put(p, ',');
+        p = put(p, stack_scratch);
       }
       p = put(p, '\n');
     }

@@ -1,10 +1,12 @@
 // An Event kept past the reader's next next(): a copy that owns the bytes of
 // its string arguments (a reader's StringArgs die at its next next()). For
 // events held across records, such as export's still-open latency starts.
+// The addresses of its call stack are copied too.
 #pragma once
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "formats/trace_types.h"
 
@@ -22,6 +24,7 @@ class EventCopy {
       bytes_[static_cast<size_t>(i)].assign(e.string_arg(i).bytes);
       strings_[static_cast<size_t>(i)].truncated = e.string_arg(i).truncated;
     }
+    stack_.assign(e.stack, e.stack + e.stack_depth);
   }
 
   // The copy, its string arguments pointing into this object: valid while
@@ -34,6 +37,7 @@ class EventCopy {
       s.bytes = bytes_[static_cast<size_t>(i)];
       event_.args[i] = reinterpret_cast<uintptr_t>(&s);
     }
+    event_.stack = stack_.empty() ? nullptr : stack_.data();
     return event_;
   }
 
@@ -41,6 +45,7 @@ class EventCopy {
   format::Event event_;
   std::array<format::StringArg, format::kMaxArgs> strings_{};
   std::array<std::string, format::kMaxArgs> bytes_;
+  std::vector<uint64_t> stack_;  // the call stack's addresses (format 1.3)
 };
 
 }  // namespace usdt::report

@@ -19,7 +19,10 @@
 //     string argument as a JSON string; "truncated_args":[N,...] lists the
 //     ones the recorder cut);
 //   process and thread names: metadata events, "ph":"M", "process_name" /
-//     "thread_name" with args.name.
+//     "thread_name" with args.name;
+//   call stacks (format 1.3, usdt-record -g): a "stackFrames" dictionary
+//     after traceEvents (report/chrome_stack_frames.h); instants and b/e
+//     events with a stack have "sf", X slices "sf" (start) and "esf" (end).
 // ts is relative to the timeline start. When the files come from different
 // hosts, pids are made distinct as file_index * 10000000 + pid (Linux pids
 // stay below 2^22) and process names carry the host.
@@ -39,6 +42,7 @@
 #include "report/output_buffer.h"
 #include "report/output_file.h"
 #include "report/process_names.h"
+#include "report/chrome_stack_frames.h"
 
 namespace usdt::report {
 
@@ -74,8 +78,15 @@ class ChromeWriter {
   }
   std::string ts_text(uint64_t time) const { return us_text(time >= start_ ? time - start_ : 0); }
 
-  void finish() {
-    out_.append("\n]}\n");
+  // Ends the traceEvents array and the document; stack_frames: the
+  // stackFrames object, if any.
+  void finish(const std::string& stack_frames) {
+    out_.append("\n]");
+    if (!stack_frames.empty()) {
+      out_.append(",\n\"stackFrames\":");
+      out_.append(stack_frames);
+    }
+    out_.append("}\n");
     out_.flush();
   }
   bool failed() const { return out_.failed(); }
@@ -93,7 +104,7 @@ uint64_t chrome_id(uint32_t domain, uint32_t id) { return uint64_t{domain} * 100
 void write_ids(JsonWriter& j, uint64_t pid, uint64_t tid) { j.key("pid").uint(pid).key("tid").uint(tid); }
 
 void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, uint32_t domain,
-                   const format::Event& e, uint64_t time) {
+                   const format::Event& e, uint64_t time, uint64_t sf) {
   const SiteInfo& info = catalog.site(site);
   JsonWriter& j = w.begin_event();
   j.begin_object().key("ph").string("i").key("s").string("t");
@@ -101,6 +112,7 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
   j.key("cat").string(catalog.probe_of_site(site).provider);
   j.key("ts").number_text(w.ts_text(time));
   write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
+  if (sf != 0) j.key("sf").uint(sf);
   j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
     j.key(info.arg_label(static_cast<size_t>(i))).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
@@ -138,7 +150,9 @@ std::string async_id(uint64_t key) {
   return "0x" + digits;
 }
 
-void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key) {
+// start_sf, end_sf: the stack frames of the start and end events (0: none).
+void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key,
+                uint64_t start_sf, uint64_t end_sf) {
   const std::string& name = catalog.probe_of_site(p.start_site).shown_name;
   const uint64_t pid = chrome_id(p.domain, p.pid);
   const uint64_t tid = chrome_id(p.domain, p.tid);
@@ -147,6 +161,8 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
     j.begin_object().key("ph").string("X").key("name").string(name).key("cat").string("latency");
     j.key("ts").number_text(w.ts_text(p.start_time)).key("dur").number_text(ChromeWriter::us_text(p.duration));
     write_ids(j, pid, tid);
+    if (start_sf != 0) j.key("sf").uint(start_sf);
+    if (end_sf != 0) j.key("esf").uint(end_sf);
     write_pair_args(j, catalog, p, key);
     j.end_object();
     w.end_event();
@@ -157,6 +173,7 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
   b.begin_object().key("ph").string("b").key("name").string(name).key("cat").string("latency").key("id").string(id);
   b.key("ts").number_text(w.ts_text(p.start_time));
   write_ids(b, pid, tid);
+  if (start_sf != 0) b.key("sf").uint(start_sf);
   write_pair_args(b, catalog, p, key);
   b.end_object();
   w.end_event();
@@ -164,6 +181,7 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
   e.begin_object().key("ph").string("e").key("name").string(name).key("cat").string("latency").key("id").string(id);
   e.key("ts").number_text(w.ts_text(p.end_time));
   write_ids(e, pid, tid);
+  if (end_sf != 0) e.key("sf").uint(end_sf);
   e.end_object();
   w.end_event();
 }
@@ -188,12 +206,18 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::vector<uint32_t> domains = file_domains(input);
   ProcessNames names;
   uint64_t pair_count = 0;
+  // Events with a call stack (format 1.3) carry "sf": each event's stack is
+  // stored once per distinct stack and turned into frames once.
+  StackSymbolizer symbols(input.files());
+  StackStore stacks;
+  ChromeStackFrames frames(symbols, stacks);
   {
     ChromeWriter w(file->get(), input.timeline_start());
     Record r;
     while (input.next(r)) {
       if (r.kind == format::RecordKind::process) {
         names.on_process(domains[r.file], *r.process);
+        symbols.on_process(r.file, *r.process);
         continue;
       }
       if (r.kind != format::RecordKind::event) continue;
@@ -201,22 +225,24 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
       uint32_t site = catalog.global_site(r.file, e.site_id);
       if (!filter->accepts(site, e, r.time)) continue;
       uint32_t domain = domains[r.file];
+      const uint64_t tag = stacks.add(symbols, r.file, e);
       if (analyzer) {
         LatencyPair p;
-        LatencyAnalyzer::Outcome o = analyzer->on_event(site, domain, e, r.time, &p);
+        LatencyAnalyzer::Outcome o = analyzer->on_event(site, domain, e, r.time, &p, tag);
         if (o == LatencyAnalyzer::Outcome::started) continue;  // written when paired or at the end
         if (o == LatencyAnalyzer::Outcome::paired) {
           ++pair_count;
-          write_pair(w, catalog, p, options.key);
+          write_pair(w, catalog, p, options.key, frames.id_of(p.start_tag), frames.id_of(p.end_tag));
           continue;
         }
       }
-      write_instant(w, catalog, site, domain, e, r.time);
+      write_instant(w, catalog, site, domain, e, r.time, frames.id_of(tag));
     }
     if (analyzer) {
-      analyzer->for_each_open_start([&](uint32_t site, uint32_t domain, const format::Event& e, uint64_t time) {
-        write_instant(w, catalog, site, domain, e, time);
-      });
+      analyzer->for_each_open_start(
+          [&](uint32_t site, uint32_t domain, const format::Event& e, uint64_t time, uint64_t tag) {
+            write_instant(w, catalog, site, domain, e, time, frames.id_of(tag));
+          });
     }
     // Names: one process_name per named process, one thread_name per
     // named thread, sorted so that the file does not depend on hash order.
@@ -247,7 +273,14 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
         w.end_event();
       }
     }
-    w.finish();
+    std::string stack_frames;
+    if (!frames.empty()) {
+      JsonWriter sf(stack_frames);
+      sf.begin_object();
+      frames.write(sf);
+      sf.end_object();
+    }
+    w.finish(stack_frames);
     if (w.failed()) {
       print_error(io.err, "cannot write '" + options.output + "'");
       return 1;  // the file is closed by its owner

@@ -118,7 +118,7 @@ GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
                                                    const format::Event& e, uint64_t time,
-                                                   LatencyPair* pair) {
+                                                   LatencyPair* pair, uint64_t tag) {
   if (global_site >= config_.roles.size()) return Outcome::ignored;
   SiteRole role = config_.roles[global_site];
   if (role == SiteRole::none) return Outcome::ignored;
@@ -144,6 +144,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.tid = e.tid;
     n.site = global_site;
     n.frame = e.frame;
+    n.tag = tag;
     n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
     if (config_.keep_open_events) open_events_[index].assign(e);
@@ -189,6 +190,8 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   p.tid = n.tid;
   p.start_site = n.site;
   p.end_site = global_site;
+  p.start_tag = n.tag;
+  p.end_tag = tag;
   p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);  // drops domain and class
   if (key.is_string) {
     p.key = string_hash(scratch_);

@@ -61,6 +61,10 @@ struct LatencyPair {
   ArgType key_type = ArgType::unsigned_int;
   std::string key_text;  // key_type string: the key's bytes
   bool key_truncated = false;
+  // The callers' tags (on_event) of the start and the end event: latency
+  // --slowest finds their call stacks by them. 0 = none.
+  uint64_t start_tag = 0;
+  uint64_t end_tag = 0;
 };
 
 struct LatencyGroup {
@@ -75,8 +79,10 @@ class LatencyAnalyzer {
   enum class Outcome : uint8_t { ignored, started, paired, unmatched_end, missing_key };
 
   // Feeds one event (in time order). On `paired`, *pair describes it.
+  // tag: the caller's own value for this event (e.g. the number of its call
+  // stack), kept with a start and returned in the pair's start_tag/end_tag.
   Outcome on_event(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t time,
-                   LatencyPair* pair);
+                   LatencyPair* pair, uint64_t tag = 0);
 
   const DurationStats& overall() const { return overall_; }
   // Groups sorted by key (absent key last); empty without --by.
@@ -92,13 +98,14 @@ class LatencyAnalyzer {
   uint64_t missing_key_starts() const { return missing_key_starts_; }
   uint64_t missing_key_ends() const { return missing_key_ends_; }
 
-  // The starts still open (with keep_open_events), in no particular order.
+  // The starts still open (with keep_open_events), in no particular order:
+  // f(site, domain, event, time, tag).
   template <typename F>
   void for_each_open_start(F&& f) {
     if (!config_.keep_open_events) return;
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
-      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time);
+      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time, n.tag);
     }
   }
 
@@ -111,6 +118,7 @@ class LatencyAnalyzer {
     uint32_t tid = 0;
     uint32_t site = 0;
     uint64_t frame = 0;  // the entry's stack pointer (function probes), 0 = none
+    uint64_t tag = 0;    // the caller's (on_event)
     bool live = false;
     GroupKey group;
   };

@@ -16,6 +16,8 @@
 #include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
+#include "report/stack_store.h"
+#include "report/stack_text.h"
 #include "report/string_text.h"
 
 namespace usdt::report {
@@ -85,6 +87,35 @@ std::string pair_key_text(const LatencyPair& p, const KeySpec& key, bool json) {
   return std::to_string(p.key);
 }
 
+// The first n of the slowest pairs the analyzer kept (it keeps as many as
+// the larger of --top and --slowest).
+std::vector<LatencyPair> top_pairs(const LatencyAnalyzer& analyzer, size_t n) {
+  std::vector<LatencyPair> top = analyzer.top();
+  if (top.size() > n) top.resize(n);
+  return top;
+}
+
+void append_tagged_stack_text(std::string& t, StackSymbolizer& symbols, const StackStore& stacks,
+                              uint64_t tag) {
+  if (tag == 0) {
+    t += "        (no stack)\n";
+    return;
+  }
+  const StackStore::Stack& s = stacks.get(tag);
+  append_stack_text(t, symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated,
+                    "        ");
+}
+
+void write_tagged_stack_json(JsonWriter& w, StackSymbolizer& symbols, const StackStore& stacks,
+                             uint64_t tag) {
+  if (tag == 0) {
+    w.key("stack").begin_array().end_array();
+    return;
+  }
+  const StackStore::Stack& s = stacks.get(tag);
+  write_stack_json(w, symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated);
+}
+
 }  // namespace
 
 int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
@@ -109,14 +140,29 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   LatencyAnalyzer analyzer(std::move(*config));
   const ProbeCatalog& catalog = input.catalog();
   std::vector<uint32_t> domains = file_domains(input);
+  // --slowest: each start and end event is tagged with the number of its
+  // stack in the store, and the slowest pairs come back with their tags.
+  StackSymbolizer symbols(input.files());
+  StackStore stacks;
+  const bool want_stacks = options.slowest > 0;
   Record r;
   while (input.next(r)) {
+    if (r.kind == format::RecordKind::process) {
+      if (want_stacks) symbols.on_process(r.file, *r.process);
+      continue;
+    }
     if (r.kind != format::RecordKind::event) continue;
     uint32_t site = catalog.global_site(r.file, r.event->site_id);
     if (!filter->accepts(site, *r.event, r.time)) continue;
-    analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr);
+    const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
+    analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
   }
   report_read_problems(input, io.err);
+  std::vector<LatencyPair> slowest;
+  if (want_stacks) {
+    slowest = analyzer.top();
+    if (slowest.size() > options.slowest) slowest.resize(options.slowest);
+  }
 
   const DurationStats& all = analyzer.overall();
   const uint64_t start = input.timeline_start();
@@ -148,12 +194,38 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
     if (options.top > 0) {
       w.key("top").begin_array();
-      for (const LatencyPair& p : analyzer.top()) {
+      for (const LatencyPair& p : top_pairs(analyzer, options.top)) {
         w.begin_object().key("duration_ns").uint(p.duration).key("start_ns").uint(p.start_time);
         w.key("start_offset_ns").uint(p.start_time - start);
         w.key("pid").uint(p.pid).key("tid").uint(p.tid);
         w.key("key").number_text(pair_key_text(p, options.key, true));
         if (p.key_truncated) w.key("key_truncated").boolean(true);
+        w.end_object();
+      }
+      w.end_array();
+    }
+    if (want_stacks) {
+      w.key("slowest").begin_array();
+      for (const LatencyPair& p : slowest) {
+        w.begin_object().key("duration_ns").uint(p.duration).key("start_ns").uint(p.start_time);
+        w.key("start_offset_ns").uint(p.start_time - start);
+        w.key("pid").uint(p.pid).key("tid").uint(p.tid);
+        w.key("key").number_text(pair_key_text(p, options.key, true));
+        if (p.key_truncated) w.key("key_truncated").boolean(true);
+        w.key("start_event")
+            .begin_object()
+            .key("probe")
+            .string(catalog.probe_of_site(p.start_site).shown_name);
+        write_tagged_stack_json(w, symbols, stacks, p.start_tag);
+        w.end_object();
+        if (p.end_tag != 0) {
+          w.key("end_event")
+              .begin_object()
+              .key("probe")
+              .string(catalog.probe_of_site(p.end_site).shown_name);
+          write_tagged_stack_json(w, symbols, stacks, p.end_tag);
+          w.end_object();
+        }
         w.end_object();
       }
       w.end_array();
@@ -191,7 +263,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
   }
   if (options.top > 0) {
-    std::vector<LatencyPair> top = analyzer.top();
+    std::vector<LatencyPair> top = top_pairs(analyzer, options.top);
     t += "\nslowest " + std::to_string(top.size()) + " pair" + (top.size() == 1 ? "" : "s") + ":\n";
     t += "  " + std::string("duration_ns") + "  start (s)         pid/tid          " + options.key.text() + "\n";
     for (const LatencyPair& p : top) {
@@ -202,6 +274,21 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       t += "  " + std::string(d.size() < 11 ? 11 - d.size() : 0, ' ') + d + "  " + s +
            std::string(s.size() < 18 ? 18 - s.size() : 1, ' ') + pt +
            std::string(pt.size() < 17 ? 17 - pt.size() : 1, ' ') + k + "\n";
+    }
+  }
+  if (want_stacks) {
+    t += "\nslowest " + std::to_string(slowest.size()) + " pair" +
+         (slowest.size() == 1 ? "" : "s") + " with their stacks:\n";
+    for (const LatencyPair& p : slowest) {
+      t += "\n  " + std::to_string(p.duration) + " ns at +" + format_seconds(p.start_time - start) +
+           " pid/tid " + std::to_string(p.pid) + "/" + std::to_string(p.tid) + ", " +
+           options.key.text() + " " + pair_key_text(p, options.key, false) + "\n";
+      t += "    start " + catalog.probe_of_site(p.start_site).shown_name + ":\n";
+      append_tagged_stack_text(t, symbols, stacks, p.start_tag);
+      if (p.end_tag != 0) {
+        t += "    end " + catalog.probe_of_site(p.end_site).shown_name + ":\n";
+        append_tagged_stack_text(t, symbols, stacks, p.end_tag);
+      }
     }
   }
   std::fputs(t.c_str(), io.out);

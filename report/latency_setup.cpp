@@ -1,5 +1,6 @@
 #include "report/latency_setup.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -71,7 +72,7 @@ Result<LatencyConfig> make_latency_config(const ReportOptions& options, const Pr
     return Error("--hist linear needs --linear MIN,MAX,STEP (in ns)");
   }
   config.linear = options.linear;
-  config.top = options.top;
+  config.top = std::max(options.top, options.slowest);  // latency prints the first of each
   return config;
 }
 

@@ -22,6 +22,7 @@ const char* command_name(Command command) {
     case Command::latency: return "latency";
     case Command::hist: return "hist";
     case Command::export_trace: return "export";
+    case Command::stacks: return "stacks";
   }
   return "?";
 }
@@ -85,7 +86,7 @@ Result<KeySpec> parse_key_spec(const std::string& text, const char* option) {
 
 namespace {
 
-constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export"};
+constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export", "stacks"};
 
 std::string version_text() {
   return std::string("usdt-report ") + kVersion + " (git " + kGitRevision + ")\n";
@@ -97,6 +98,7 @@ std::optional<Command> command_of(const std::string& word) {
   if (word == "latency") return Command::latency;
   if (word == "hist") return Command::hist;
   if (word == "export") return Command::export_trace;
+  if (word == "stacks") return Command::stacks;
   return std::nullopt;
 }
 
@@ -119,11 +121,15 @@ const char* command_usage(Command c) {
              "invalid UTF-8) and adds ... after a string the recorder cut; jsonl gives a JSON\n"
              "string and \"truncated_args\":[N]; csv a quoted field and a truncated_args column.\n"
              "Arguments with a name (DWARF parameters, tracepoint fields) print as name=value\n"
-             "in text; jsonl and csv stay positional.\n";
+             "in text; jsonl and csv stay positional.\n"
+             "Call stacks (usdt-record -g): text prints the frames under each event (address,\n"
+             "function+0xOFF, (object)), jsonl adds \"stack\":[{\"ip\",\"function\",\"object\"}],\n"
+             "csv a stack column (frames joined by ';') when the trace holds their symbols.\n";
     case Command::latency:
       return "usage: usdt-report latency --start PROBE --end PROBE [--key tid|pid|argN]\n"
              "                           [--by pid|tid|argN] [--hist log2|linear]\n"
-             "                           [--linear MIN,MAX,STEP] [--top N] [OPTIONS] TRACE...\n"
+             "                           [--linear MIN,MAX,STEP] [--top N] [--slowest N]\n"
+             "                           [OPTIONS] TRACE...\n"
              "       usdt-report latency --function SYMBOL [OPTIONS] TRACE...\n\n"
              "Durations from each start event to the end event of the same key (tid by\n"
              "default; argN pairs on an argument such as a request id, also across\n"
@@ -172,6 +178,18 @@ const char* command_usage(Command c) {
              "  clickhouse-client --query 'INSERT INTO usdt_events FORMAT TabSeparated' < FILE\n"
              "The layout uses only what ClickHouse 18.16 (Debian 12) and current releases\n"
              "both have; docs/clickhouse.md describes it, with example queries.\n";
+    case Command::stacks:
+      return "usage: usdt-report stacks [--probe PATTERN] [--folded] [--format text|json]\n"
+             "                          [OPTIONS] TRACE...\n\n"
+             "The call stacks of the selected events (a trace recorded with usdt-record -g),\n"
+             "aggregated by probe and function names, hottest first: count, percent of the\n"
+             "events with a stack, and the frames innermost first. Frames are named from\n"
+             "the symbols the trace carries, never from the traced binaries: C++ names\n"
+             "demangled, object+0xOFFSET without a symbol, [unknown] outside any mapping.\n"
+             "--folded prints 'probe;outermost;...;innermost COUNT' lines for\n"
+             "flamegraph.pl, speedscope or Perfetto; a stack the recorder cut short has\n"
+             "[truncated] below the probe. ';' in names becomes ':'.\n"
+             "A trace without stacks is an error (exit 1).\n";
   }
   return "";
 }
@@ -184,7 +202,8 @@ const char* kMainUsage =
     "  dump      one line per event, in time order (text, jsonl, csv)\n"
     "  latency   durations between a start and an end probe, with percentiles\n"
     "  hist      distribution of one probe argument\n"
-    "  export    Chrome/Perfetto trace JSON, or rows for ClickHouse\n\n"
+    "  export    Chrome/Perfetto trace JSON, or rows for ClickHouse\n"
+    "  stacks    call stacks of the events (usdt-record -g), hottest first, or folded\n\n"
     "'usdt-report COMMAND --help' explains a command and its options.\n\n"
     "A first word that is not a command is a TRACE when it is an existing file or\n"
     "contains '/' or '.'; otherwise it is an unknown command.\n"
@@ -253,7 +272,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       std::string guess = closest_match(args[0], names);
       std::string message = "unknown command '" + args[0] + "'";
       if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-      message += "; the commands are summary, dump, latency, hist, export";
+      message += "; the commands are summary, dump, latency, hist, export, stacks";
       return usage_error(message, "");
     }
   }
@@ -261,7 +280,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   std::string format = o.format;
   std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, arg, function, jobs;
+  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg, function, jobs;
   po::options_description common("options");
   common.add_options()
       ("help,h", "explain this command")
@@ -304,7 +323,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             ("by", po::value(&by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end event)")
             ("hist", po::value(&hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
             ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
-            ("top", po::value(&top)->value_name("N"), "list the N slowest pairs");
+            ("top", po::value(&top)->value_name("N"), "list the N slowest pairs")
+            ("slowest", po::value(&slowest)->value_name("N"),
+             "the N slowest pairs with the call stacks of their start (and end) events");
       }
       break;
     case Command::hist:
@@ -313,6 +334,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
           ("arg", po::value(&arg)->value_name("N"), "the argument: N (from 0), argN or its name")
           ("linear", po::value(&linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
           ("by", po::value(&by)->value_name("KEY"), "one histogram per pid, tid, argN or argument name (a number or a string)");
+      break;
+    case Command::stacks:
+      specific.add_options()
+          ("format", po::value(&format)->value_name("FORMAT"), "text (default) or json")
+          ("folded", "folded lines for flame graphs: probe;outermost;...;innermost COUNT");
       break;
   }
   po::options_description hidden;
@@ -361,7 +387,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   switch (o.command) {
     case Command::summary:
     case Command::latency:
-    case Command::hist: formats = "text json"; break;
+    case Command::hist:
+    case Command::stacks: formats = "text json"; break;
     case Command::dump: formats = "text jsonl csv"; break;
     case Command::export_trace: formats = "chrome clickhouse-events clickhouse-pairs"; break;
   }
@@ -441,6 +468,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     if (!v) return fail(v.error());
     o.top = std::min<uint32_t>(*v, 100000);
   }
+  if (!slowest.empty()) {
+    Result<uint32_t> v = parse_u32(slowest, "--slowest");
+    if (!v) return fail(v.error());
+    o.slowest = std::min<uint32_t>(*v, 100000);
+  }
+  o.folded = vm.count("folded") > 0;
+  if (o.folded && format != "text") return usage_error("--folded is a format of its own: leave out --format", command_word);
   if (!arg.empty()) {
     Result<ArgRef> a = parse_arg_ref(arg, "--arg", true);
     if (!a) return usage_error(a.error().message(), command_word);

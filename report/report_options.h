@@ -14,7 +14,7 @@
 
 namespace usdt::report {
 
-enum class Command { summary, dump, latency, hist, export_trace };
+enum class Command { summary, dump, latency, hist, export_trace, stacks };
 
 // The filters every command takes.
 struct FilterOptions {
@@ -67,6 +67,10 @@ struct ReportOptions {
   bool linear_hist = false;
   std::optional<LinearSpec> linear;
   uint32_t top = 0;
+  // latency: the N slowest pairs with their stacks
+  uint32_t slowest = 0;
+  // stacks: flamegraph.pl's folded lines
+  bool folded = false;
   // hist
   std::optional<ArgRef> arg;
   // export

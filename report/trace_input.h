@@ -33,6 +33,9 @@ struct Record {
 struct TraceFileInfo {
   std::string path;
   format::TraceMetadata metadata;
+  // The symbols of the files its stacks run through (format 1.3 object
+  // blocks), known at open: stacks are named from these alone.
+  std::vector<format::ObjectTable> objects;
   int64_t shift_ns = 0;  // added to the file's times to get timeline times
   // Filled in when the file has been read to its end.
   std::optional<format::TraceSummary> summary;

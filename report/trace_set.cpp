@@ -77,6 +77,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
     info.path = path;
     info.metadata = reader->metadata();
     info.summary = reader->summary();
+    info.objects = reader->objects();
     set->catalog_.add_file(reader->sites());
     set->files_.push_back(std::move(info));
     set->readers_.push_back(std::move(*reader));

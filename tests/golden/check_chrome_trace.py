@@ -13,6 +13,10 @@ Perfetto and chrome://tracing draw them wrongly. Every E closes a B of its
 thread. Async slices (b/e) match on (pid, cat, name, id): every e closes an
 open b, no b stays open, and slices of one id nest like a stack.
 
+Stacks: a stackFrames dictionary, when present, maps string ids to frames
+with a string name and, but for roots, a parent that is another frame (no
+cycles); every event's sf (and esf) refers to a frame of it.
+
 --self-test runs the checker on small good and bad documents."""
 import json
 import sys
@@ -125,6 +129,32 @@ def check_async(events):
             fail("event %d: async begin never ended (pid %d, cat %r, name %r, id %r)" % ((stack[-1],) + key))
 
 
+def check_stack_frames(doc):
+    frames = doc.get("stackFrames", {})
+    if not isinstance(frames, dict):
+        fail("stackFrames is not an object")
+    for ident, f in frames.items():
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+            fail("stack frame %s has no name" % ident)
+        if "category" in f and not isinstance(f["category"], str):
+            fail("stack frame %s: category is not a string" % ident)
+        if "parent" in f and str(f["parent"]) not in frames:
+            fail("stack frame %s: parent %r is not a frame" % (ident, f["parent"]))
+    for ident in frames:
+        seen = set()
+        node = ident
+        while node is not None:
+            if node in seen:
+                fail("stack frame %s: its parents loop" % ident)
+            seen.add(node)
+            parent = frames[node].get("parent")
+            node = None if parent is None else str(parent)
+    for i, e in enumerate(doc["traceEvents"]):
+        for key in ("sf", "esf"):
+            if key in e and str(e[key]) not in frames:
+                fail("event %d: %s %r is not in stackFrames" % (i, key, e[key]))
+
+
 def check(doc):
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
         fail("not an object with a traceEvents array")
@@ -137,6 +167,7 @@ def check(doc):
     phases = check_fields(events)
     check_thread_nesting(events)
     check_async(events)
+    check_stack_frames(doc)
     return phases
 
 
@@ -168,16 +199,27 @@ def self_test():
         "e of another name": [a("b", 1, "0x1"), a("e", 2, "0x1", "t")],
         "async without id": [{"ph": "b", "name": "s", "cat": "c", "ts": 1, "pid": 1, "tid": 1}],
     }
+    frames = {"1": {"name": "main", "category": "/app"}, "2": {"name": "f", "parent": "1"}}
+    good_docs = {"sf of a frame": {"traceEvents": [dict(x(0, 10), sf=2, esf=1)], "stackFrames": frames}}
+    bad_docs = {
+        "sf of no frame": {"traceEvents": [dict(x(0, 10), sf=3)], "stackFrames": frames},
+        "sf without stackFrames": {"traceEvents": [dict(x(0, 10), sf=1)]},
+        "parent of no frame": {"traceEvents": [], "stackFrames": {"1": {"name": "f", "parent": "9"}}},
+        "parents loop": {"traceEvents": [], "stackFrames": {"1": {"name": "f", "parent": "2"},
+                                                             "2": {"name": "g", "parent": "1"}}},
+    }
+    good.update({name: doc for name, doc in good_docs.items()})
+    bad.update({name: doc for name, doc in bad_docs.items()})
     failures = 0
     for name, events in good.items():
         try:
-            check({"traceEvents": events})
+            check(events if isinstance(events, dict) else {"traceEvents": events})
         except Problem as p:
             print("self-test: %s: refused: %s" % (name, p), file=sys.stderr)
             failures += 1
     for name, events in bad.items():
         try:
-            check({"traceEvents": events})
+            check(events if isinstance(events, dict) else {"traceEvents": events})
             print("self-test: %s: accepted" % name, file=sys.stderr)
             failures += 1
         except Problem:

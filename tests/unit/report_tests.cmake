@@ -11,6 +11,8 @@ usdt_unit_test(report_unit_tests
     ${CMAKE_CURRENT_LIST_DIR}/report_robustness_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/trace_set_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/stack_symbolizer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/stacks_report_test.cpp
   LIBS usdt_report_lib)
 
 # export --format clickhouse-*: the TSV text and the rows.
