@@ -112,7 +112,7 @@ def agree(perf, ours):
     where ours may go on (or the reverse) only past the outermost named frame,
     so frames are compared up to the shorter stack, after dropping perf's
     inlined entries."""
-    perf = [f for f in perf if f]
+    perf = [f for f in perf if f and not f.endswith("(inlined)")]
     n = min(len(perf), len(ours))
     return n > 0 and perf[:n] == ours[:n]
 

@@ -481,6 +481,90 @@ int write_named(const std::string& dir) {
   return check(w->finish(summary)) ? 0 : 1;
 }
 
+// stacks.trace (format 1.3): call stacks of one process whose plugin is
+// unloaded and another mapped at the same address halfway through, so the
+// same frame address names two functions; a frame without a symbol, one
+// without a mapping and a truncated stack.
+int write_stacks(const std::string& dir) {
+  const uint64_t start = kStart + 600000000000ull;
+  std::vector<fmt::ProbeSite> sites = {site(0, "req_start", {arg("8@%rdi", 8, false)}),
+                                       site(1, "req_done", {arg("8@%rdi", 8, false)})};
+  auto w = fmt::TraceWriter::create(dir + "/stacks.trace",
+                                    metadata("golden-host", start, kRealStart + 600000000000ull), sites);
+  if (!w) {
+    std::fprintf(stderr, "make_golden_traces: %s\n", w.error().message().c_str());
+    return 1;
+  }
+  // The server binary (build-id aa11), a stripped library known by path only,
+  // and two plugins mapped in turn at 0x7f0000100000.
+  fmt::ObjectTable server{"aa11", "/opt/app/server",
+                          {{0x1000, 0x100, "main"}, {0x1100, 0x80, "_ZN2ns6Server6handleEi"}, {0x1200, 0x40, "work"}}};
+  fmt::ObjectTable libz{"", "/usr/lib/libz.so.1", {{0x2000, 0x100, "deflate"}}};
+  fmt::ObjectTable plugin1{"cc33", "/opt/app/plugin1.so", {{0x500, 0x100, "plugin_one"}}};
+  fmt::ObjectTable plugin2{"dd44", "/opt/app/plugin2.so", {{0x500, 0x100, "plugin_two"}}};
+  for (const fmt::ObjectTable* o : {&server, &libz, &plugin1, &plugin2}) {
+    if (!check(w->add_object(*o))) return 1;
+  }
+  auto mmap = [&](uint64_t us, uint64_t address, uint64_t length, uint64_t offset, const char* build_id,
+                  const char* path) {
+    fmt::ProcessEvent p = proc(0, fmt::ProcessEventKind::mmap, 700, 700, "");
+    p.time_ns = start + us * kUs;
+    p.map_address = address;
+    p.map_length = length;
+    p.map_file_offset = offset;
+    p.build_id = build_id;
+    p.path = path;
+    return p;
+  };
+  fmt::ProcessEvent comm = proc(0, fmt::ProcessEventKind::comm, 700, 700, "server");
+  comm.time_ns = start;
+  for (const fmt::ProcessEvent& p :
+       {comm, mmap(0, 0x400000, 0x10000, 0, "aa11", "/opt/app/server"),
+        mmap(0, 0x7f0000000000, 0x10000, 0x1000, "", "/usr/lib/libz.so.1"),
+        mmap(0, 0x7f0000100000, 0x1000, 0, "cc33", "/opt/app/plugin1.so")}) {
+    if (!check(w->append(p))) return 1;
+  }
+  // Frames: ip at the hit, then return addresses (one past the call).
+  const std::vector<uint64_t> via_handle = {0x401210, 0x401141, 0x401011};
+  const std::vector<uint64_t> via_plugin = {0x401210, 0x7f0000100511, 0x401021};
+  const std::vector<uint64_t> via_libz = {0x7f0000001010, 0x7f0000003001, 0x401031};
+  const std::vector<uint64_t> unmapped = {0x401210, 0x12345678};
+  struct StackEv {
+    uint64_t us;
+    uint32_t site;
+    uint64_t id;
+    const std::vector<uint64_t>* stack;
+    bool truncated;
+  };
+  std::vector<StackEv> events = {
+      {100, 0, 1, &via_handle, false}, {150, 1, 1, &via_handle, false}, {200, 0, 2, &via_plugin, false},
+      {260, 1, 2, &via_plugin, false}, {300, 0, 3, &via_handle, false}, {320, 1, 3, &via_libz, false},
+      {400, 0, 4, &via_plugin, false},  // after plugin2 replaced plugin1 at 350 us
+      {480, 1, 4, &unmapped, true},     {500, 0, 5, nullptr, false},
+  };
+  fmt::TraceSummary summary;
+  summary.events_per_site.assign(sites.size(), 0);
+  summary.lost_per_site.assign(sites.size(), 0);
+  bool replaced = false;
+  for (const StackEv& e : events) {
+    if (e.us > 350 && !replaced) {
+      if (!check(w->append(mmap(350, 0x7f0000100000, 0x1000, 0, "dd44", "/opt/app/plugin2.so")))) return 1;
+      replaced = true;
+    }
+    fmt::Event out = to_event({e.us, 700, 700, 0, e.site, {static_cast<long long>(e.id)}}, start);
+    if (e.stack) {
+      out.stack = e.stack->data();
+      out.stack_depth = static_cast<uint16_t>(e.stack->size());
+      out.stack_truncated = e.truncated;
+    }
+    if (!check(w->append(out))) return 1;
+    ++summary.events_per_site[e.site];
+    ++summary.events;
+  }
+  summary.end_monotonic_ns = start + 1000 * kUs;
+  return check(w->finish(summary)) ? 0 : 1;
+}
+
 // Other names for golden.trace and a FIFO, for the input checks.
 int write_other_names(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -515,6 +599,7 @@ int main(int argc, char** argv) {
   if (int rc = write_strings(dir); rc != 0) return rc;
   if (int rc = write_functions(dir); rc != 0) return rc;
   if (int rc = write_named(dir); rc != 0) return rc;
+  if (int rc = write_stacks(dir); rc != 0) return rc;
   if (int rc = write_other_names(dir); rc != 0) return rc;
   return write_other_host(dir);
 }
