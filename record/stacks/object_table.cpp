@@ -45,10 +45,23 @@ struct Candidate {
   int table = 0;  // 0 .symtab, 1 .dynsym, 2 the debug file's .symtab
 };
 
-int binding_rank(uint8_t binding) {
-  if (binding == STB_GLOBAL) return 0;
-  if (binding == STB_WEAK) return 1;
-  return 2;
+size_t leading_underscores(const std::string& name) {
+  size_t n = name.find_first_not_of('_');
+  return n == std::string::npos ? name.size() : n;
+}
+
+// Of several names at one offset, the one perf shows (choose_best_symbol in
+// tools/perf/util/symbol.c), so that reports agree with perf script: a sized
+// symbol, not weak, global, fewer leading underscores, the longer name.
+bool better(const Candidate& a, const Candidate& b) {
+  auto key = [](const Candidate& c) {
+    return std::make_tuple(c.symbol.size == 0, c.binding == STB_WEAK, c.binding != STB_GLOBAL,
+                           leading_underscores(c.symbol.name),
+                           -static_cast<int64_t>(c.symbol.name.size()), c.table);
+  };
+  auto ka = key(a), kb = key(b);
+  if (ka != kb) return ka < kb;
+  return a.symbol.name < b.symbol.name;
 }
 
 // Appends the function symbols of elf's tables of type section_type, placed
@@ -96,10 +109,10 @@ bool read_symbols(Elf* elf, uint32_t section_type, int table, const std::vector<
 // One symbol per offset, the preferred name (see the header).
 std::vector<format::ObjectSymbol> pick(std::vector<Candidate> candidates) {
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return std::make_tuple(a.symbol.file_offset, binding_rank(a.binding), a.table,
-                           a.symbol.name) < std::make_tuple(b.symbol.file_offset,
-                                                            binding_rank(b.binding), b.table,
-                                                            b.symbol.name);
+    if (a.symbol.file_offset != b.symbol.file_offset) {
+      return a.symbol.file_offset < b.symbol.file_offset;
+    }
+    return better(a, b);
   });
   std::vector<format::ObjectSymbol> out;
   for (Candidate& c : candidates) {
@@ -109,21 +122,52 @@ std::vector<format::ObjectSymbol> pick(std::vector<Candidate> candidates) {
   return out;
 }
 
+// The function symbols perf would use (dso__load): the file's .symtab, else
+// the separate debug file's .symtab, else .dynsym; never a mix, so that a
+// frame gets the name perf script gives it.
 std::vector<format::ObjectSymbol> symbols_of(Elf* elf, const std::string& path,
                                              const DebugSearch& search) {
   std::vector<Segment> segments = load_segments(elf);
   std::vector<Candidate> candidates;
-  bool has_symtab = read_symbols(elf, SHT_SYMTAB, 0, segments, candidates);
-  read_symbols(elf, SHT_DYNSYM, 1, segments, candidates);
-  if (!has_symtab && !path.empty()) {
-    // Stripped: the separate debug file's .symtab (its addresses are the
-    // file's own link-time addresses, placed through the file's segments).
+  if (read_symbols(elf, SHT_SYMTAB, 0, segments, candidates)) return pick(std::move(candidates));
+  if (!path.empty()) {
+    // Stripped: the debug file's addresses are the file's own link-time
+    // addresses, placed through the file's segments.
     Result<DebugInfo> debug = find_debuginfo(path, search);
-    if (debug && debug->source() != DebugSource::in_file) {
-      read_symbols(debug->elf(), SHT_SYMTAB, 2, segments, candidates);
+    if (debug && debug->source() != DebugSource::in_file &&
+        read_symbols(debug->elf(), SHT_SYMTAB, 2, segments, candidates)) {
+      return pick(std::move(candidates));
     }
   }
+  read_symbols(elf, SHT_DYNSYM, 1, segments, candidates);
   return pick(std::move(candidates));
+}
+
+// Only the symbols that hold one of offsets (sorted), each with its size
+// made explicit: a size-0 symbol reaches up to the next one of the file,
+// which the written table no longer has.
+std::vector<format::ObjectSymbol> holding(std::vector<format::ObjectSymbol> all,
+                                          const std::vector<uint64_t>& offsets) {
+  std::vector<format::ObjectSymbol> out;
+  size_t kept = all.size();  // index of the last symbol kept
+  for (uint64_t offset : offsets) {
+    auto it = std::upper_bound(all.begin(), all.end(), offset,
+                               [](uint64_t o, const format::ObjectSymbol& s) {
+                                 return o < s.file_offset;
+                               });
+    if (it == all.begin()) continue;
+    size_t i = static_cast<size_t>(std::prev(it) - all.begin());
+    format::ObjectSymbol& s = all[i];
+    uint64_t size = s.size;
+    if (size == 0 && i + 1 < all.size()) size = all[i + 1].file_offset - s.file_offset;
+    if (size != 0 && offset - s.file_offset >= size) continue;  // in a gap
+    if (i == kept) continue;
+    kept = i;
+    format::ObjectSymbol copy = s;
+    copy.size = size;
+    out.push_back(std::move(copy));
+  }
+  return out;
 }
 
 }  // namespace
@@ -161,6 +205,7 @@ Result<format::ObjectTable> build_object_table(const StackObject& object,
     ElfPtr elf(elf_memory(reinterpret_cast<char*>(vdso->bytes.data()), vdso->bytes.size()));
     if (!elf) return Error("cannot read the vdso image");
     table.symbols = symbols_of(elf.get(), "", search);
+    if (!object.offsets.empty()) table.symbols = holding(std::move(table.symbols), object.offsets);
     return table;
   }
   Result<ElfFile> elf = ElfFile::open(object.open_path);
@@ -174,6 +219,7 @@ Result<format::ObjectTable> build_object_table(const StackObject& object,
     }
   }
   table.symbols = symbols_of(elf->get(), elf->path(), search);
+  if (!object.offsets.empty()) table.symbols = holding(std::move(table.symbols), object.offsets);
   return table;
 }
 

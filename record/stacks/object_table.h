@@ -4,11 +4,14 @@
 //
 // Symbols are function symbols (STT_FUNC, STT_GNU_IFUNC) placed by FILE
 // OFFSET (their address through the file's PT_LOAD segments), names as in
-// the table (C++ names mangled: the report demangles). They come from
-// .symtab and .dynsym; a stripped file (no .symtab) adds the .symtab of its
-// separate debug file (record/dwarf/debuginfo_finder.h: by build-id or
-// .gnu_debuglink). Several names at one offset keep one: global before weak
-// before local, then the .symtab one. The [vdso] is read from the
+// the table (C++ names mangled: the report demangles). They come from the
+// table perf would read: the file's .symtab; for a stripped file the
+// .symtab of its separate debug file (record/dwarf/debuginfo_finder.h: by
+// build-id or .gnu_debuglink); else .dynsym. Several names at one offset
+// keep one, the one perf would show (a sized one, not weak, global, fewer
+// leading underscores, the longer name). Only the symbols that hold a
+// recorded frame are written (a stripped libc's debug file has 10,000
+// functions, a stack touches a handful), with explicit sizes. The [vdso] is read from the
 // recorder's own memory: one kernel maps the same vdso in every process.
 #pragma once
 

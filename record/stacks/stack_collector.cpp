@@ -192,8 +192,8 @@ void StackCollector::end_pass() {
     mappings_.erase(pid);
     seeded_.erase(pid);
     if (unwinder_) unwinder_->forget(pid);
+    ++exits_;
   }
-  if (!exited_.empty()) last_generation_ = ~uint64_t{0};
   exited_.clear();
 }
 
@@ -234,28 +234,49 @@ void StackCollector::note_objects(uint32_t pid) {
   auto it = mappings_.find(pid);
   if (it == mappings_.end()) return;
   const ProcessMappings& mappings = it->second;
-  if (pid != last_pid_ || mappings.generation() != last_generation_) {
-    last_pid_ = pid;
-    last_generation_ = mappings.generation();
-    last_noted_ = nullptr;
-  }
+  // FNV-1a over what decides the objects and offsets of this stack.
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](uint64_t v) {
+    hash ^= v;
+    hash *= 1099511628211ull;
+  };
+  mix(pid);
+  mix(exits_);
+  mix(mappings.generation());
+  for (uint64_t frame : frames_) mix(frame);
+  // Bounded: a program with endless distinct stacks only re-notes some.
+  constexpr size_t kMaxNotedStacks = 1 << 20;
+  if (noted_stacks_.size() >= kMaxNotedStacks) noted_stacks_.clear();
+  if (!noted_stacks_.insert(hash).second) return;
+
+  const ExecMapping* last = nullptr;
+  size_t index = 0;
   for (size_t i = 0; i < frames_.size(); ++i) {
-    // Return addresses belong to the call before them.
-    const ExecMapping* m = mappings.find(i == 0 ? frames_[i] : frames_[i] - 1);
-    if (m == nullptr || m == last_noted_) continue;
-    last_noted_ = m;
-    // Anonymous code (JIT) and [vsyscall] have no symbols to write.
-    const bool special = !m->path.empty() && m->path[0] == '[' && m->path != "[vdso]";
-    if (m->path.empty() || m->path == "//anon" || special) continue;
-    std::string key = m->build_id.empty() ? "path:" + m->path : m->build_id;
-    if (object_index_.count(key) != 0) continue;
-    object_index_.emplace(key, objects_.size());
-    StackObject object;
-    object.path = m->path;
-    object.build_id = m->build_id;
-    object.open_path = m->path[0] == '/' ? "/proc/" + std::to_string(pid) + "/root" + m->path
-                                         : m->path;
-    objects_.push_back(std::move(object));
+    // A return address belongs to the call before it.
+    const uint64_t address = i == 0 ? frames_[i] : frames_[i] - 1;
+    const ExecMapping* m = mappings.find(address);
+    if (m == nullptr) continue;
+    if (m != last) {
+      last = nullptr;
+      // Anonymous code (JIT) and [vsyscall] have no symbols to write.
+      const bool special = !m->path.empty() && m->path[0] == '[' && m->path != "[vdso]";
+      if (m->path.empty() || m->path == "//anon" || special) continue;
+      std::string key = m->build_id.empty() ? "path:" + m->path : m->build_id;
+      auto [found, inserted] = object_index_.emplace(key, objects_.size());
+      if (inserted) {
+        StackObject object;
+        object.path = m->path;
+        object.build_id = m->build_id;
+        object.open_path = m->path[0] == '/'
+                               ? "/proc/" + std::to_string(pid) + "/root" + m->path
+                               : m->path;
+        objects_.push_back(std::move(object));
+        object_offsets_.emplace_back();
+      }
+      index = found->second;
+      last = m;
+    }
+    object_offsets_[index].insert(m->file_offset_of(address));
   }
 }
 
@@ -286,6 +307,13 @@ void StackCollector::collect(const SampleDecoder& decoder, format::Event& event)
   event.stack_truncated = truncated_;
 }
 
-std::vector<StackObject> StackCollector::objects() const { return objects_; }
+std::vector<StackObject> StackCollector::objects() const {
+  std::vector<StackObject> out = objects_;
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].offsets.assign(object_offsets_[i].begin(), object_offsets_[i].end());
+    std::sort(out[i].offsets.begin(), out[i].offsets.end());
+  }
+  return out;
+}
 
 }  // namespace usdt::record

@@ -65,6 +65,10 @@ struct StackObject {
   std::string path;       // as the process mapped it ("[vdso]" for the vdso)
   std::string build_id;   // hex, "" when unknown
   std::string open_path;  // where to read it: /proc/PID/root/PATH while PID lived
+  // The file offsets the frames in it are looked up at (the ip, a return
+  // address - 1, as the report does), sorted: only the symbols holding them
+  // need to be written. Empty: all symbols.
+  std::vector<uint64_t> offsets;
 };
 
 class StackCollector {
@@ -118,12 +122,15 @@ class StackCollector {
   std::string vdso_build_id_;
   std::vector<uint64_t> frames_;
   bool truncated_ = false;
-  // Objects seen in stacks, by key (build-id, else "path:" + path).
+  // Objects seen in stacks, by key (build-id, else "path:" + path), and the
+  // file offsets of their frames.
   std::unordered_map<std::string, size_t> object_index_;
   std::vector<StackObject> objects_;
-  const ExecMapping* last_noted_ = nullptr;
-  uint64_t last_generation_ = ~uint64_t{0};
-  uint32_t last_pid_ = 0;
+  std::vector<std::unordered_set<uint64_t>> object_offsets_;
+  // Stacks already noted (a hash of pid, mappings generation and frames):
+  // most events repeat a few stacks, and those cost one lookup.
+  std::unordered_set<uint64_t> noted_stacks_;
+  uint64_t exits_ = 0;  // processes dropped so far: a reused pid hashes anew
 };
 
 }  // namespace usdt::record

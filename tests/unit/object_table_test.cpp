@@ -69,3 +69,23 @@ TEST_CASE("object table: the vdso from the recorder's memory", "[object_table]")
   }
   CHECK(gettime);
 }
+
+TEST_CASE("object table: only the symbols holding the frames' offsets", "[object_table]") {
+  StackObject object;
+  object.path = object.open_path = FIXTURE_LIB;
+  Result<format::ObjectTable> all = build_object_table(object);
+  REQUIRE(all.ok());
+  const format::ObjectSymbol* call = find(*all, "fixture_lib_call");
+  REQUIRE(call != nullptr);
+  REQUIRE(all->symbols.size() > 1);
+  object.offsets = {call->file_offset + 1, call->file_offset + 2};
+  Result<format::ObjectTable> some = build_object_table(object);
+  REQUIRE(some.ok());
+  REQUIRE(some->symbols.size() == 1);
+  CHECK(some->symbols[0].name == "fixture_lib_call");
+  CHECK(some->symbols[0].size == call->size);
+  object.offsets = {0};  // before any function: nothing
+  some = build_object_table(object);
+  REQUIRE(some.ok());
+  CHECK(some->symbols.empty());
+}
