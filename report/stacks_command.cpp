@@ -126,15 +126,27 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
 
   std::string out;
   if (options.folded) {
+    // Folded lines carry function names only, so stacks that differ only in
+    // the objects of their frames (a function of one name in two files) are
+    // one line: a flame graph tool would add them up anyway.
+    std::map<std::string, uint64_t> lines;
     for (const NamedStack* n : order) {
-      out += folded_name(n->probe);
-      if (n->truncated) out += ";[truncated]";
+      std::string line = folded_name(n->probe);
+      if (n->truncated) line += ";[truncated]";
       for (size_t i = n->frames.size(); i-- > 0;) {
-        out += ';';
-        out += folded_name(n->frames[i].function);
+        line += ';';
+        line += folded_name(n->frames[i].function);
       }
+      lines[line] += n->count;
+    }
+    std::vector<std::pair<const std::string*, uint64_t>> hottest;
+    for (const auto& [line, count] : lines) hottest.emplace_back(&line, count);
+    std::stable_sort(hottest.begin(), hottest.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [line, count] : hottest) {
+      out += *line;
       out += ' ';
-      out += std::to_string(n->count);
+      out += std::to_string(count);
       out += '\n';
     }
   } else if (options.format == "json") {

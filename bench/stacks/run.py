@@ -182,6 +182,9 @@ def main():
         f"{cost_ratio:.2f} | <= 1.00 | {verdict(cost_ratio <= 1.0)} |",
         f"| bytes per event (perf: -z) | {size['perf']:.1f} | {size['usdt-record']:.2f} | "
         f"{size_ratio:.3f} | <= 0.100 | {verdict(size_ratio <= 0.1)} |",
+        f"| events in the last round's file (of {args.hits:,} hits; the rest lost, counted) | "
+        f"{len(oracle_perf):,} | {len(oracle_ours):,} | | every hit | "
+        f"{verdict(len(oracle_ours) == args.hits)} |",
         f"| events whose frames name the same functions as perf script | {len(oracle_perf):,} "
         f"events | {len(oracle_ours):,} events | {share:.2%} of {len(common):,} | >= 99% | "
         f"{verdict(share >= 0.99)} |",

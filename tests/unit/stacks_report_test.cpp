@@ -257,6 +257,34 @@ TEST_CASE("stacks --folded counts each call path, probe first", "[stacks]") {
   CHECK(run({"stacks", "--folded", "--format", "json"}, t).code == 2);
 }
 
+TEST_CASE("stacks --folded merges paths whose names agree but objects differ", "[stacks]") {
+  // b in /app and a function of the same name b in libz: two stacks in the
+  // text output (the objects differ), one folded line with their sum.
+  Stacks s;
+  MemoryTrace t;
+  uint32_t f = stack_file(t);
+  fmt::ObjectTable lib;
+  lib.build_id = "zz";
+  lib.path = "/lib/libz.so";
+  lib.symbols = {{0x2000, 0x100, "b"}};
+  t.add_object(f, lib);
+  uint64_t time = 1000001000;
+  for (int i = 0; i < 2; ++i) t.add(f, s.event(0, time++, 10, {kApp + 0x1208, kApp + 0x1010}));
+  t.add(f, s.event(0, time++, 10, {kLib + 0x2008, kApp + 0x1010}));
+  Output o = run({"stacks", "--folded"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out == "demo:hit;main;b 3\n");
+  MemoryTrace t2;
+  uint32_t f2 = stack_file(t2);
+  t2.add_object(f2, lib);
+  time = 1000001000;
+  for (int i = 0; i < 2; ++i) t2.add(f2, s.event(0, time++, 10, {kApp + 0x1208, kApp + 0x1010}));
+  t2.add(f2, s.event(0, time++, 10, {kLib + 0x2008, kApp + 0x1010}));
+  o = run({"stacks"}, t2);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("3 events with a call stack, 2 distinct stacks\n") == 0);
+}
+
 TEST_CASE("stacks on a trace without stacks fails with one line", "[stacks]") {
   MemoryTrace t;
   Stacks s;
