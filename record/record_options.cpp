@@ -20,6 +20,12 @@ const std::set<std::string_view> kValueOptions = {
     "--string", "--string-bytes", "--max-functions", "--call-graph",
 };
 
+// "fp", "dwarf", "fp,..." or "dwarf,...": what may follow -g as its MODE.
+bool is_call_graph_mode(std::string_view arg) {
+  std::string_view mode = arg.substr(0, arg.find(','));
+  return mode == "fp" || mode == "dwarf";
+}
+
 bool is_list_flag(std::string_view arg) {
   if (arg == "--list") return true;
   // -l alone or in a cluster of flags such as -lv (not "-e..." or "-o..." with a value).
@@ -154,7 +160,8 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("max-functions", po::value<std::string>(&numbers->max_functions),
        "most functions one uprobe/uretprobe pattern may attach (default 1000); a pattern "
        "matching more is refused")
-      (",g", "record the user call stack of each event: the same as --call-graph fp")
+      (",g", "[MODE]: record the user call stack of each event; alone the same as "
+       "--call-graph fp, followed by fp[,DEPTH] or dwarf[,BYTES] the same as --call-graph MODE")
       ("call-graph", po::value<std::string>(&numbers->call_graph)->value_name("MODE"),
        "record the user call stack of each event, as perf does: fp[,DEPTH] (frame "
        "pointers: the kernel's user callchain, at most DEPTH frames, default 127) or "
@@ -244,6 +251,12 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
       break;
     }
     if (is_list_flag(a)) listing = true;
+    // -g takes a MODE when one follows ("-g dwarf", as CLI.md writes it);
+    // alone it is fp, as perf's -g.
+    if (a == "-g" && i + 1 < args.size() && is_call_graph_mode(args[i + 1])) {
+      ours.push_back("--call-graph=" + args[++i]);
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-') {
       ours.push_back(a);
       if (kValueOptions.count(a) != 0 && i + 1 < args.size()) ours.push_back(args[++i]);

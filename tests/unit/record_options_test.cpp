@@ -192,3 +192,20 @@ TEST_CASE("-g and --call-graph take perf's modes", "[record_options]") {
         std::string::npos);
   CHECK(parse_error({"--call-graph", "-e", "a:b", "ls"}).find("--call-graph") != std::string::npos);
 }
+
+TEST_CASE("-g takes a MODE when one follows", "[record_options]") {
+  using usdt::record::CallGraphMode;
+  auto dwarf = parse_ok({"-e", "a:b", "-g", "dwarf", "ls"});
+  CHECK(dwarf.call_graph.mode == CallGraphMode::dwarf);
+  CHECK(dwarf.command == std::vector<std::string>{"ls"});
+  auto fp = parse_ok({"-g", "fp,8", "-e", "a:b", "--", "ls"});
+  CHECK(fp.call_graph.mode == CallGraphMode::fp);
+  CHECK(fp.call_graph.depth == 8);
+  auto plain = parse_ok({"-g", "-e", "a:b", "ls"});
+  CHECK(plain.call_graph.mode == CallGraphMode::fp);
+  auto command = parse_ok({"-e", "a:b", "-g", "./dwarfish"});
+  CHECK(command.call_graph.mode == CallGraphMode::fp);
+  CHECK(command.command == std::vector<std::string>{"./dwarfish"});
+  CHECK(parse_error({"-g", "dwarf,7", "-e", "a:b", "ls"}).find("multiple of 8") !=
+        std::string::npos);
+}
