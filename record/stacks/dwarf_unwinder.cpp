@@ -1,0 +1,296 @@
+// How a walk goes (the design of perf's util/unwind-libdw.c): one Dwfl per
+// process, its modules from the process's executable mappings
+// (unwind_modules.h), a thread state attached with callbacks that give the
+// sampled registers and read memory from the stack copy only, then
+// dwfl_getthread_frames, which calls us back for each frame.
+//
+// libdwfl, when it finds no CFI for a pc, falls back to following %rbp
+// (elfutils backends/x86_64_unwind.c): a guess that invents frames in code
+// built without frame pointers. We never let it: before libdwfl unwinds from
+// a frame, frame_callback checks that CFI covers the frame's pc (the same
+// lookup libdwfl makes) and otherwise ends the walk there as truncated.
+//
+// Frames are reported as libdwfl gives them: frames[0] is the ip at the hit,
+// every further frame the raw return address (the instruction after the
+// call), not pc - 1; report/stack_symbolizer looks those up at address - 1.
+//
+// Not thread-safe: one DwarfUnwinder is used by one thread (libdwfl's
+// handles are not safe for concurrent use either).
+#include "record/stacks/dwarf_unwinder.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include "common/arg_spec.h"
+#include "record/sample_decoder.h"
+#include "record/stacks/unwind_modules.h"
+
+namespace usdt::record {
+namespace {
+
+constexpr unsigned kDwarfRsp = 7;
+constexpr unsigned kDwarfRip = 16;
+constexpr size_t kDwarfRegs = 17;
+
+// What the CFI says about unwinding from one pc (lookup address).
+struct PcInfo {
+  bool has_cfi = false;       // an FDE covers it: libdwfl will use CFI, not %rbp
+  bool ra_undefined = false;  // the outermost frame (_start, thread start)
+  bool signal_frame = false;  // the caller's pc is exact, not a return address
+};
+
+PcInfo lookup_cfi(Dwarf_CFI* cfi, Dwarf_Addr address) {
+  PcInfo info;
+  Dwarf_Frame* frame = nullptr;
+  if (cfi == nullptr || dwarf_cfi_addrframe(cfi, address, &frame) != 0) return info;
+  info.has_cfi = true;
+  bool signal = false;
+  const int ra = dwarf_frame_info(frame, nullptr, nullptr, &signal);
+  info.signal_frame = signal;
+  if (ra >= 0) {
+    Dwarf_Op ops_mem[3];
+    Dwarf_Op* ops = nullptr;
+    size_t nops = 0;
+    if (dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0) {
+      info.ra_undefined = nops == 0 && ops == ops_mem;
+    }
+  }
+  std::free(frame);
+  return info;
+}
+
+// One walk's inputs and results, reached from libdwfl's callbacks.
+struct Walk {
+  uint32_t tid = 0;
+  bool thread_given = false;
+  const UnwindRegisters* regs = nullptr;
+  const uint8_t* stack = nullptr;
+  size_t stack_size = 0;
+  uint64_t stack_start = 0;  // the sampled rsp
+  const ProcessMappings* maps = nullptr;
+  std::unordered_map<uint64_t, PcInfo>* pc_info = nullptr;
+  Dwfl* dwfl = nullptr;
+  size_t max_depth = 0;
+  std::vector<uint64_t>* frames = nullptr;
+  size_t depth = 0;
+  uint64_t last_sp = 0;
+  bool last_sp_known = false;
+  bool after_signal_frame = false;
+  bool outermost = false;  // the walk reached a frame whose CFI ends the stack
+  bool stopped = false;    // we ended the walk before the outermost frame
+};
+
+pid_t next_thread(Dwfl*, void* dwfl_arg, void** thread_argp) {
+  auto* walk = static_cast<Walk*>(dwfl_arg);
+  if (walk->thread_given) return 0;
+  walk->thread_given = true;
+  *thread_argp = walk;
+  return static_cast<pid_t>(walk->tid);
+}
+
+bool get_thread(Dwfl*, pid_t tid, void* dwfl_arg, void** thread_argp) {
+  auto* walk = static_cast<Walk*>(dwfl_arg);
+  if (static_cast<uint32_t>(tid) != walk->tid) return false;
+  *thread_argp = walk;
+  return true;
+}
+
+// Only the stack copy is memory: anything else ends the walk.
+bool memory_read(Dwfl*, Dwarf_Addr address, Dwarf_Word* result, void* dwfl_arg) {
+  auto* walk = static_cast<Walk*>(dwfl_arg);
+  if (address < walk->stack_start) return false;
+  const uint64_t offset = address - walk->stack_start;
+  if (walk->stack_size < sizeof(Dwarf_Word) || offset > walk->stack_size - sizeof(Dwarf_Word)) {
+    return false;
+  }
+  std::memcpy(result, walk->stack + offset, sizeof(Dwarf_Word));
+  return true;
+}
+
+bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg) {
+  auto* walk = static_cast<Walk*>(thread_arg);
+  const UnwindRegisters& regs = *walk->regs;
+  for (unsigned n = 0; n < kDwarfRegs; ++n) {
+    if ((regs.valid & (1u << n)) == 0) continue;
+    const Dwarf_Word value = regs.value[n];
+    if (!dwfl_thread_state_registers(thread, static_cast<int>(n), 1, &value)) return false;
+  }
+  dwfl_thread_state_register_pc(thread, regs.value[kDwarfRip]);
+  return true;
+}
+
+const Dwfl_Thread_Callbacks kThreadCallbacks = {
+    .next_thread = next_thread,
+    .get_thread = get_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
+    .detach = nullptr,
+    .thread_detach = nullptr,
+};
+
+PcInfo pc_info_of(Walk& walk, uint64_t lookup) {
+  auto [it, inserted] = walk.pc_info->try_emplace(lookup);
+  if (!inserted) return it->second;
+  Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
+  if (module == nullptr) return it->second;
+  // The order libdwfl tries them in (__libdwfl_frame_unwind).
+  Dwarf_Addr bias = 0;
+  PcInfo info = lookup_cfi(dwfl_module_eh_cfi(module, &bias), lookup - bias);
+  if (!info.has_cfi) info = lookup_cfi(dwfl_module_dwarf_cfi(module, &bias), lookup - bias);
+  it->second = info;
+  return info;
+}
+
+int frame_callback(Dwfl_Frame* state, void* arg) {
+  auto& walk = *static_cast<Walk*>(arg);
+  Dwarf_Addr pc = 0;
+  // Not asking for isactivation: that would make libdwfl unwind the next
+  // frame before we have checked that it may.
+  if (!dwfl_frame_pc(state, &pc, nullptr)) {
+    walk.stopped = true;
+    return DWARF_CB_ABORT;
+  }
+  const bool initial = walk.depth == 0;
+  if (!initial) {
+    // A return address outside every mapping is stack garbage.
+    if (walk.maps->find(pc) == nullptr) {
+      walk.stopped = true;
+      return DWARF_CB_ABORT;
+    }
+    // Each caller's stack pointer lies above its callee's; anything else
+    // is a loop or garbage.
+    Dwarf_Word sp = 0;
+    if (dwfl_frame_reg(state, kDwarfRsp, &sp) == 0) {
+      if (walk.last_sp_known && sp <= walk.last_sp) {
+        walk.stopped = true;
+        return DWARF_CB_ABORT;
+      }
+      walk.last_sp = sp;
+      walk.last_sp_known = true;
+    }
+  }
+  walk.frames->push_back(pc);
+  ++walk.depth;
+
+  // libdwfl looks up a return address at pc - 1 (inside the call).
+  const bool exact = initial || walk.after_signal_frame;
+  const PcInfo info = pc_info_of(walk, exact ? pc : pc - 1);
+  if (info.has_cfi && info.ra_undefined) {
+    walk.outermost = true;
+    return DWARF_CB_ABORT;
+  }
+  if (!info.has_cfi || walk.depth >= walk.max_depth) {
+    walk.stopped = true;
+    return DWARF_CB_ABORT;
+  }
+  walk.after_signal_frame = info.signal_frame;
+  return DWARF_CB_OK;
+}
+
+}  // namespace
+
+UnwindRegisters unwind_registers_from_perf(const SampledRegs& regs) {
+  // DWARF number -> perf number (arch/x86/include/uapi/asm/perf_regs.h).
+  static constexpr int16_t kPerfOfDwarf[kDwarfRegs] = {
+      x86_reg::ax, x86_reg::dx, x86_reg::cx, x86_reg::bx, x86_reg::si, x86_reg::di,
+      x86_reg::bp, x86_reg::sp, x86_reg::r8 + 0, x86_reg::r8 + 1, x86_reg::r8 + 2,
+      x86_reg::r8 + 3, x86_reg::r8 + 4, x86_reg::r8 + 5, x86_reg::r8 + 6, x86_reg::r8 + 7,
+      x86_reg::ip,
+  };
+  UnwindRegisters out;
+  for (size_t n = 0; n < kDwarfRegs; ++n) {
+    if (std::optional<uint64_t> v = regs.get(kPerfOfDwarf[n])) {
+      out.value[n] = *v;
+      out.valid |= 1u << n;
+    }
+  }
+  return out;
+}
+
+struct DwarfUnwinder::Impl {
+  struct Process {
+    explicit Process(uint32_t pid) : modules(pid) {}
+    UnwindModules modules;
+    Dwfl* attached = nullptr;  // the Dwfl our thread callbacks are attached to
+    Walk walk;                 // the callbacks' argument: lives as long as the Dwfl
+    std::unordered_map<uint64_t, PcInfo> pc_info;
+  };
+
+  // The process's state, its modules in line with maps and attached; null
+  // when libdwfl cannot unwind it at all (no module could be loaded).
+  Process* prepare(uint32_t pid, const ProcessMappings& maps) {
+    auto& slot = processes[pid];
+    if (!slot) slot = std::make_unique<Process>(pid);
+    Process& process = *slot;
+    const UnwindModules::Change change = process.modules.sync(maps, layouts);
+    if (change != UnwindModules::Change::none) process.pc_info.clear();
+    Dwfl* dwfl = process.modules.dwfl();
+    if (dwfl == nullptr || process.modules.module_count() == 0) return nullptr;
+    if (process.attached != dwfl) {
+      // With no Elf given, libdwfl takes the machine from the first module.
+      if (!dwfl_attach_state(dwfl, nullptr, static_cast<pid_t>(pid), &kThreadCallbacks,
+                             &process.walk)) {
+        return nullptr;
+      }
+      process.attached = dwfl;
+    }
+    return &process;
+  }
+
+  LoadLayoutCache layouts;
+  std::unordered_map<uint32_t, std::unique_ptr<Process>> processes;
+};
+
+DwarfUnwinder::DwarfUnwinder() : impl_(std::make_unique<Impl>()) {}
+DwarfUnwinder::~DwarfUnwinder() = default;
+
+bool DwarfUnwinder::unwind(uint32_t pid, const ProcessMappings& maps, const UnwindRegisters& regs,
+                           const uint8_t* stack, size_t stack_size, size_t max_depth,
+                           std::vector<uint64_t>* frames) {
+  if (max_depth == 0) return true;
+  const bool has_ip = (regs.valid & (1u << kDwarfRip)) != 0;
+  const bool has_sp = (regs.valid & (1u << kDwarfRsp)) != 0;
+  if (!has_ip) return true;
+  const uint64_t ip = regs.value[kDwarfRip];
+  Impl::Process* process = has_sp ? impl_->prepare(pid, maps) : nullptr;
+  // The ip itself is exact whatever follows.
+  if (process == nullptr || maps.find(ip) == nullptr) {
+    frames->push_back(ip);
+    return true;
+  }
+
+  Walk& walk = process->walk;
+  walk = Walk{};
+  walk.tid = pid;
+  walk.regs = &regs;
+  walk.stack = stack;
+  walk.stack_size = stack != nullptr ? stack_size : 0;
+  walk.stack_start = regs.value[kDwarfRsp];
+  walk.last_sp = regs.value[kDwarfRsp];
+  walk.last_sp_known = true;
+  walk.maps = &maps;
+  walk.pc_info = &process->pc_info;
+  walk.dwfl = process->modules.dwfl();
+  walk.max_depth = max_depth;
+  walk.frames = frames;
+
+  const size_t before = frames->size();
+  const int result = dwfl_getthread_frames(walk.dwfl, static_cast<pid_t>(pid), frame_callback, &walk);
+  if (frames->size() == before) {
+    // libdwfl refused the thread state: the ip is still known.
+    frames->push_back(ip);
+    return true;
+  }
+  // 0: libdwfl found the end itself (its CFI said the return address is
+  // undefined or zero); only the CFI's word counts as the outermost frame.
+  (void)result;
+  return !walk.outermost;
+}
+
+void DwarfUnwinder::forget(uint32_t pid) { impl_->processes.erase(pid); }
+
+}  // namespace usdt::record
