@@ -139,8 +139,12 @@ PcInfo pc_info_of(Walk& walk, uint64_t lookup) {
   if (module == nullptr) return it->second;
   // The order libdwfl tries them in (__libdwfl_frame_unwind).
   Dwarf_Addr bias = 0;
-  PcInfo info = lookup_cfi(dwfl_module_eh_cfi(module, &bias), lookup - bias);
-  if (!info.has_cfi) info = lookup_cfi(dwfl_module_dwarf_cfi(module, &bias), lookup - bias);
+  Dwarf_CFI* cfi = dwfl_module_eh_cfi(module, &bias);
+  PcInfo info = lookup_cfi(cfi, lookup - bias);
+  if (!info.has_cfi) {
+    cfi = dwfl_module_dwarf_cfi(module, &bias);
+    info = lookup_cfi(cfi, lookup - bias);
+  }
   it->second = info;
   return info;
 }
@@ -279,15 +283,16 @@ bool DwarfUnwinder::unwind(uint32_t pid, const ProcessMappings& maps, const Unwi
   walk.frames = frames;
 
   const size_t before = frames->size();
-  const int result = dwfl_getthread_frames(walk.dwfl, static_cast<pid_t>(pid), frame_callback, &walk);
+  // Its result says little we can trust: 0 also when the next return
+  // address was zero (garbage as likely as an end), -1 when a read left the
+  // copy. Only the CFI's "return address undefined", which frame_callback
+  // saw, makes a complete walk.
+  dwfl_getthread_frames(walk.dwfl, static_cast<pid_t>(pid), frame_callback, &walk);
   if (frames->size() == before) {
     // libdwfl refused the thread state: the ip is still known.
     frames->push_back(ip);
     return true;
   }
-  // 0: libdwfl found the end itself (its CFI said the return address is
-  // undefined or zero); only the CFI's word counts as the outermost frame.
-  (void)result;
   return !walk.outermost;
 }
 

@@ -39,10 +39,10 @@ bool is_file_backed(const std::string& path) {
   return !path.empty() && path[0] == '/' && path != "//anon";
 }
 
-std::string cache_key(const ExecMapping& mapping) {
+std::string cache_key(const ExecMapping& mapping, const std::string& open_path) {
   if (!mapping.build_id.empty()) return mapping.path + '\0' + mapping.build_id;
   struct stat st{};
-  if (stat(mapping.path.c_str(), &st) != 0) return mapping.path;
+  if (stat(open_path.c_str(), &st) != 0) return mapping.path;
   return mapping.path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) +
          ':' + std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
 }
@@ -85,12 +85,13 @@ std::optional<ElfLoadLayout> read_load_layout(Elf* elf) {
   return layout;
 }
 
-const ElfLoadLayout* LoadLayoutCache::find(const ExecMapping& mapping) {
-  const std::string key = cache_key(mapping);
+const ElfLoadLayout* LoadLayoutCache::find(const ExecMapping& mapping,
+                                           const std::string& open_path) {
+  const std::string key = cache_key(mapping, open_path);
   auto it = layouts_.find(key);
   if (it == layouts_.end()) {
     std::optional<ElfLoadLayout> layout;
-    if (auto file = ElfFile::open(mapping.path)) layout = read_load_layout(file->get());
+    if (auto file = ElfFile::open(open_path)) layout = read_load_layout(file->get());
     it = layouts_.emplace(key, std::move(layout)).first;
   }
   return it->second ? &*it->second : nullptr;
@@ -126,7 +127,7 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
     if (mapping.path == kVdso) {
       if (vdso_image(mapping) != nullptr) layout = &*vdso_layout_;
     } else if (is_file_backed(mapping.path)) {
-      layout = layouts.find(mapping);
+      layout = layouts.find(mapping, open_path(mapping.path));
     }
     if (layout == nullptr) continue;
     const std::optional<uint64_t> bias = layout->bias_of(mapping.start, mapping.file_offset);
@@ -137,6 +138,13 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
     wanted.push_back(std::move(module));
   }
   return wanted;
+}
+
+std::string UnwindModules::open_path(const std::string& path) const {
+  // Through the process's root, so that a process in a container finds its
+  // own files; the plain path when that is not readable (no permission).
+  std::string rooted = "/proc/" + std::to_string(pid_) + "/root" + path;
+  return access(rooted.c_str(), R_OK) == 0 ? rooted : path;
 }
 
 bool UnwindModules::report(const Module& module) {
@@ -151,8 +159,9 @@ bool UnwindModules::report(const Module& module) {
     reported = dwfl_report_elf(dwfl_.get(), kVdso, kVdso, fd.get(), module.bias, true);
     if (reported != nullptr) fd.release();  // libdwfl owns it now
   } else {
-    reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), module.path.c_str(), -1,
-                               module.bias, true);
+    const std::string file = open_path(module.path);
+    reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), file.c_str(), -1, module.bias,
+                               true);
   }
   if (reported == nullptr) return false;
   reported_.push_back(module);

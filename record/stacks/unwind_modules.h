@@ -8,6 +8,8 @@
 // process (libdwfl keeps the Elf and the parsed CFI); the layouts are
 // computed once per file and shared by all processes.
 //
+// Files are opened through /proc/PID/root (a process in a container sees its
+// own files), else by their path.
 // "[vdso]" has no file: its image is read once from /proc/PID/mem and handed
 // to libdwfl through a memfd. Anonymous code ("//anon", JIT) and files that
 // cannot be opened get no module: a walk reaching them stops there.
@@ -56,7 +58,9 @@ std::optional<ElfLoadLayout> read_load_layout(Elf* elf);
 // that cannot be read is remembered as such.
 class LoadLayoutCache {
  public:
-  const ElfLoadLayout* find(const ExecMapping& mapping);
+  // The layout of mapping's file, read from open_path; nullptr when the
+  // file cannot be read or is not ELF.
+  const ElfLoadLayout* find(const ExecMapping& mapping, const std::string& open_path);
 
  private:
   std::map<std::string, std::optional<ElfLoadLayout>> layouts_;
@@ -92,6 +96,7 @@ class UnwindModules {
 
   std::vector<Module> wanted_modules(const ProcessMappings& maps, LoadLayoutCache& layouts);
   bool report(const Module& module);
+  std::string open_path(const std::string& path) const;
   const std::vector<uint8_t>* vdso_image(const ExecMapping& mapping);
 
   uint32_t pid_;
