@@ -4,10 +4,16 @@
 // sampled registers and read memory from the stack copy only, then
 // dwfl_getthread_frames, which calls us back for each frame.
 //
+// The fast path: libdw finds and decodes the CFI row of each pc once (cached
+// per process); while every row on the way is a simple one (cfi_row.h) the
+// walk steps through the rows itself. The first row that needs a DWARF
+// expression sends the whole walk to libdwfl. Both paths accept or refuse a
+// frame by the same rules (accept_frame).
+//
 // libdwfl, when it finds no CFI for a pc, falls back to following %rbp
 // (elfutils backends/x86_64_unwind.c): a guess that invents frames in code
-// built without frame pointers. We never let it: before libdwfl unwinds from
-// a frame, frame_callback checks that CFI covers the frame's pc (the same
+// built without frame pointers. We never let it: before either path unwinds
+// from a frame, accept_frame checks that CFI covers the frame's pc (the same
 // lookup libdwfl makes) and otherwise ends the walk there as truncated.
 //
 // Frames are reported as libdwfl gives them: frames[0] is the ip at the hit,
@@ -27,20 +33,20 @@
 
 #include "common/arg_spec.h"
 #include "record/sample_decoder.h"
+#include "record/stacks/cfi_row.h"
 #include "record/stacks/unwind_modules.h"
 
 namespace usdt::record {
 namespace {
 
-constexpr unsigned kDwarfRsp = 7;
-constexpr unsigned kDwarfRip = 16;
-constexpr size_t kDwarfRegs = 17;
+constexpr size_t kMaxCachedPcs = 1 << 15;
 
 // What the CFI says about unwinding from one pc (lookup address).
 struct PcInfo {
   bool has_cfi = false;       // an FDE covers it: libdwfl will use CFI, not %rbp
   bool ra_undefined = false;  // the outermost frame (_start, thread start)
   bool signal_frame = false;  // the caller's pc is exact, not a return address
+  CfiRow row;                 // for the fast path, when row.simple
 };
 
 PcInfo lookup_cfi(Dwarf_CFI* cfi, Dwarf_Addr address) {
@@ -51,6 +57,7 @@ PcInfo lookup_cfi(Dwarf_CFI* cfi, Dwarf_Addr address) {
   bool signal = false;
   const int ra = dwarf_frame_info(frame, nullptr, nullptr, &signal);
   info.signal_frame = signal;
+  info.row = read_cfi_row(frame);
   if (ra >= 0) {
     Dwarf_Op ops_mem[3];
     Dwarf_Op* ops = nullptr;
@@ -132,7 +139,12 @@ const Dwfl_Thread_Callbacks kThreadCallbacks = {
     .thread_detach = nullptr,
 };
 
-PcInfo pc_info_of(Walk& walk, uint64_t lookup) {
+// The CFI facts of a lookup address, computed once per process (the
+// references stay valid: the map's nodes do not move).
+const PcInfo& pc_info_of(Walk& walk, uint64_t lookup) {
+  // Garbage return addresses that happen to land in code must not make the
+  // cache grow without end (an entry is about 300 bytes).
+  if (walk.pc_info->size() >= kMaxCachedPcs) walk.pc_info->clear();
   auto [it, inserted] = walk.pc_info->try_emplace(lookup);
   if (!inserted) return it->second;
   Dwfl_Module* module = dwfl_addrmodule(walk.dwfl, lookup);
@@ -146,53 +158,97 @@ PcInfo pc_info_of(Walk& walk, uint64_t lookup) {
     info = lookup_cfi(cfi, lookup - bias);
   }
   it->second = info;
-  return info;
+  return it->second;
 }
 
-int frame_callback(Dwfl_Frame* state, void* arg) {
-  auto& walk = *static_cast<Walk*>(arg);
-  Dwarf_Addr pc = 0;
-  // Not asking for isactivation: that would make libdwfl unwind the next
-  // frame before we have checked that it may.
-  if (!dwfl_frame_pc(state, &pc, nullptr)) {
-    walk.stopped = true;
-    return DWARF_CB_ABORT;
-  }
+// Decides about a frame the walk reached, pc and (when known) its stack
+// pointer: records it or not, and says whether the walk may go past it.
+// Sets walk.outermost or walk.stopped when it may not; returns the frame's
+// CFI facts when it may.
+const PcInfo* accept_frame(Walk& walk, uint64_t pc, const uint64_t* sp) {
   const bool initial = walk.depth == 0;
   if (!initial) {
     // A return address outside every mapping is stack garbage.
     if (walk.maps->find(pc) == nullptr) {
       walk.stopped = true;
-      return DWARF_CB_ABORT;
+      return nullptr;
     }
     // Each caller's stack pointer lies above its callee's; anything else
     // is a loop or garbage.
-    Dwarf_Word sp = 0;
-    if (dwfl_frame_reg(state, kDwarfRsp, &sp) == 0) {
-      if (walk.last_sp_known && sp <= walk.last_sp) {
+    if (sp != nullptr) {
+      if (walk.last_sp_known && *sp <= walk.last_sp) {
         walk.stopped = true;
-        return DWARF_CB_ABORT;
+        return nullptr;
       }
-      walk.last_sp = sp;
+      walk.last_sp = *sp;
       walk.last_sp_known = true;
     }
   }
   walk.frames->push_back(pc);
   ++walk.depth;
 
-  // libdwfl looks up a return address at pc - 1 (inside the call).
+  // libdwfl looks up a return address at pc - 1 (inside the call), the pc
+  // of the first frame and of one a signal interrupted as is.
   const bool exact = initial || walk.after_signal_frame;
-  const PcInfo info = pc_info_of(walk, exact ? pc : pc - 1);
+  const PcInfo& info = pc_info_of(walk, exact ? pc : pc - 1);
   if (info.has_cfi && info.ra_undefined) {
     walk.outermost = true;
-    return DWARF_CB_ABORT;
+    return nullptr;
   }
   if (!info.has_cfi || walk.depth >= walk.max_depth) {
     walk.stopped = true;
-    return DWARF_CB_ABORT;
+    return nullptr;
   }
   walk.after_signal_frame = info.signal_frame;
-  return DWARF_CB_OK;
+  return &info;
+}
+
+int frame_callback(Dwfl_Frame* state, void* arg) {
+  auto& walk = *static_cast<Walk*>(arg);
+  Dwarf_Addr pc = 0;
+  // Not asking for isactivation: that would make libdwfl unwind the next
+  // frame before accept_frame has checked that it may.
+  if (!dwfl_frame_pc(state, &pc, nullptr)) {
+    walk.stopped = true;
+    return DWARF_CB_ABORT;
+  }
+  Dwarf_Word sp = 0;
+  const bool has_sp = dwfl_frame_reg(state, kDwarfRsp, &sp) == 0;
+  uint64_t sp64 = sp;
+  return accept_frame(walk, pc, has_sp ? &sp64 : nullptr) ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+// The fast path. Returns false, leaving frames as they were, when a row on
+// the way is not simple (the caller then walks with libdwfl).
+bool fast_walk(Walk& walk) {
+  const size_t before = walk.frames->size();
+  FrameRegs regs;
+  regs.value = walk.regs->value;
+  regs.valid = walk.regs->valid & ((1u << kDwarfRegs) - 1);
+  auto read = [&walk](uint64_t address, uint64_t* value) {
+    return memory_read(nullptr, address, value, &walk);
+  };
+  uint64_t pc = regs.value[kDwarfRip];
+  for (;;) {
+    const uint64_t* sp = regs.has(kDwarfRsp) ? &regs.value[kDwarfRsp] : nullptr;
+    const PcInfo* info = accept_frame(walk, pc, sp);
+    if (info == nullptr) return true;
+    if (!info->row.simple) {
+      walk.frames->resize(before);
+      return false;
+    }
+    FrameRegs caller;
+    // As in libdwfl: no CFA, or no return address read, ends the walk;
+    // a zero return address too (libdwfl takes it for the end, we for
+    // garbage as likely as not).
+    if (!step_cfi_row(info->row, regs, read, &caller) || !caller.has(kDwarfRip) ||
+        caller.value[kDwarfRip] == 0) {
+      walk.stopped = true;
+      return true;
+    }
+    regs = caller;
+    pc = regs.value[kDwarfRip];
+  }
 }
 
 }  // namespace
@@ -268,20 +324,26 @@ bool DwarfUnwinder::unwind(uint32_t pid, const ProcessMappings& maps, const Unwi
   }
 
   Walk& walk = process->walk;
-  walk = Walk{};
-  walk.tid = pid;
-  walk.regs = &regs;
-  walk.stack = stack;
-  walk.stack_size = stack != nullptr ? stack_size : 0;
-  walk.stack_start = regs.value[kDwarfRsp];
-  walk.last_sp = regs.value[kDwarfRsp];
-  walk.last_sp_known = true;
-  walk.maps = &maps;
-  walk.pc_info = &process->pc_info;
-  walk.dwfl = process->modules.dwfl();
-  walk.max_depth = max_depth;
-  walk.frames = frames;
+  auto start_walk = [&] {
+    walk = Walk{};
+    walk.tid = pid;
+    walk.regs = &regs;
+    walk.stack = stack;
+    walk.stack_size = stack != nullptr ? stack_size : 0;
+    walk.stack_start = regs.value[kDwarfRsp];
+    walk.last_sp = regs.value[kDwarfRsp];
+    walk.last_sp_known = true;
+    walk.maps = &maps;
+    walk.pc_info = &process->pc_info;
+    walk.dwfl = process->modules.dwfl();
+    walk.max_depth = max_depth;
+    walk.frames = frames;
+  };
+  start_walk();
+  if (fast_walk(walk)) return !walk.outermost;
 
+  // A row needs an expression: the whole walk again, through libdwfl.
+  start_walk();
   const size_t before = frames->size();
   // Its result says little we can trust: 0 also when the next return
   // address was zero (garbage as likely as an end), -1 when a read left the

@@ -128,6 +128,20 @@ TEST_CASE("frames inside a shared library (libc's qsort calling back)") {
   CHECK_FALSE(w.truncated);
 }
 
+TEST_CASE("through a signal frame (libc's trampoline, CFI with expressions)") {
+  CapturedStack c;
+  unwind_chain_nofp::signal_caller(&c, kWholeStack);
+  ProcessMappings maps = self_mappings();
+  DwarfUnwinder unwinder;
+  Walked w = walk(unwinder, maps, c);
+  REQUIRE(w.frames.size() >= 4);
+  CHECK(w.frames[1] == c.ra_capture);
+  // The interrupted code in libc, then back into signal_caller and its caller.
+  CHECK(contains(w.frames, c.ra_a));
+  require_all_mapped(maps, w);
+  CHECK_FALSE(w.truncated);
+}
+
 TEST_CASE("a damaged stack copy is truncated, never followed outside the mappings") {
   CapturedStack c;
   unwind_chain_nofp::chain_a(&c, kPerfStack);

@@ -29,4 +29,7 @@ namespace unwind_chain_nofp {
 int chain_a(CapturedStack* out, size_t want);
 // sort_caller -> qsort (libc) -> compare -> capture.
 int sort_caller(CapturedStack* out, size_t want);
+// signal_caller -> raise (libc) -> the kernel's signal frame -> on_signal ->
+// capture: the signal trampoline's CFI needs DWARF expressions.
+int signal_caller(CapturedStack* out, size_t want);
 }  // namespace unwind_chain_nofp
