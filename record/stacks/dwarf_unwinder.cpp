@@ -288,6 +288,8 @@ struct DwarfUnwinder::Impl {
     Process& process = *slot;
     const UnwindModules::Change change = process.modules.sync(maps, layouts);
     if (change != UnwindModules::Change::none) process.pc_info.clear();
+    // A new Dwfl may reuse the address of one freed before: compare nothing.
+    if (change == UnwindModules::Change::rebuilt) process.attached = nullptr;
     Dwfl* dwfl = process.modules.dwfl();
     if (dwfl == nullptr || process.modules.module_count() == 0) return nullptr;
     if (process.attached != dwfl) {
