@@ -98,13 +98,14 @@ void BM_UnwindWarm(benchmark::State& state) {
   size_t depth = frames.size();
   for (auto _ : state) {
     frames.clear();
-    bool truncated = unwinder.unwind(pid, maps, c.regs, c.stack.data(), c.stack.size(), 256, &frames);
+    bool truncated =
+        unwinder.unwind(pid, maps, c.regs, c.stack.data(), c.stack.size(), 256, &frames);
     benchmark::DoNotOptimize(truncated);
   }
   state.counters["frames"] = static_cast<double>(depth);
-  state.counters["ns_per_frame"] = benchmark::Counter(
-      static_cast<double>(depth) * state.iterations(),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_frame"] =
+      benchmark::Counter(static_cast<double>(depth) * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_UnwindWarm)->Arg(4)->Arg(10)->Arg(16);
 
@@ -117,7 +118,8 @@ void BM_UnwindCold(benchmark::State& state) {
   for (auto _ : state) {
     DwarfUnwinder unwinder;
     frames.clear();
-    bool truncated = unwinder.unwind(pid, maps, c.regs, c.stack.data(), c.stack.size(), 256, &frames);
+    bool truncated =
+        unwinder.unwind(pid, maps, c.regs, c.stack.data(), c.stack.size(), 256, &frames);
     benchmark::DoNotOptimize(truncated);
   }
   state.counters["frames"] = static_cast<double>(frames.size());

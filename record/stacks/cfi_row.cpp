@@ -24,7 +24,8 @@ bool read_rule(Dwarf_Frame* frame, unsigned regno, RegRule* rule) {
     rule->kind = ops == nullptr ? RegRule::Kind::same_value : RegRule::Kind::undefined;
     return true;
   }
-  if (nops == 1 && (ops[0].atom == DW_OP_regx || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+  if (nops == 1 &&
+      (ops[0].atom == DW_OP_regx || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
     const uint64_t reg = ops[0].atom == DW_OP_regx ? ops[0].number : ops[0].atom - DW_OP_reg0;
     if (reg >= kDwarfRegs) return false;
     rule->kind = RegRule::Kind::in_register;

@@ -256,10 +256,10 @@ bool fast_walk(Walk& walk) {
 UnwindRegisters unwind_registers_from_perf(const SampledRegs& regs) {
   // DWARF number -> perf number (arch/x86/include/uapi/asm/perf_regs.h).
   static constexpr int16_t kPerfOfDwarf[kDwarfRegs] = {
-      x86_reg::ax, x86_reg::dx, x86_reg::cx, x86_reg::bx, x86_reg::si, x86_reg::di,
-      x86_reg::bp, x86_reg::sp, x86_reg::r8 + 0, x86_reg::r8 + 1, x86_reg::r8 + 2,
-      x86_reg::r8 + 3, x86_reg::r8 + 4, x86_reg::r8 + 5, x86_reg::r8 + 6, x86_reg::r8 + 7,
-      x86_reg::ip,
+      x86_reg::ax,     x86_reg::dx,     x86_reg::cx,     x86_reg::bx,     x86_reg::si,
+      x86_reg::di,     x86_reg::bp,     x86_reg::sp,     x86_reg::r8 + 0, x86_reg::r8 + 1,
+      x86_reg::r8 + 2, x86_reg::r8 + 3, x86_reg::r8 + 4, x86_reg::r8 + 5, x86_reg::r8 + 6,
+      x86_reg::r8 + 7, x86_reg::ip,
   };
   UnwindRegisters out;
   for (size_t n = 0; n < kDwarfRegs; ++n) {

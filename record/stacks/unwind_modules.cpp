@@ -24,8 +24,8 @@ constexpr uint64_t kMaxVdsoSize = 1 << 20;
 // preinstall all) and for separate debuginfo: none is looked for, so that a
 // recording never searches the disk or the network (debuginfod) mid-run.
 int no_elf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
-int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*,
-                 GElf_Word, char**) {
+int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word,
+                 char**) {
   return -1;
 }
 const Dwfl_Callbacks kCallbacks = {
@@ -41,10 +41,10 @@ bool is_file_backed(const std::string& path) {
 
 std::string cache_key(const ExecMapping& mapping, const std::string& open_path) {
   if (!mapping.build_id.empty()) return mapping.path + '\0' + mapping.build_id;
-  struct stat st{};
+  struct stat st {};
   if (stat(open_path.c_str(), &st) != 0) return mapping.path;
-  return mapping.path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) +
-         ':' + std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+  return mapping.path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
+         std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
 }
 
 }  // namespace
@@ -160,8 +160,8 @@ bool UnwindModules::report(const Module& module) {
     if (reported != nullptr) fd.release();  // libdwfl owns it now
   } else {
     const std::string file = open_path(module.path);
-    reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), file.c_str(), -1, module.bias,
-                               true);
+    reported =
+        dwfl_report_elf(dwfl_.get(), module.path.c_str(), file.c_str(), -1, module.bias, true);
   }
   if (reported == nullptr) return false;
   reported_.push_back(module);

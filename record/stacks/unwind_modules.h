@@ -89,7 +89,7 @@ class UnwindModules {
   struct Module {
     std::string path;
     uint64_t bias = 0;
-    uint64_t low = 0;   // runtime range the module covers
+    uint64_t low = 0;  // runtime range the module covers
     uint64_t high = 0;
     bool operator==(const Module&) const = default;
   };

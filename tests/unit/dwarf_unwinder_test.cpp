@@ -352,8 +352,8 @@ TEST_CASE("perf's register numbering becomes DWARF's") {
   regs.set_layout(mask);
   regs.set_values(reinterpret_cast<const uint8_t*>(values), true);
   UnwindRegisters out = usdt::record::unwind_registers_from_perf(regs);
-  const uint32_t want_valid = (1u << 0) | (1u << 3) | (1u << 6) | (1u << 7) | (1u << 16) |
-                              (1u << 8) | (1u << 15);
+  const uint32_t want_valid =
+      (1u << 0) | (1u << 3) | (1u << 6) | (1u << 7) | (1u << 16) | (1u << 8) | (1u << 15);
   REQUIRE(out.valid == want_valid);
   CHECK(out.value[0] == 100);   // rax
   CHECK(out.value[3] == 101);   // rbx
