@@ -27,6 +27,9 @@ struct UnwindRegisters {
 // Converts a sample's registers (perf numbering) to DWARF numbering.
 UnwindRegisters unwind_registers_from_perf(const SampledRegs& regs);
 
+// Caches per process (modules, CFI rows by pc) and per file (load layouts);
+// not thread-safe: one thread uses one DwarfUnwinder. Frames: frames[0] is
+// the ip, the others raw return addresses (not minus 1).
 class DwarfUnwinder {
  public:
   DwarfUnwinder();

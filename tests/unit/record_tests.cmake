@@ -21,3 +21,12 @@ target_compile_definitions(tracepoint_sites_test PRIVATE
 usdt_unit_test(process_mappings_test SOURCES process_mappings_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(stack_collector_test SOURCES stack_collector_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(object_table_test SOURCES object_table_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
+# The unwinder walks this test's own stack: chains built with and without
+# frame pointers (unwind_chain_*.cpp), libc frames through qsort.
+usdt_unit_test(dwarf_unwinder_test
+  SOURCES dwarf_unwinder_test.cpp unwind_chain_fp.cpp unwind_chain_nofp.cpp
+  LIBS usdt_record_lib ${CMAKE_DL_LIBS})
+set_source_files_properties(unwind_chain_fp.cpp PROPERTIES
+  COMPILE_OPTIONS "-O0;-fno-omit-frame-pointer;-fasynchronous-unwind-tables")
+set_source_files_properties(unwind_chain_nofp.cpp PROPERTIES
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-fasynchronous-unwind-tables")
