@@ -315,6 +315,18 @@ Status RecordSession::attach() {
   // rises with the first event, FIELD-NOTES.md), and before the command runs.
   if (Status s = events_->enable_all(); !s) return s;
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
+  if (stacks_ && options_.all) {
+    // -a: any running process may hit a probe, and a short-lived one may be
+    // gone before its first sample is drained: take every process's
+    // mappings now (processes started later come with exec and mmaps).
+    for (pid_t pid : list_processes()) {
+      if (pid == getpid()) continue;
+      for (const format::ProcessEvent& e : stacks_->seed(static_cast<uint32_t>(pid), start_ns_)) {
+        drainer_->add(e);
+      }
+    }
+    drainer_->flush();
+  }
   if (!options_.quiet) {
     size_t tracepoints = static_cast<size_t>(
         std::count_if(plan_.sites.begin(), plan_.sites.end(), [](const PlannedSite& p) {

@@ -266,3 +266,34 @@ TEST_CASE("fp stacks of a process attached with -p", "[.root][stacks_attach]") {
   check_two_paths(trace);
   unlink(trace.c_str());
 }
+
+TEST_CASE("dwarf stacks with -a of a process that ran before the recording",
+          "[.root][stacks_all]") {
+  ensure_tracefs();
+  // A copy of its own: -a records every process running the file, and other
+  // cases run itest_stacks_nofp meanwhile.
+  char dir_template[] = "/tmp/usdt_itest_stacks_all_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  const std::string copy = dir + "/itest_stacks_all";
+  REQUIRE(copy_file(program("itest_stacks_nofp"), copy));
+  setenv("ITEST_STACKS_WAIT", "1", 1);
+  Process target = Process::start(with_args(copy), true, true, false);
+  unsetenv("ITEST_STACKS_WAIT");
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  const std::string trace = temp_trace("stacks_all");
+  Process recorder_process =
+      Process::start({recorder(), "--call-graph", "dwarf", "-a", "--duration", "2", "-e",
+                      "usdt:" + copy + ":stacks:hit", "-o", trace},
+                     false, false, true);
+  REQUIRE(recorder_process.wait_for_stderr("Ctrl-C to end"));
+  target.write_line("go");
+  CHECK(target.wait() == 0);
+  int status = recorder_process.wait();
+  INFO(recorder_process.stderr_seen << recorder_process.read_rest(true));
+  REQUIRE(status == 0);
+  check_two_paths(trace);
+  unlink(trace.c_str());
+  unlink(copy.c_str());
+  rmdir(dir.c_str());
+}
