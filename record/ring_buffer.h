@@ -41,7 +41,11 @@ class RingBuffer {
   const perf_event_header* next();
   // Goes back to where begin_read() started, keeping its snapshot: the
   // records are read again (a first pass that only looks at some of them).
-  void rewind() { tail_ = read_start_; }
+  // A corrupt record found on the way is counted once, by the second read.
+  void rewind() {
+    tail_ = read_start_;
+    corrupt_skips_ = corrupt_at_start_;
+  }
   // Hands everything read so far back to the kernel; reading may go on
   // (records returned before are then no longer valid).
   void end_read();
@@ -64,6 +68,7 @@ class RingBuffer {
   uint64_t head_ = 0;
   uint64_t tail_ = 0;
   uint64_t read_start_ = 0;
+  uint64_t corrupt_at_start_ = 0;
   uint64_t corrupt_skips_ = 0;
   std::vector<uint8_t> scratch_;
 };
