@@ -151,10 +151,9 @@ std::vector<format::ObjectSymbol> holding(std::vector<format::ObjectSymbol> all,
   std::vector<format::ObjectSymbol> out;
   size_t kept = all.size();  // index of the last symbol kept
   for (uint64_t offset : offsets) {
-    auto it = std::upper_bound(all.begin(), all.end(), offset,
-                               [](uint64_t o, const format::ObjectSymbol& s) {
-                                 return o < s.file_offset;
-                               });
+    auto it = std::upper_bound(
+        all.begin(), all.end(), offset,
+        [](uint64_t o, const format::ObjectSymbol& s) { return o < s.file_offset; });
     if (it == all.begin()) continue;
     size_t i = static_cast<size_t>(std::prev(it) - all.begin());
     format::ObjectSymbol& s = all[i];

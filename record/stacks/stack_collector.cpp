@@ -131,8 +131,8 @@ std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t ti
     e.path = m.path.empty() ? "//anon" : m.path;
     if (!m.path.empty() && m.path[0] == '/') {
       // map_files/ reads the very file mapped, also when it was deleted.
-      std::string open_path = m.deleted ? proc + "/map_files/" + hex_range(m.start, m.end)
-                                        : proc + "/root" + m.path;
+      std::string open_path =
+          m.deleted ? proc + "/map_files/" + hex_range(m.start, m.end) : proc + "/root" + m.path;
       e.build_id = build_id_of(m.path, open_path);
     } else {
       e.build_id = build_id_of(e.path, e.path);
@@ -267,9 +267,8 @@ void StackCollector::note_objects(uint32_t pid) {
         StackObject object;
         object.path = m->path;
         object.build_id = m->build_id;
-        object.open_path = m->path[0] == '/'
-                               ? "/proc/" + std::to_string(pid) + "/root" + m->path
-                               : m->path;
+        object.open_path =
+            m->path[0] == '/' ? "/proc/" + std::to_string(pid) + "/root" + m->path : m->path;
         objects_.push_back(std::move(object));
         object_offsets_.emplace_back();
       }

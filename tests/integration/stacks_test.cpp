@@ -98,7 +98,8 @@ std::map<std::string, long> paths_from_main(const std::string& text) {
     if (main_at == frames.size()) {
       path = "(no main) " + line.substr(0, space);
     } else {
-      for (size_t i = main_at; i < frames.size(); ++i) path += (path.empty() ? "" : ";") + frames[i];
+      for (size_t i = main_at; i < frames.size(); ++i)
+        path += (path.empty() ? "" : ";") + frames[i];
     }
     out[path] += count;
   }
@@ -122,8 +123,8 @@ std::vector<std::string> with_args(const std::string& program_path) {
 
 // The end report's stack line: every event of the run carries a stack.
 void check_stack_line(const std::string& err, int events) {
-  std::string line = std::to_string(events) + " of " + std::to_string(events) +
-                     " events carry a call stack";
+  std::string line =
+      std::to_string(events) + " of " + std::to_string(events) + " events carry a call stack";
   INFO(err);
   CHECK(err.find(line) != std::string::npos);
 }
@@ -149,9 +150,9 @@ std::vector<std::string> dump_lines(const std::string& trace, const std::string&
 
 }  // namespace
 
-TEST_CASE("fp stacks of a program with frame pointers give the exact paths",
-          "[.root][stacks_fp]") {
-  Recording rec = record({"-g"}, {"stacks:hit"}, with_args(program("itest_stacks_fp")), "stacks_fp");
+TEST_CASE("fp stacks of a program with frame pointers give the exact paths", "[.root][stacks_fp]") {
+  Recording rec =
+      record({"-g"}, {"stacks:hit"}, with_args(program("itest_stacks_fp")), "stacks_fp");
   check_two_paths(rec.trace);
   check_stack_line(rec.err, kPathA + kPathC);
   unlink(rec.trace.c_str());
@@ -220,9 +221,10 @@ TEST_CASE("frames in libc and in a dlopen()ed library are recorded and named",
   std::vector<std::string> command = with_args(program("itest_stacks_nofp"));
   command.push_back(FIXTURE_LIB);
   command.push_back("3");
-  Recording rec = record({"--call-graph", "dwarf"},
-                         {"stacks:compare", "usdt:" + std::string(FIXTURE_LIB) + ":fixturelib:call"},
-                         command, "stacks_shared_lib");
+  Recording rec =
+      record({"--call-graph", "dwarf"},
+             {"stacks:compare", "usdt:" + std::string(FIXTURE_LIB) + ":fixturelib:call"}, command,
+             "stacks_shared_lib");
   // qsort's callback: compare_ints, then frames in libc, then sort_two and main.
   std::string text = folded(rec.trace, "stacks:compare");
   INFO(text);
@@ -253,10 +255,9 @@ TEST_CASE("fp stacks of a process attached with -p", "[.root][stacks_attach]") {
   unsetenv("ITEST_STACKS_WAIT");
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   const std::string trace = temp_trace("stacks_attach");
-  Process recorder_process =
-      Process::start({recorder(), "-g", "-e", "stacks:hit", "-o", trace, "-p",
-                      std::to_string(target.pid())},
-                     false, false, true);
+  Process recorder_process = Process::start(
+      {recorder(), "-g", "-e", "stacks:hit", "-o", trace, "-p", std::to_string(target.pid())},
+      false, false, true);
   REQUIRE(recorder_process.wait_for_stderr("Ctrl-C to end"));
   target.write_line("go");
   CHECK(target.wait() == 0);

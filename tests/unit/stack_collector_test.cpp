@@ -201,9 +201,9 @@ TEST_CASE("ring size: -g dwarf grows the default, never an explicit one", "[stac
   dwarf.mode = CallGraphMode::dwarf;
   CallGraph fp;
   fp.mode = CallGraphMode::fp;
-  CHECK(ring_buffer_pages(dwarf, 1024, false, 2, 4096) == 16384);   // 64 MiB a CPU
-  CHECK(ring_buffer_pages(dwarf, 1024, false, 64, 4096) == 2048);   // 512 MiB in all
-  CHECK(ring_buffer_pages(dwarf, 1024, false, 4096, 4096) == 1024); // never below the default
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 2, 4096) == 16384);    // 64 MiB a CPU
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 64, 4096) == 2048);    // 512 MiB in all
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 4096, 4096) == 1024);  // never below the default
   CHECK(ring_buffer_pages(dwarf, 8, true, 2, 4096) == 8);
   CHECK(ring_buffer_pages(fp, 1024, false, 2, 4096) == 1024);
 }
