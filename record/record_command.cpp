@@ -253,13 +253,6 @@ Status RecordSession::attach_process(pid_t pid) {
   }
   if (attached.empty()) return Error("no process with PID " + std::to_string(pid));
   live_.insert(pid);
-  if (stacks_) {
-    // Its executable mappings as of now; later ones come as MMAP2 records.
-    for (const format::ProcessEvent& e :
-         stacks_->seed(static_cast<uint32_t>(pid), clock_ns(CLOCK_MONOTONIC))) {
-      drainer_->add(e);
-    }
-  }
   return Status::success();
 }
 
@@ -315,11 +308,13 @@ Status RecordSession::attach() {
   // rises with the first event, FIELD-NOTES.md), and before the command runs.
   if (Status s = events_->enable_all(); !s) return s;
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
-  if (stacks_ && options_.all) {
-    // -a: any running process may hit a probe, and a short-lived one may be
-    // gone before its first sample is drained: take every process's
-    // mappings now (processes started later come with exec and mmaps).
-    for (pid_t pid : list_processes()) {
+  if (stacks_) {
+    // The mappings of the processes running now, taken once the mmap records
+    // are on (later ones come as MMAP2, exec and fork records): the -p
+    // processes; with -a every process, since any may hit a probe and a
+    // short-lived one may be gone before its first sample is drained.
+    std::vector<pid_t> running = options_.all ? list_processes() : options_.pids;
+    for (pid_t pid : running) {
       if (pid == getpid()) continue;
       for (const format::ProcessEvent& e : stacks_->seed(static_cast<uint32_t>(pid), start_ns_)) {
         drainer_->add(e);
