@@ -215,3 +215,60 @@ TEST_CASE("-g dwarf needs the unwinder", "[stack_collector]") {
   CHECK(c.ok() == dwarf_unwinding_available());
   if (!c.ok()) CHECK(c.error().message().find("-g dwarf is not available") != std::string::npos);
 }
+
+TEST_CASE("dwarf stacks: a damaged stack copy stops the walk, marked truncated",
+          "[stack_collector]") {
+  if (!dwarf_unwinding_available()) return;
+  CallGraph graph;
+  graph.mode = CallGraphMode::dwarf;
+  graph.stack_bytes = 256;
+  SiteDecoding d;
+  UprobeConfig attach;
+  add_stack_sampling(graph, attach, d);
+  SampleDecoder decoder({d}, false);
+  Result<std::unique_ptr<StackCollector>> collector = StackCollector::create(graph);
+  REQUIRE(collector.ok());
+
+  // A sample of this process: ip in this test's own code, a stack of garbage.
+  const uint32_t self = static_cast<uint32_t>(getpid());
+  const uint64_t ip = reinterpret_cast<uint64_t>(&fp_sample) + 4;
+  // A fixed buffer: GCC 12 warns (-Wstringop-overflow) on growing a vector here.
+  alignas(8) uint8_t bytes[1024] = {};
+  size_t used = sizeof(perf_event_header);
+  auto put = [&](const void* p, size_t n) {
+    REQUIRE(used + n <= sizeof bytes);
+    std::memcpy(bytes + used, p, n);
+    used += n;
+  };
+  uint32_t cpu = 0, res = 0;
+  uint64_t time = 5000, abi = PERF_SAMPLE_REGS_ABI_64;
+  put(&self, 4);
+  put(&self, 4);
+  put(&time, 8);
+  put(&cpu, 4);
+  put(&res, 4);
+  put(&abi, 8);
+  uint8_t garbage[256];
+  for (size_t i = 0; i < sizeof garbage; ++i) garbage[i] = static_cast<uint8_t>(0xa5 ^ (i * 7));
+  const uint64_t sp = reinterpret_cast<uint64_t>(garbage);
+  for (int reg = 0; reg < 24; ++reg) {
+    if (reg >= 9 && reg < 16) continue;  // not in kUnwindRegsMask
+    uint64_t v = reg == 8 ? ip : reg == 7 ? sp : 0x5a5a5a5a5a5a5a5aull;
+    put(&v, 8);
+  }
+  uint64_t size = sizeof garbage;
+  put(&size, 8);
+  put(garbage, sizeof garbage);
+  put(&size, 8);
+  perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(used)};
+  std::memcpy(bytes, &h, sizeof h);
+
+  REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(bytes)) ==
+          SampleDecoder::Kind::event);
+  format::Event e = decoder.event();
+  (*collector)->collect(decoder, e);
+  REQUIRE(e.stack_depth >= 1);
+  CHECK(e.stack[0] == ip);
+  CHECK(e.stack_truncated);
+  CHECK_FALSE((*collector)->take_seeded().empty());  // seeded from /proc first
+}
