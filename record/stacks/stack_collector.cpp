@@ -60,12 +60,16 @@ void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecodi
 }
 
 // perf record keeps its default ring (512 KiB a CPU, perf_event_mlock_kb)
-// for --call-graph dwarf: its reader only copies bytes to the file. Ours
-// unwinds each sample before it hands the space back, and a sample is the
-// stack copy plus registers (8.4 KiB by default): 4 MiB holds under 500 of
-// them, and a burst of hits overflowed it (a tight loop kept ~5,500 of
-// 20,000; 64 MiB lost none). So -g dwarf gets 64 MiB a CPU (about 7,700
-// default samples), less per CPU on machines with many CPUs (512 MiB in all),
+// for --call-graph dwarf, and drops most samples of a tight loop (measured
+// here, bench/stacks/run.py: it kept 3,500-10,000 of 20,000 hits). Ours
+// unwinds each sample before it hands the space back (record/drainer.cpp
+// hands it back every 64 records), and a sample is the stack copy plus
+// registers (8.4 KiB by default): the default 4 MiB holds under 500 of them,
+// and bursts overflowed it (a tight loop kept 8,400-16,700 of 20,000 hits;
+// 16 MiB still lost a few hundred once; 32 and 64 MiB lost none, also over
+// 200,000 hits at 250,000 a second). So -g dwarf gets 64 MiB a CPU (about
+// 7,700 default samples: room for the drain thread to be descheduled on a
+// busy machine), less per CPU on machines with many CPUs (512 MiB in all),
 // never less than the default. An explicit --buffer-pages wins.
 uint32_t ring_buffer_pages(const CallGraph& graph, uint32_t requested, bool given, size_t cpus,
                            size_t page_size) {
