@@ -1,5 +1,7 @@
 #include "record/batch_queue.h"
 
+#include <algorithm>
+
 namespace usdt::record {
 
 void BatchQueue::push(EventBatch batch) {
@@ -38,7 +40,26 @@ void EventBatch::own_strings(format::Event& event) {
   }
 }
 
+void EventBatch::own_stack(format::Event& event) {
+  // 64 Ki addresses a block: a batch of 8192 events with 8 frames each.
+  constexpr size_t kBlock = 64 * 1024;
+  const size_t n = event.stack_depth;
+  while (stack_block < stack_blocks.size() &&
+         stack_blocks[stack_block].capacity() - stack_blocks[stack_block].size() < n) {
+    ++stack_block;
+  }
+  if (stack_block == stack_blocks.size()) {
+    stack_blocks.emplace_back().reserve(std::max(kBlock, n));
+  }
+  std::vector<uint64_t>& block = stack_blocks[stack_block];
+  const uint64_t* copy = block.data() + block.size();
+  block.insert(block.end(), event.stack, event.stack + n);
+  event.stack = copy;
+}
+
 void BatchQueue::recycle(EventBatch batch) {
+  for (std::vector<uint64_t>& block : batch.stack_blocks) block.clear();
+  batch.stack_block = 0;
   batch.string_args.clear();
   batch.string_bytes.clear();
   batch.events.clear();

@@ -25,17 +25,23 @@ struct EventBatch {
   // deques, so that adding one never moves the others.
   std::deque<format::StringArg> string_args;
   std::deque<std::string> string_bytes;
+  // What the stacks of events point to (format::Event::stack): blocks that
+  // never grow past their reserved size, so that addresses stay put.
+  std::vector<std::vector<uint64_t>> stack_blocks;
+  size_t stack_block = 0;  // the block being filled
 
-  // Appends an event, copying its strings into the batch.
+  // Appends an event, copying its strings and stack into the batch.
   void add(const format::Event& event) {
     events.push_back(event);
     if (event.string_mask != 0) own_strings(events.back());
+    if (event.stack_depth != 0) own_stack(events.back());
   }
   bool empty() const { return events.empty() && processes.empty() && lost.empty(); }
   size_t size() const { return events.size() + processes.size() + lost.size(); }
 
  private:
   void own_strings(format::Event& event);
+  void own_stack(format::Event& event);
 };
 
 class BatchQueue {

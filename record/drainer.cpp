@@ -1,10 +1,29 @@
 #include "record/drainer.h"
 
+#include <algorithm>
+
 namespace usdt::record {
 namespace {
 
 // Big enough to make queue hand-offs rare, small enough to keep the writer busy.
 constexpr size_t kBatchRecords = 8192;
+// Records read before the space they took is handed back to the kernel:
+// with -g dwarf a sample is 8 KiB or more and a slow pass must not keep
+// the whole buffer from the kernel.
+constexpr size_t kReleaseEvery = 64;
+
+bool changes_mappings(const perf_event_header* record) {
+  switch (record->type) {
+    case PERF_RECORD_MMAP2:
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+      return true;
+    case PERF_RECORD_COMM:
+      return (record->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+    default:
+      return false;
+  }
+}
 
 }  // namespace
 
@@ -42,7 +61,17 @@ void Drainer::set_pid_filter(const std::vector<pid_t>& roots) {
   for (pid_t pid : roots) traced_.insert(static_cast<uint32_t>(pid));
 }
 
+void Drainer::wait(const format::Event& e) {
+  Waiting& w = waiting_next_.emplace_back();
+  w.event = e;
+  w.stack.assign(e.stack, e.stack + e.stack_depth);
+}
+
 void Drainer::accept(const format::Event& e) {
+  if (e.stack_depth != 0) {
+    ++stacks_written_;
+    if (e.stack_truncated) ++stacks_truncated_;
+  }
   // Consecutive events mostly come from one thread: skip the set then.
   uint64_t thread = uint64_t{e.pid} << 32 | e.tid;
   if (thread != last_thread_) {
@@ -56,7 +85,9 @@ void Drainer::accept(const format::Event& e) {
 }
 
 void Drainer::settle_waiting(bool final) {
-  for (const format::Event& e : waiting_) {
+  for (Waiting& w : waiting_) {
+    format::Event& e = w.event;
+    e.stack = w.stack.data();
     if (traced(e.pid)) {
       accept(e);
     } else {
@@ -75,47 +106,90 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   flush();
 }
 
-size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
-  size_t records = 0;
+void Drainer::apply_mapping_records(std::vector<RingBuffer>& buffers) {
+  mapping_records_.clear();
   for (RingBuffer& buffer : buffers) {
     buffer.begin_read();
     while (const perf_event_header* record = buffer.next()) {
-      ++records;
-      switch (decoder_.decode(record)) {
-        case SampleDecoder::Kind::event: {
-          const format::Event& e = decoder_.event();
-          if (!filter_ || traced_cached(e.pid)) {
-            accept(e);
-          } else {
-            waiting_next_.push_back(e);
-          }
-          break;
-        }
-        case SampleDecoder::Kind::lost: {
-          const format::LostEvent& l = decoder_.lost();
-          batch_.lost.push_back(l);
-          lost_ += l.count;
-          if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
-          break;
-        }
-        case SampleDecoder::Kind::process: {
-          const format::ProcessEvent& p = decoder_.process();
-          if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
-              (!filter_ || traced(p.parent_pid))) {
-            traced_.insert(p.pid);
-            new_processes_.push_back(static_cast<pid_t>(p.pid));
-          }
-          if (!p.comm.empty()) named_threads_.insert(p.tid);
-          batch_.processes.push_back(p);
-          break;
-        }
-        case SampleDecoder::Kind::none:
-          break;
+      if (changes_mappings(record) && decoder_.decode(record) == SampleDecoder::Kind::process) {
+        mapping_records_.push_back(decoder_.process());
       }
     }
-    // Hand the space back before the next buffer so the kernel can refill it.
-    buffer.end_read();
+    buffer.rewind();
   }
+  std::stable_sort(mapping_records_.begin(), mapping_records_.end(),
+                   [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
+                     return a.time_ns < b.time_ns;
+                   });
+  for (const format::ProcessEvent& p : mapping_records_) stacks_->on_process(p);
+}
+
+void Drainer::add_event(const format::Event& decoded) {
+  const format::Event* e = &decoded;
+  if (stacks_ != nullptr) {
+    stacked_ = decoded;
+    stacks_->collect(decoder_, stacked_);
+    for (format::ProcessEvent& p : stacks_->take_seeded()) batch_.processes.push_back(std::move(p));
+    e = &stacked_;
+  }
+  if (!filter_ || traced_cached(e->pid)) {
+    accept(*e);
+  } else {
+    wait(*e);
+  }
+}
+
+void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
+  size_t unreleased = 0;
+  while (const perf_event_header* record = buffer.next()) {
+    ++records;
+    switch (decoder_.decode(record)) {
+      case SampleDecoder::Kind::event:
+        add_event(decoder_.event());
+        break;
+      case SampleDecoder::Kind::lost: {
+        const format::LostEvent& l = decoder_.lost();
+        batch_.lost.push_back(l);
+        lost_ += l.count;
+        if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
+        break;
+      }
+      case SampleDecoder::Kind::process: {
+        const format::ProcessEvent& p = decoder_.process();
+        if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
+            (!filter_ || traced(p.parent_pid))) {
+          traced_.insert(p.pid);
+          new_processes_.push_back(static_cast<pid_t>(p.pid));
+        }
+        if (!p.comm.empty()) named_threads_.insert(p.tid);
+        batch_.processes.push_back(p);
+        if (stacks_ != nullptr) stacks_->complete(batch_.processes.back());
+        break;
+      }
+      case SampleDecoder::Kind::none:
+        break;
+    }
+    if (++unreleased == kReleaseEvery) {
+      buffer.end_read();
+      unreleased = 0;
+    }
+  }
+  // Hand the space back before the next buffer so the kernel can refill it.
+  buffer.end_read();
+}
+
+size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
+  size_t records = 0;
+  if (stacks_ != nullptr) {
+    apply_mapping_records(buffers);  // leaves each buffer at its snapshot's start
+    for (RingBuffer& buffer : buffers) drain_buffer(buffer, records);
+  } else {
+    for (RingBuffer& buffer : buffers) {
+      buffer.begin_read();
+      drain_buffer(buffer, records);
+    }
+  }
+  if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   flush();
   return records;

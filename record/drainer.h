@@ -9,6 +9,12 @@
 // sit in another CPU's buffer that was read before it arrived; so a sample
 // of an unknown process waits one drain pass (every buffer is then read
 // past its time) before it is dropped as another process's.
+//
+// With call stacks (-g) each pass reads the buffers twice: first only the
+// records that change mappings (mmap, exec, fork, exit), applied to the
+// StackCollector in time order, then everything. Buffers are per CPU, so a
+// library mapped on one CPU and hit at once on another would otherwise be
+// unknown when the sample is unwound.
 #pragma once
 
 #include <sys/types.h>
@@ -21,6 +27,7 @@
 #include "record/batch_queue.h"
 #include "record/ring_buffer.h"
 #include "record/sample_decoder.h"
+#include "record/stacks/stack_collector.h"
 
 namespace usdt::record {
 
@@ -41,6 +48,12 @@ class Drainer {
   // Samples dropped because their process was not traced.
   uint64_t foreign() const { return foreign_; }
 
+  // Call stacks for every event (-g); collector outlives the Drainer.
+  void set_stack_collector(StackCollector* collector) { stacks_ = collector; }
+  // Events written with a stack, and those of them marked truncated.
+  uint64_t stacks() const { return stacks_written_; }
+  uint64_t truncated_stacks() const { return stacks_truncated_; }
+
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
   void flush();
@@ -60,6 +73,15 @@ class Drainer {
  private:
   void accept(const format::Event& event);
   void settle_waiting(bool final);
+  void apply_mapping_records(std::vector<RingBuffer>& buffers);
+  void drain_buffer(RingBuffer& buffer, size_t& records);
+  void add_event(const format::Event& event);
+  // An event waiting for its process to be known, its stack copied.
+  struct Waiting {
+    format::Event event;
+    std::vector<uint64_t> stack;
+  };
+  void wait(const format::Event& event);
   // traced(), remembering the last traced pid: consecutive samples mostly
   // come from one process, and traced pids are never removed.
   bool traced_cached(uint32_t pid) {
@@ -80,8 +102,13 @@ class Drainer {
   std::vector<pid_t> new_processes_;
   bool filter_ = false;
   std::unordered_set<uint32_t> traced_;
-  std::vector<format::Event> waiting_;       // unknown process, read in the previous pass
-  std::vector<format::Event> waiting_next_;  // unknown process, read in this pass
+  std::vector<Waiting> waiting_;       // unknown process, read in the previous pass
+  std::vector<Waiting> waiting_next_;  // unknown process, read in this pass
+  StackCollector* stacks_ = nullptr;
+  format::Event stacked_;  // the event being given its stack
+  std::vector<format::ProcessEvent> mapping_records_;
+  uint64_t stacks_written_ = 0;
+  uint64_t stacks_truncated_ = 0;
   uint64_t foreign_ = 0;
   std::unordered_set<uint64_t> seen_threads_;   // pid << 32 | tid of accepted events
   std::unordered_set<uint32_t> named_threads_;  // tids with a comm or exec record

@@ -9,6 +9,10 @@ namespace usdt::record {
 void print_end_report(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
       << " bytes written to " << r.output << '\n';
+  if (r.call_stacks) {
+    out << "usdt-record: " << r.stacks << " of " << r.events << " events carry a call stack, "
+        << r.truncated_stacks << " truncated\n";
+  }
   std::string dropped;
   for (const auto& [cause, count] : r.dropped) {
     if (count == 0) continue;

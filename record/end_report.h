@@ -23,6 +23,9 @@ struct EndReport {
   std::vector<uint64_t> events_per_site;
   std::vector<uint64_t> lost_per_site;
   std::vector<std::pair<std::string, uint64_t>> dropped;  // by the recorder, by cause
+  bool call_stacks = false;     // -g: say how many events carry a stack
+  uint64_t stacks = 0;          // events with a stack
+  uint64_t truncated_stacks = 0;
 };
 
 // Prints the report; probes (provider:name) sum their sites, in site order.

@@ -10,7 +10,7 @@
 namespace usdt::record {
 
 Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_pages,
-                                  bool identifier) {
+                                  bool identifier, bool track_mmaps) {
   if (buffer_pages == 0 || (buffer_pages & (buffer_pages - 1)) != 0) {
     return Error("the buffer size must be a power of two pages, got " +
                  std::to_string(buffer_pages));
@@ -21,6 +21,8 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   // three quarters of headroom while it drains.
   set.options_.wakeup_bytes = static_cast<uint32_t>(buffer_pages * page / 4);
   set.options_.identifier = identifier;
+  set.options_.mmap = track_mmaps;
+  set.options_.mmap_build_id = track_mmaps && features.mmap_build_id;
   for (int cpu : features.cpus) {
     Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, set.options_);
     if (!anchor) return anchor.error();

@@ -54,8 +54,9 @@ class EventSet {
  public:
   // Maps one ring buffer of buffer_pages data pages (a power of two) per CPU.
   // identifier: whether records carry the event id (EventOptions).
+  // track_mmaps (-g): the tracking events report executable mmaps too.
   static Result<EventSet> create(const KernelFeatures& features, size_t buffer_pages,
-                                 bool identifier);
+                                 bool identifier, bool track_mmaps = false);
 
   // Opens, on every CPU and disabled, a tracking event (when tracking) and
   // every site's event for the task (or, with pid -1, system-wide). On

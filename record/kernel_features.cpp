@@ -1,6 +1,11 @@
 #include "record/kernel_features.h"
 
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <charconv>
+#include <cstring>
 #include <string_view>
 
 #include "common/file_io.h"
@@ -99,6 +104,24 @@ Result<KernelFeatures> probe_kernel_features(const std::string& sysfs_root) {
   if (!cpus) return cpus.error().context(sysfs_root + "/devices/system/cpu/online");
   features.cpus = std::move(*cpus);
   return features;
+}
+
+bool probe_mmap_build_id() {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.build_id = 1;
+  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return false;
+  close(static_cast<int>(fd));
+  return true;
 }
 
 }  // namespace usdt::record

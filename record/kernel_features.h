@@ -19,6 +19,9 @@ struct KernelFeatures {
   int retprobe_bit = -1;     // bit of attr.config that makes a uretprobe
   int ref_ctr_shift = -1;    // first bit of ref_ctr_offset in attr.config; -1 = unsupported
   std::vector<int> cpus;     // online CPUs, ascending
+  // MMAP2 records can carry the mapped file's build-id (attr.build_id,
+  // Linux 5.12+); probed only for -g (probe_mmap_build_id).
+  bool mmap_build_id = false;
   bool semaphores_supported() const { return ref_ctr_shift >= 0; }
 };
 
@@ -34,5 +37,10 @@ Result<std::vector<int>> parse_cpu_list(const std::string& text);
 // message and hint when the uprobe PMU is absent (a kernel older than 4.17 or
 // without CONFIG_UPROBE_EVENTS).
 Result<KernelFeatures> probe_kernel_features(const std::string& sysfs_root = "/sys");
+
+// Whether the kernel accepts attr.build_id on an MMAP2 tracking event: opens
+// (and closes) a disabled dummy event on the calling thread with it. False on
+// kernels before 5.12, which reject the unknown bit with EINVAL.
+bool probe_mmap_build_id();
 
 }  // namespace usdt::record

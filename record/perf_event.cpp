@@ -111,10 +111,23 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
     attr.sample_type |= PERF_SAMPLE_STACK_USER;
     attr.sample_stack_user = config.stack_bytes;
   }
+  if (config.callchain_depth != 0) {
+    // User frames only: the kernel part of a uprobe's chain is the trap
+    // handler, and kernel frames need a laxer perf_event_paranoid.
+    attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    attr.exclude_callchain_kernel = 1;
+    attr.sample_max_stack = static_cast<uint16_t>(config.callchain_depth);
+  }
   Result<PerfEvent> event = open(attr, target);
   if (!event) {
     int err = event.error().errno_value();
     if (err == 0) return event.error().context("cannot open " + what);
+    if (err == EOVERFLOW && config.callchain_depth != 0) {
+      return Error("cannot open perf event for " + what + ": a callchain of " +
+                   std::to_string(config.callchain_depth) +
+                   " frames is deeper than the kernel allows\nhint: use a smaller -g fp,DEPTH "
+                   "or raise sysctl kernel.perf_event_max_stack");
+    }
     return perf_open_error(err, what, config.semaphore_offset != 0);
   }
   return event;
@@ -150,6 +163,13 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
+  if (options.mmap) {
+    // Executable mappings only (mmap_data stays 0), as MMAP2 records: the
+    // file's build-id (or device and inode), protection and flags.
+    attr.mmap = 1;
+    attr.mmap2 = 1;
+    attr.build_id = options.mmap_build_id ? 1 : 0;
+  }
   return open_dummy(attr, target, "process tracking (comm/fork/exit)");
 }
 

@@ -37,6 +37,11 @@ namespace usdt::record {
 struct EventOptions {
   uint32_t wakeup_bytes = 0;
   bool identifier = true;
+  // -g: the tracking events also report executable mmaps (PERF_RECORD_MMAP2,
+  // never data mappings), with the file's build-id when mmap_build_id (the
+  // kernel fills it in, 5.12+: KernelFeatures::mmap_build_id).
+  bool mmap = false;
+  bool mmap_build_id = false;
 };
 
 // The sample_type bits every event has.
@@ -65,6 +70,9 @@ struct UprobeConfig {
   // thousands of copies of one hit. With PERIOD sampled it writes one sample
   // carrying the count (kernel/events/core.c, perf_swevent_event).
   bool period = false;
+  // -g fp: PERF_SAMPLE_CALLCHAIN of user frames only (exclude_callchain_kernel),
+  // at most this many entries (sample_max_stack); 0 = no callchain.
+  uint32_t callchain_depth = 0;
 };
 
 // Whom to watch: pid -1 = every process (then cpu must be >= 0).
@@ -82,7 +90,8 @@ class PerfEvent {
                                        const EventTarget& target, const EventOptions& options);
 
   // Opens a disabled dummy software event that only reports COMM (also on
-  // exec), FORK and EXIT records of the target.
+  // exec), FORK and EXIT records of the target (and with options.mmap its
+  // executable MMAP2 records).
   static Result<PerfEvent> open_tracking(const EventTarget& target, const EventOptions& options);
 
   // Opens an enabled dummy event that reports nothing, to hold a ring buffer.

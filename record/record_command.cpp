@@ -43,6 +43,8 @@
 #include "record/recording_metadata.h"
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
+#include "record/stacks/object_table.h"
+#include "record/stacks/stack_collector.h"
 #include "record/stop_signals.h"
 #include "record/target_processes.h"
 #include "record/task_list.h"
@@ -110,6 +112,8 @@ class RecordSession {
   int end_command();
   // Closes every perf event (slow in the kernel; says so when it will be).
   void release_events();
+  // -g: the symbols of every file that appears in a recorded stack.
+  std::vector<format::ObjectTable> stack_objects() const;
 
   const RecordOptions& options_;
   KernelFeatures features_;
@@ -126,6 +130,7 @@ class RecordSession {
   std::optional<UprobeEventGroup> group_;
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
+  std::unique_ptr<StackCollector> stacks_;  // -g
   size_t ids_registered_ = 0;
   BatchQueue queue_{kMaxQueuedBatches};
   std::unique_ptr<Drainer> drainer_;
@@ -141,6 +146,12 @@ Status RecordSession::prepare() {
   if (!features) return features.error();
   features_ = std::move(*features);
   raise_fd_limit();
+  if (options_.call_graph.enabled()) {
+    Result<std::unique_ptr<StackCollector>> stacks = StackCollector::create(options_.call_graph);
+    if (!stacks) return stacks.error();
+    stacks_ = std::move(*stacks);
+    features_.mmap_build_id = probe_mmap_build_id();
+  }
 
   SearchScope scope;
   if (!options_.command.empty()) {
@@ -196,6 +207,7 @@ Status RecordSession::prepare() {
     attach_.push_back(to_site_attach(plan_.sites[id], id));
     decodings.push_back(to_site_decoding(plan_.sites[id], id));
     decodings.back().string_bytes = options_.string_bytes;
+    add_stack_sampling(options_.call_graph, attach_.back().config, decodings.back());
   }
   decoder_ = std::make_unique<SampleDecoder>(std::move(decodings), identifier());
 
@@ -249,10 +261,15 @@ Status RecordSession::attach() {
   if (!signals) return signals.error();
   signals_ = std::move(*signals);
 
-  Result<EventSet> events = EventSet::create(features_, options_.buffer_pages, identifier());
+  const uint32_t pages =
+      ring_buffer_pages(options_.call_graph, options_.buffer_pages, options_.buffer_pages_given,
+                        features_.cpus.size(), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+  Result<EventSet> events =
+      EventSet::create(features_, pages, identifier(), options_.call_graph.enabled());
   if (!events) return events.error();
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, plan_.sites.size());
+  drainer_->set_stack_collector(stacks_.get());
 
   if (plan_.tracefs) {
     Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr);
@@ -291,6 +308,20 @@ Status RecordSession::attach() {
   // rises with the first event, FIELD-NOTES.md), and before the command runs.
   if (Status s = events_->enable_all(); !s) return s;
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
+  if (stacks_) {
+    // The mappings of the processes running now, taken once the mmap records
+    // are on (later ones come as MMAP2, exec and fork records): the -p
+    // processes; with -a every process, since any may hit a probe and a
+    // short-lived one may be gone before its first sample is drained.
+    std::vector<pid_t> running = options_.all ? list_processes() : options_.pids;
+    for (pid_t pid : running) {
+      if (pid == getpid()) continue;
+      for (const format::ProcessEvent& e : stacks_->seed(static_cast<uint32_t>(pid), start_ns_)) {
+        drainer_->add(e);
+      }
+    }
+    drainer_->flush();
+  }
   if (!options_.quiet) {
     size_t tracepoints = static_cast<size_t>(
         std::count_if(plan_.sites.begin(), plan_.sites.end(), [](const PlannedSite& p) {
@@ -457,7 +488,7 @@ int RecordSession::finish(bool failed) {
   summary.events_per_site = drainer_->events_per_site();
   summary.lost_per_site = drainer_->lost_per_site();
   summary.dropped = dropped_by_cause();
-  Status written = writer_thread_->finish(summary);
+  Status written = writer_thread_->finish(summary, stack_objects());
   if (!written) {
     print_error(written.error().context("recording stopped"));
     std::cerr << "usdt-record: what was written before the error stays readable in "
@@ -481,9 +512,29 @@ int RecordSession::finish(bool failed) {
     report.events_per_site = drainer_->events_per_site();
     report.lost_per_site = drainer_->lost_per_site();
     report.dropped = summary.dropped;
+    report.call_stacks = stacks_ != nullptr;
+    report.stacks = drainer_->stacks();
+    report.truncated_stacks = drainer_->truncated_stacks();
     print_end_report(report, std::cerr);
   }
   return end_command();
+}
+
+std::vector<format::ObjectTable> RecordSession::stack_objects() const {
+  std::vector<format::ObjectTable> tables;
+  if (!stacks_) return tables;
+  for (const StackObject& object : stacks_->objects()) {
+    Result<format::ObjectTable> table = build_object_table(object);
+    if (!table) {
+      if (!options_.quiet) {
+        std::cerr << "usdt-record: warning: no symbols for the frames in " << object.path << ": "
+                  << table.error().message() << '\n';
+      }
+      continue;
+    }
+    tables.push_back(std::move(*table));
+  }
+  return tables;
 }
 
 int RecordSession::end_command() {

@@ -17,8 +17,14 @@ namespace {
 // traced COMMAND starts when it is not preceded by "--".
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
-    "--string", "--string-bytes", "--max-functions",
+    "--string", "--string-bytes", "--max-functions", "--call-graph",
 };
+
+// "fp", "dwarf", "fp,..." or "dwarf,...": what may follow -g as its MODE.
+bool is_call_graph_mode(std::string_view arg) {
+  std::string_view mode = arg.substr(0, arg.find(','));
+  return mode == "fp" || mode == "dwarf";
+}
 
 bool is_list_flag(std::string_view arg) {
   if (arg == "--list") return true;
@@ -95,7 +101,7 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 // The numbers are taken as text and converted here: Boost reads "-1" into
 // a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
 struct NumberTexts {
-  std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions;
+  std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph;
 };
 
 // A whole unsigned decimal number up to max, or an error naming the option
@@ -153,7 +159,15 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "marked truncated")
       ("max-functions", po::value<std::string>(&numbers->max_functions),
        "most functions one uprobe/uretprobe pattern may attach (default 1000); a pattern "
-       "matching more is refused");
+       "matching more is refused")
+      (",g", "[MODE]: record the user call stack of each event; alone the same as "
+       "--call-graph fp, followed by fp[,DEPTH] or dwarf[,BYTES] the same as --call-graph MODE")
+      ("call-graph", po::value<std::string>(&numbers->call_graph)->value_name("MODE"),
+       "record the user call stack of each event, as perf does: fp[,DEPTH] (frame "
+       "pointers: the kernel's user callchain, at most DEPTH frames, default 127) or "
+       "dwarf[,BYTES] (the registers and BYTES of the user stack, default 8192, a multiple "
+       "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
+       "--buffer-pages grows to hold such events)");
   return desc;
 }
 
@@ -181,6 +195,46 @@ Status check_recording(const RecordOptions& o) {
 
 }  // namespace
 
+Result<CallGraph> parse_call_graph(const std::string& text) {
+  CallGraph graph;
+  std::string_view mode = text;
+  std::string_view value;
+  bool has_value = false;
+  if (size_t comma = mode.find(','); comma != std::string_view::npos) {
+    value = mode.substr(comma + 1);
+    mode = mode.substr(0, comma);
+    has_value = true;
+  }
+  if (mode == "fp") {
+    graph.mode = CallGraphMode::fp;
+    if (has_value) {
+      Result<uint32_t> depth =
+          parse_count("--call-graph fp,DEPTH", std::string(value), kMaxCallGraphDepth);
+      if (!depth) return depth.error();
+      if (*depth == 0) return Error("--call-graph fp,DEPTH needs at least 1 frame, not 0");
+      graph.depth = *depth;
+    }
+    return graph;
+  }
+  if (mode == "dwarf") {
+    graph.mode = CallGraphMode::dwarf;
+    if (has_value) {
+      // perf_event_attr::sample_stack_user: 8-byte aligned, below 64 KiB.
+      Result<uint32_t> bytes = parse_count("--call-graph dwarf,BYTES", std::string(value), 65528);
+      if (!bytes || *bytes == 0 || *bytes % 8 != 0) {
+        return Error("--call-graph dwarf,BYTES must be a multiple of 8 from 8 to 65528, not '" +
+                     std::string(value) + "'");
+      }
+      graph.stack_bytes = *bytes;
+    }
+    return graph;
+  }
+  std::string hint = mode == "lbr" ? " (lbr needs hardware branch records of kernel samples; "
+                                     "use fp or dwarf)"
+                                   : "";
+  return Error("--call-graph takes fp[,DEPTH] or dwarf[,BYTES], not '" + text + "'" + hint);
+}
+
 Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
 
@@ -197,6 +251,12 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
       break;
     }
     if (is_list_flag(a)) listing = true;
+    // -g takes a MODE when one follows ("-g dwarf", as CLI.md writes it);
+    // alone it is fp, as perf's -g.
+    if (a == "-g" && i + 1 < args.size() && is_call_graph_mode(args[i + 1])) {
+      ours.push_back("--call-graph=" + args[++i]);
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-') {
       ours.push_back(a);
       if (kValueOptions.count(a) != 0 && i + 1 < args.size()) ours.push_back(args[++i]);
@@ -244,6 +304,14 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     Result<uint32_t> pages = parse_count("--buffer-pages", numbers.buffer_pages, 1u << 30);
     if (!pages) return pages.error();
     o.buffer_pages = *pages;
+    o.buffer_pages_given = true;
+  }
+  // A short-only option is stored under "-g".
+  if (vm.count("-g") != 0 || vm.count("g") != 0) o.call_graph.mode = CallGraphMode::fp;
+  if (vm.count("call-graph") != 0) {
+    Result<CallGraph> graph = parse_call_graph(numbers.call_graph);
+    if (!graph) return graph.error();
+    o.call_graph = *graph;
   }
   if (vm.count("stack-bytes") != 0) {
     Result<uint32_t> bytes = parse_count("--stack-bytes", numbers.stack_bytes, 65528);
@@ -347,6 +415,7 @@ std::string record_help_text() {
              "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
              "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n"
              "  usdt-record -e tracepoint:syscalls:sys_enter_write -e 'demo:*' -- ./demo\n"
+             "  usdt-record --call-graph dwarf -e 'postgresql:query__start' -p 1234 --duration 10\n"
              "  usdt-record -l 'uprobe:libc.so.6:malloc*'\n"
              "  usdt-record -e uprobe:libc.so.6:malloc -e uretprobe:libc.so.6:malloc -o m.trace -- ls\n";
   return text.str();

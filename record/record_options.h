@@ -31,6 +31,29 @@ struct StringArgs {
   std::vector<std::string> arg_names;
 };
 
+// -g / --call-graph MODE, with perf's meanings (perf-record(1)):
+//   fp[,DEPTH]    the kernel's user callchain (frame pointers), at most DEPTH frames;
+//   dwarf[,BYTES] the user registers and BYTES of the user stack at each hit,
+//                 unwound by the recorder with the binaries' CFI.
+enum class CallGraphMode : uint8_t { none, fp, dwarf };
+
+// perf's defaults: a 8192-byte stack copy; 127 frames (kernel.perf_event_max_stack).
+constexpr uint32_t kDefaultCallGraphBytes = 8192;
+constexpr uint32_t kDefaultCallGraphDepth = 127;
+// The deepest stack a trace holds (format::kMaxStackDepth).
+constexpr uint32_t kMaxCallGraphDepth = 1024;
+
+struct CallGraph {
+  CallGraphMode mode = CallGraphMode::none;
+  uint32_t depth = kDefaultCallGraphDepth;       // frames kept per stack
+  uint32_t stack_bytes = kDefaultCallGraphBytes;  // dwarf: user stack copied per event
+  bool enabled() const { return mode != CallGraphMode::none; }
+};
+
+// Parses MODE of -g/--call-graph: "fp", "fp,DEPTH", "dwarf", "dwarf,BYTES"
+// (BYTES a multiple of 8 up to 65528, as perf checks it).
+Result<CallGraph> parse_call_graph(const std::string& text);
+
 struct RecordOptions {
   bool help = false;
   bool version = false;
@@ -51,6 +74,9 @@ struct RecordOptions {
   std::vector<StringArgs> strings;              // --string
   uint32_t string_bytes = kDefaultStringBytes;  // --string-bytes: longest string kept
   uint32_t max_functions = kDefaultMaxFunctions;  // --max-functions: per uprobe pattern
+  CallGraph call_graph;                // -g / --call-graph
+  // --buffer-pages was given: it wins over the larger default of -g dwarf.
+  bool buffer_pages_given = false;
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)
 };
 

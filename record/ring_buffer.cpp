@@ -71,6 +71,8 @@ void RingBuffer::begin_read() {
   perf_event_mmap_page* m = meta(base_);
   head_ = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
   tail_ = m->data_tail;  // only we write it
+  read_start_ = tail_;
+  corrupt_at_start_ = corrupt_skips_;
   data_ = static_cast<const uint8_t*>(base_) + m->data_offset;
 }
 

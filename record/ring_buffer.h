@@ -39,7 +39,15 @@ class RingBuffer {
   // A record with a bad size (the buffer is corrupt) ends the read: the rest
   // up to the snapshot is skipped and counted in corrupt_skips().
   const perf_event_header* next();
-  // Hands everything read so far back to the kernel.
+  // Goes back to where begin_read() started, keeping its snapshot: the
+  // records are read again (a first pass that only looks at some of them).
+  // A corrupt record found on the way is counted once, by the second read.
+  void rewind() {
+    tail_ = read_start_;
+    corrupt_skips_ = corrupt_at_start_;
+  }
+  // Hands everything read so far back to the kernel; reading may go on
+  // (records returned before are then no longer valid).
   void end_read();
 
   uint64_t corrupt_skips() const { return corrupt_skips_; }
@@ -59,6 +67,8 @@ class RingBuffer {
   const uint8_t* data_ = nullptr;
   uint64_t head_ = 0;
   uint64_t tail_ = 0;
+  uint64_t read_start_ = 0;
+  uint64_t corrupt_at_start_ = 0;
   uint64_t corrupt_skips_ = 0;
   std::vector<uint8_t> scratch_;
 };

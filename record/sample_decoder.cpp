@@ -58,6 +58,7 @@ uint64_t extend(uint64_t raw, unsigned size, bool sign) {
 
 void SampledRegs::set_layout(uint64_t mask) {
   slot_.fill(-1);
+  mask_ = mask;
   int8_t n = 0;
   for (int reg = 0; reg < 64; ++reg) {
     if (mask & (uint64_t{1} << reg)) slot_[reg] = n++;
@@ -233,6 +234,8 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
       return decode_task(p, size, false);
     case PERF_RECORD_EXIT:
       return decode_task(p, size, true);
+    case PERF_RECORD_MMAP2:
+      return decode_mmap2(p, size, record->misc);
     default:
       ++ignored_;
       return Kind::none;
@@ -241,6 +244,9 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
 
 SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
   Cursor c(p, size);
+  sample_regs_ = &no_regs_;
+  sample_stack_ = StackDump();
+  sample_callchain_ = Callchain();
   Site* site = nullptr;
   if (identifier_) {
     uint64_t id;
@@ -261,6 +267,13 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
 
   uint64_t period;
   if (d.period && !c.u64(period)) return ++malformed_, Kind::none;
+  if (d.callchain) {
+    uint64_t nr;
+    if (!c.u64(nr) || nr > c.left() / 8) return ++malformed_, Kind::none;
+    sample_callchain_.entries = c.here();
+    sample_callchain_.nr = nr;
+    c.skip(8 * nr);
+  }
   const uint8_t* raw = nullptr;
   uint32_t raw_size = 0;
   if (d.raw) {
@@ -293,6 +306,8 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
       stack.size = dyn_size < dump_size ? dyn_size : dump_size;
     }
   }
+  sample_regs_ = &regs;
+  sample_stack_ = stack;
   note_time(e.cpu, e.time_ns);
 
   size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
@@ -388,6 +403,46 @@ SampleDecoder::Kind SampleDecoder::decode_task(const uint8_t* p, size_t size, bo
   if (!is_exit) {
     process_.parent_pid = ppid;
     process_.parent_tid = ptid;
+  }
+  return Kind::process;
+}
+
+// PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, then either maj, min, ino,
+// ino_generation or (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) build_id_size,
+// 3 reserved bytes and a 20-byte build-id; prot, flags, the NUL-padded file
+// name, the sample_id trailer. Only executable mappings become events.
+SampleDecoder::Kind SampleDecoder::decode_mmap2(const uint8_t* p, size_t size, uint16_t misc) {
+  Cursor c(p, size);
+  uint32_t pid, tid, prot, flags;
+  uint64_t addr, len, pgoff;
+  if (!c.u32(pid) || !c.u32(tid) || !c.u64(addr) || !c.u64(len) || !c.u64(pgoff)) {
+    return ++malformed_, Kind::none;
+  }
+  const uint8_t* id = c.here();
+  if (!c.skip(24) || !c.u32(prot) || !c.u32(flags) || size < 56 + trailer_bytes_) {
+    return ++malformed_, Kind::none;
+  }
+  if ((prot & 0x4) == 0) return ++ignored_, Kind::none;  // PROT_EXEC
+  Trailer t;
+  read_trailer(p, size, trailer_bytes_, t);
+  const char* name = reinterpret_cast<const char*>(c.here());
+  size_t max = size - 56 - trailer_bytes_;
+  process_ = format::ProcessEvent();
+  process_.kind = format::ProcessEventKind::mmap;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = t.time;
+  process_.map_address = addr;
+  process_.map_length = len;
+  process_.map_file_offset = pgoff;
+  process_.path.assign(name, strnlen(name, max));
+  if ((misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
+    static const char kDigits[] = "0123456789abcdef";
+    size_t n = std::min<size_t>(id[0], 20);
+    for (size_t i = 0; i < n; ++i) {
+      process_.build_id += kDigits[id[4 + i] >> 4];
+      process_.build_id += kDigits[id[4 + i] & 15];
+    }
   }
   return Kind::process;
 }

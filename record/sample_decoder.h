@@ -1,11 +1,11 @@
 // Turns the records of a perf ring buffer into trace records: samples into
 // Events with exactly decoded arguments, PERF_RECORD_LOST into LostEvents,
-// COMM/FORK/EXIT into ProcessEvents. Source of truth for the layouts:
+// COMM/FORK/EXIT and executable MMAP2 (-g) into ProcessEvents. Source of truth for the layouts:
 // include/uapi/linux/perf_event.h (enum perf_event_type).
 //
 // Every event the recorder opens uses sample_type [IDENTIFIER |] TID | TIME |
 // CPU (+ REGS_USER, STACK_USER per site; PERIOD and RAW for kernel tracepoints;
-// RAW for tracefs uprobe events) and sample_id_all, so a sample starts
+// RAW for tracefs uprobe events; CALLCHAIN with -g fp) and sample_id_all, so a sample starts
 // with its event identifier and every other record ends with the trailer
 // { pid, tid, time, cpu, res[, identifier] }. The identifier maps to a probe
 // site through the ids registered with add_event(); without identifiers
@@ -44,6 +44,8 @@ class SampledRegs {
     values_ = values;
     present_ = present;
   }
+  bool present() const { return present_; }
+  uint64_t mask() const { return mask_; }
   // Inline: called for every argument of every sample.
   std::optional<uint64_t> get(int16_t reg) const {
     if (!present_ || reg < 0 || reg >= 64 || slot_[reg] < 0) return std::nullopt;
@@ -54,6 +56,7 @@ class SampledRegs {
 
  private:
   std::array<int8_t, 64> slot_;
+  uint64_t mask_ = 0;
   const uint8_t* values_ = nullptr;  // unaligned u64s inside the record
   bool present_ = false;             // false when the abi was NONE (no user regs)
 };
@@ -96,6 +99,19 @@ struct SiteDecoding {
   bool period = false;           // samples carry PERF_SAMPLE_PERIOD (a kernel tracepoint)
   std::vector<RawArg> raw_args;  // per argument (kernel_read ones)
   uint32_t string_bytes = 256;   // --string-bytes: longer strings are cut
+  bool callchain = false;        // samples carry PERF_SAMPLE_CALLCHAIN (-g fp)
+};
+
+// The user callchain of a sample (PERF_SAMPLE_CALLCHAIN), as the kernel wrote
+// it: context markers (PERF_CONTEXT_USER, ...) mixed with addresses.
+struct Callchain {
+  const uint8_t* entries = nullptr;  // nr unaligned u64s inside the record
+  uint64_t nr = 0;
+  uint64_t at(size_t i) const {
+    uint64_t v;
+    std::memcpy(&v, entries + 8 * i, 8);
+    return v;
+  }
 };
 
 // Decodes a kernel-read argument from a raw record; nullopt when the read
@@ -123,6 +139,13 @@ class SampleDecoder {
   Kind decode(const perf_event_header* record);
 
   const format::Event& event() const { return event_; }
+  // What the last event's sample held for its call stack (record/stacks/):
+  // the user registers (present() false without), the stack dump (its whole
+  // dyn_size, which -g dwarf makes larger than the arguments need), the
+  // callchain (nr 0 without). Valid until the next decode().
+  const SampledRegs& sample_regs() const { return *sample_regs_; }
+  const StackDump& sample_stack() const { return sample_stack_; }
+  const Callchain& sample_callchain() const { return sample_callchain_; }
   const format::ProcessEvent& process() const { return process_; }
   const format::LostEvent& lost() const { return lost_; }
 
@@ -149,6 +172,7 @@ class SampleDecoder {
   Kind decode_lost(const uint8_t* p, size_t size, bool samples_only);
   Kind decode_comm(const uint8_t* p, size_t size, uint16_t misc);
   Kind decode_task(const uint8_t* p, size_t size, bool is_exit);
+  Kind decode_mmap2(const uint8_t* p, size_t size, uint16_t misc);
   void note_time(uint32_t cpu, uint64_t time);
 
   std::vector<Site> sites_;
@@ -160,6 +184,10 @@ class SampleDecoder {
   std::vector<uint64_t> last_time_by_cpu_;
 
   format::Event event_;
+  const SampledRegs* sample_regs_ = &no_regs_;
+  SampledRegs no_regs_;
+  StackDump sample_stack_;
+  Callchain sample_callchain_;
   // The string arguments of event_: their bytes point into the record.
   std::array<format::StringArg, format::kMaxArgs> strings_;
   std::array<std::string, format::kMaxArgs> hex_texts_;  // hex arguments' text

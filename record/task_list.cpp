@@ -8,19 +8,30 @@
 
 namespace usdt::record {
 
-std::vector<pid_t> list_threads(pid_t pid) {
-  std::vector<pid_t> tids;
+namespace {
+
+// The numeric entries of a /proc directory, ascending.
+std::vector<pid_t> numeric_entries(const std::string& dir) {
+  std::vector<pid_t> ids;
   std::error_code ec;
-  std::filesystem::directory_iterator it("/proc/" + std::to_string(pid) + "/task", ec);
+  std::filesystem::directory_iterator it(dir, ec);
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    pid_t tid = 0;
-    auto [ptr, err] = std::from_chars(name.data(), name.data() + name.size(), tid);
-    if (err == std::errc() && ptr == name.data() + name.size()) tids.push_back(tid);
+    pid_t id = 0;
+    auto [ptr, err] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (err == std::errc() && ptr == name.data() + name.size()) ids.push_back(id);
   }
-  std::sort(tids.begin(), tids.end());
-  return tids;
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
+
+}  // namespace
+
+std::vector<pid_t> list_threads(pid_t pid) {
+  return numeric_entries("/proc/" + std::to_string(pid) + "/task");
+}
+
+std::vector<pid_t> list_processes() { return numeric_entries("/proc"); }
 
 std::string read_comm(pid_t pid, pid_t tid) {
   Result<std::string> comm =

@@ -12,6 +12,9 @@ namespace usdt::record {
 // The thread ids of a process (/proc/PID/task), ascending; empty if it is gone.
 std::vector<pid_t> list_threads(pid_t pid);
 
+// Every process id in /proc, ascending.
+std::vector<pid_t> list_processes();
+
 // /proc/PID/task/TID/comm without the newline; empty if unreadable.
 std::string read_comm(pid_t pid, pid_t tid);
 

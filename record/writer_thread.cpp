@@ -61,10 +61,14 @@ void WriterThread::run() {
   }
 }
 
-Status WriterThread::finish(const format::TraceSummary& summary) {
+Status WriterThread::finish(const format::TraceSummary& summary,
+                            const std::vector<format::ObjectTable>& objects) {
   queue_.close();
   if (thread_.joinable()) thread_.join();
   if (error_) return *error_;
+  for (const format::ObjectTable& object : objects) {
+    if (Status s = writer_.add_object(object); !s) return s;
+  }
   return writer_.finish(summary);
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "common/result.h"
 #include "formats/trace_writer.h"
@@ -26,8 +27,10 @@ class WriterThread {
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
 
   // Closes the queue, waits for the thread to write what is left, then writes
-  // the summary. Returns the first error of the whole run.
-  Status finish(const format::TraceSummary& summary);
+  // the symbols of the files in stacks (object blocks) and the summary.
+  // Returns the first error of the whole run.
+  Status finish(const format::TraceSummary& summary,
+                const std::vector<format::ObjectTable>& objects = {});
 
   // Only after finish(): the writer belongs to the thread until then.
   uint64_t bytes_written() const { return thread_.joinable() ? 0 : writer_.bytes_written(); }

@@ -158,3 +158,54 @@ TEST_CASE("--string takes argN and parameter names", "[record_options]") {
   CHECK(parse_error({"-e", "a:b", "--string", "a:b=a-b", "--", "x"}).find("not an argument") !=
         std::string::npos);
 }
+
+TEST_CASE("-g and --call-graph take perf's modes", "[record_options]") {
+  using usdt::record::CallGraphMode;
+  CHECK(parse_ok({"-e", "a:b", "ls"}).call_graph.mode == CallGraphMode::none);
+  auto plain = parse_ok({"-g", "-e", "a:b", "ls"});
+  CHECK(plain.call_graph.mode == CallGraphMode::fp);
+  CHECK(plain.call_graph.depth == 127);
+  CHECK(plain.command == std::vector<std::string>{"ls"});
+  auto fp = parse_ok({"--call-graph", "fp,16", "-e", "a:b", "--", "ls"});
+  CHECK(fp.call_graph.mode == CallGraphMode::fp);
+  CHECK(fp.call_graph.depth == 16);
+  auto dwarf = parse_ok({"--call-graph", "dwarf", "-e", "a:b", "ls", "-g"});
+  CHECK(dwarf.call_graph.mode == CallGraphMode::dwarf);
+  CHECK(dwarf.call_graph.stack_bytes == 8192);
+  CHECK(dwarf.command == std::vector<std::string>{"ls", "-g"});  // the command's own -g
+  CHECK(parse_ok({"--call-graph=dwarf,65528", "-e", "a:b", "ls"}).call_graph.stack_bytes == 65528);
+  CHECK_FALSE(dwarf.buffer_pages_given);
+  CHECK(parse_ok({"--call-graph", "dwarf", "--buffer-pages", "8", "-e", "a:b", "ls"})
+            .buffer_pages_given);
+
+  CHECK(parse_error({"--call-graph", "lbr", "-e", "a:b", "ls"}).find("fp[,DEPTH] or dwarf") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "dwarf,100", "-e", "a:b", "ls"}).find("multiple of 8") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "dwarf,65536", "-e", "a:b", "ls"}).find("65528") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "dwarf,0", "-e", "a:b", "ls"}).find("multiple of 8") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "fp,0", "-e", "a:b", "ls"}).find("at least 1") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "fp,x", "-e", "a:b", "ls"}).find("DEPTH") !=
+        std::string::npos);
+  CHECK(parse_error({"--call-graph", "-e", "a:b", "ls"}).find("--call-graph") != std::string::npos);
+}
+
+TEST_CASE("-g takes a MODE when one follows", "[record_options]") {
+  using usdt::record::CallGraphMode;
+  auto dwarf = parse_ok({"-e", "a:b", "-g", "dwarf", "ls"});
+  CHECK(dwarf.call_graph.mode == CallGraphMode::dwarf);
+  CHECK(dwarf.command == std::vector<std::string>{"ls"});
+  auto fp = parse_ok({"-g", "fp,8", "-e", "a:b", "--", "ls"});
+  CHECK(fp.call_graph.mode == CallGraphMode::fp);
+  CHECK(fp.call_graph.depth == 8);
+  auto plain = parse_ok({"-g", "-e", "a:b", "ls"});
+  CHECK(plain.call_graph.mode == CallGraphMode::fp);
+  auto command = parse_ok({"-e", "a:b", "-g", "./dwarfish"});
+  CHECK(command.call_graph.mode == CallGraphMode::fp);
+  CHECK(command.command == std::vector<std::string>{"./dwarfish"});
+  CHECK(parse_error({"-g", "dwarf,7", "-e", "a:b", "ls"}).find("multiple of 8") !=
+        std::string::npos);
+}

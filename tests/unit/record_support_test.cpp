@@ -95,6 +95,59 @@ TEST_CASE("a batch owns copies of its events' strings", "[batch_queue]") {
   CHECK(b.events[0].args[0] != reinterpret_cast<uint64_t>(&arg));
 }
 
+TEST_CASE("a batch owns copies of its events' stacks, also across blocks", "[batch_queue]") {
+  BatchQueue q(2);
+  EventBatch b = q.take_empty();
+  std::vector<uint64_t> frames(1000);
+  // 200 stacks of 1000 frames: more than one block of 64 Ki addresses.
+  for (uint64_t n = 0; n < 200; ++n) {
+    for (uint64_t i = 0; i < frames.size(); ++i) frames[i] = n * 10000 + i;
+    format::Event e;
+    e.stack = frames.data();
+    e.stack_depth = static_cast<uint16_t>(frames.size());
+    e.stack_truncated = n % 2 == 1;
+    b.add(e);
+  }
+  frames.assign(frames.size(), 0);
+  REQUIRE(b.events.size() == 200);
+  CHECK(b.stack_blocks.size() > 1);
+  for (uint64_t n = 0; n < 200; ++n) {
+    const format::Event& e = b.events[n];
+    REQUIRE(e.stack_depth == 1000);
+    CHECK(e.stack[0] == n * 10000);
+    CHECK(e.stack[999] == n * 10000 + 999);
+    CHECK(e.stack_truncated == (n % 2 == 1));
+  }
+  // Recycled, the blocks keep their memory and are filled again.
+  q.recycle(std::move(b));
+  EventBatch again = q.take_empty();
+  CHECK(again.events.empty());
+  format::Event e;
+  uint64_t one = 42;
+  e.stack = &one;
+  e.stack_depth = 1;
+  again.add(e);
+  CHECK(again.events[0].stack[0] == 42);
+  CHECK(again.events[0].stack == again.stack_blocks[0].data());
+
+  format::Event none;
+  again.add(none);
+  CHECK(again.events[1].stack == nullptr);
+}
+
+TEST_CASE("the end report says how many events carry a stack", "[end_report]") {
+  EndReport r;
+  r.output = "out.trace";
+  r.events = 30;
+  r.call_stacks = true;
+  r.stacks = 29;
+  r.truncated_stacks = 3;
+  std::ostringstream out;
+  print_end_report(r, out);
+  CHECK(out.str().find("usdt-record: 29 of 30 events carry a call stack, 3 truncated\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("task lists and liveness come from /proc", "[task_list]") {
   std::vector<pid_t> tids = list_threads(getpid());
   REQUIRE_FALSE(tids.empty());

@@ -97,6 +97,32 @@ TEST_CASE("a record with a bad size ends the read and is counted", "[ring_buffer
   CHECK(fake.meta()->data_tail == fake.head);
 }
 
+TEST_CASE("rewind reads the same snapshot again, counting a bad record once",
+          "[ring_buffer]") {
+  FakePerfMmap fake;
+  auto rb = RingBuffer::map(fake.fd, 1);
+  REQUIRE(rb.ok());
+  fake.write_record(16, 1);
+  fake.write_record(24, 2);
+  perf_event_header bad{PERF_RECORD_SAMPLE, 0, 4000};
+  std::memcpy(fake.base + fake.page + fake.head, &bad, sizeof bad);
+  fake.head += 8;
+  fake.meta()->data_head = fake.head;
+  rb->begin_read();
+  REQUIRE(rb->next() != nullptr);
+  REQUIRE(rb->next() != nullptr);
+  CHECK(rb->next() == nullptr);
+  rb->rewind();
+  fake.write_record(32, 3);  // after the snapshot: not read until the next begin_read
+  const perf_event_header* first = rb->next();
+  REQUIRE(first != nullptr);
+  CHECK(first->size == 16);
+  REQUIRE(rb->next() != nullptr);
+  CHECK(rb->next() == nullptr);
+  rb->end_read();
+  CHECK(rb->corrupt_skips() == 1);
+}
+
 TEST_CASE("the page count must be a power of two", "[ring_buffer]") {
   FakePerfMmap fake;
   CHECK_FALSE(RingBuffer::map(fake.fd, 3).ok());

@@ -1,0 +1,322 @@
+#include "record/stacks/stack_collector.h"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/elf_file.h"
+#include "common/proc_maps.h"
+#include "record/dwarf/debuginfo_finder.h"
+#include "record/perf_event.h"
+#include "record/stacks/object_table.h"
+#ifdef USDT_HAVE_DWARF_UNWINDER
+#include "record/stacks/dwarf_unwinder.h"
+#endif
+
+namespace usdt::record {
+
+namespace {
+
+// "START-END" as /proc/PID/map_files names a mapping.
+std::string hex_range(uint64_t start, uint64_t end) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%llx-%llx", static_cast<unsigned long long>(start),
+                static_cast<unsigned long long>(end));
+  return text;
+}
+
+}  // namespace
+
+#ifdef USDT_HAVE_DWARF_UNWINDER
+bool dwarf_unwinding_available() { return true; }
+#else
+bool dwarf_unwinding_available() { return false; }
+// Only its destructor is needed here, through unique_ptr; never made.
+class DwarfUnwinder {
+ public:
+  void forget(uint32_t) {}
+};
+#endif
+
+void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecoding& decoding) {
+  switch (graph.mode) {
+    case CallGraphMode::none:
+      return;
+    case CallGraphMode::fp:
+      attach.callchain_depth = graph.depth;
+      decoding.callchain = true;
+      return;
+    case CallGraphMode::dwarf: {
+      // The sample's registers are in mask order: a bigger mask only moves
+      // the argument registers' slots, which SampledRegs finds by number.
+      uint64_t mask = decoding.regs_mask | kUnwindRegsMask;
+      uint32_t bytes = std::max(decoding.stack_bytes, graph.stack_bytes);
+      attach.regs_mask = decoding.regs_mask = mask;
+      attach.stack_bytes = decoding.stack_bytes = bytes;
+      return;
+    }
+  }
+}
+
+// perf record keeps its default ring (512 KiB a CPU, perf_event_mlock_kb)
+// for --call-graph dwarf, and drops most samples of a tight loop (measured
+// here, bench/stacks/run.py: it kept 3,500-10,000 of 20,000 hits). Ours
+// unwinds each sample before it hands the space back (record/drainer.cpp
+// hands it back every 64 records), and a sample is the stack copy plus
+// registers (8.4 KiB by default): the default 4 MiB holds under 500 of them,
+// and bursts overflowed it (a tight loop kept 8,400-16,700 of 20,000 hits;
+// 16 MiB still lost a few hundred once; 32 and 64 MiB lost none, also over
+// 200,000 hits at 250,000 a second). So -g dwarf gets 64 MiB a CPU (about
+// 7,700 default samples: room for the drain thread to be descheduled on a
+// busy machine), less per CPU on machines with many CPUs (512 MiB in all),
+// never less than the default. An explicit --buffer-pages wins.
+uint32_t ring_buffer_pages(const CallGraph& graph, uint32_t requested, bool given, size_t cpus,
+                           size_t page_size) {
+  if (given || graph.mode != CallGraphMode::dwarf || page_size == 0) return requested;
+  constexpr uint64_t kPerCpuMax = 64ull << 20;
+  constexpr uint64_t kTotal = 512ull << 20;
+  uint64_t per_cpu = std::min(kPerCpuMax, kTotal / std::max<size_t>(cpus, 1));
+  uint64_t pages = per_cpu / page_size;
+  uint64_t pow2 = 1;
+  while (pow2 * 2 <= pages) pow2 *= 2;
+  return static_cast<uint32_t>(std::max<uint64_t>(pow2, requested));
+}
+
+Result<std::unique_ptr<StackCollector>> StackCollector::create(const CallGraph& graph) {
+  if (graph.mode == CallGraphMode::dwarf && !dwarf_unwinding_available()) {
+    return Error(
+        "-g dwarf is not available: this usdt-record was built without the DWARF unwinder "
+        "(record/stacks/dwarf_unwinder.cpp)\nhint: use -g fp (needs programs built with "
+        "frame pointers)");
+  }
+  return std::unique_ptr<StackCollector>(new StackCollector(graph));
+}
+
+StackCollector::StackCollector(const CallGraph& graph) : graph_(graph) {
+#ifdef USDT_HAVE_DWARF_UNWINDER
+  if (graph.mode == CallGraphMode::dwarf) unwinder_ = std::make_unique<DwarfUnwinder>();
+#endif
+  frames_.reserve(graph.depth + 1);
+  if (Result<VdsoImage> vdso = own_vdso()) vdso_build_id_ = vdso->build_id;
+}
+
+StackCollector::~StackCollector() = default;
+
+std::string StackCollector::build_id_of(const std::string& path, const std::string& open_path) {
+  if (path == "[vdso]") return vdso_build_id_;
+  if (path.empty() || path[0] != '/') return "";
+  auto it = build_ids_.find(path);
+  if (it != build_ids_.end()) return it->second;
+  std::string id;
+  Result<ElfFile> elf = ElfFile::open(open_path);
+  if (!elf && open_path != path) elf = ElfFile::open(path);
+  if (elf) id = elf_build_id(elf->get());
+  build_ids_.emplace(path, id);
+  return id;
+}
+
+std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t time_ns) {
+  std::vector<format::ProcessEvent> out;
+  Result<std::vector<MapEntry>> maps = read_proc_maps(static_cast<pid_t>(pid));
+  if (!maps) return out;
+  ProcessMappings& mappings = mappings_[pid];
+  const std::string proc = "/proc/" + std::to_string(pid);
+  for (const MapEntry& m : *maps) {
+    if (m.perms.size() < 3 || m.perms[2] != 'x') continue;
+    format::ProcessEvent e;
+    e.time_ns = time_ns;
+    e.kind = format::ProcessEventKind::mmap;
+    e.pid = pid;
+    e.tid = pid;
+    e.map_address = m.start;
+    e.map_length = m.end - m.start;
+    e.map_file_offset = m.offset;
+    e.path = m.path.empty() ? "//anon" : m.path;
+    if (!m.path.empty() && m.path[0] == '/') {
+      // map_files/ reads the very file mapped, also when it was deleted.
+      std::string open_path =
+          m.deleted ? proc + "/map_files/" + hex_range(m.start, m.end) : proc + "/root" + m.path;
+      e.build_id = build_id_of(m.path, open_path);
+    } else {
+      e.build_id = build_id_of(e.path, e.path);
+    }
+    mappings.add(to_mapping(e));
+    out.push_back(std::move(e));
+  }
+  seeded_.insert(pid);
+  return out;
+}
+
+ExecMapping StackCollector::to_mapping(const format::ProcessEvent& e) {
+  ExecMapping m;
+  m.start = e.map_address;
+  m.end = e.map_address + e.map_length;
+  m.file_offset = e.map_file_offset;
+  m.path = e.path;
+  m.build_id = e.build_id;
+  return m;
+}
+
+void StackCollector::complete(format::ProcessEvent& e) {
+  if (e.kind != format::ProcessEventKind::mmap || !e.build_id.empty()) return;
+  e.build_id = build_id_of(e.path, "/proc/" + std::to_string(e.pid) + "/root" + e.path);
+}
+
+void StackCollector::on_process(const format::ProcessEvent& e) {
+  switch (e.kind) {
+    case format::ProcessEventKind::mmap: {
+      format::ProcessEvent full = e;
+      complete(full);
+      mappings_[e.pid].add(to_mapping(full));
+      break;
+    }
+    case format::ProcessEventKind::exec:
+      mappings_[e.pid].clear();
+      if (unwinder_) unwinder_->forget(e.pid);
+      seeded_.insert(e.pid);
+      break;
+    case format::ProcessEventKind::fork:
+      if (e.tid != e.pid || e.pid == e.parent_pid) break;  // a thread: same mappings
+      if (auto parent = mappings_.find(e.parent_pid); parent != mappings_.end()) {
+        mappings_[e.pid] = parent->second;
+        if (seeded_.count(e.parent_pid) != 0) seeded_.insert(e.pid);
+      }
+      break;
+    case format::ProcessEventKind::exit:
+      if (e.tid == e.pid) exited_.push_back(e.pid);
+      break;
+    case format::ProcessEventKind::comm:
+      break;
+  }
+}
+
+void StackCollector::end_pass() {
+  for (uint32_t pid : exited_) {
+    mappings_.erase(pid);
+    seeded_.erase(pid);
+    if (unwinder_) unwinder_->forget(pid);
+    ++exits_;
+  }
+  exited_.clear();
+}
+
+std::vector<format::ProcessEvent> StackCollector::take_seeded() {
+  std::vector<format::ProcessEvent> out;
+  out.swap(seeded_events_);
+  return out;
+}
+
+void StackCollector::collect_fp(const Callchain& chain) {
+  // The kernel stops at sample_max_stack entries, context markers included:
+  // a chain that long may have been cut.
+  for (uint64_t i = 0; i < chain.nr; ++i) {
+    uint64_t address = chain.at(i);
+    if (address >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
+    if (frames_.size() >= graph_.depth) break;
+    frames_.push_back(address);
+  }
+  truncated_ = chain.nr >= graph_.depth;
+}
+
+void StackCollector::collect_dwarf(uint32_t pid, const SampleDecoder& decoder) {
+#ifdef USDT_HAVE_DWARF_UNWINDER
+  const SampledRegs& regs = decoder.sample_regs();
+  const StackDump& stack = decoder.sample_stack();
+  if (!regs.present()) return;
+  const ProcessMappings& mappings = mappings_[pid];
+  truncated_ = unwinder_->unwind(pid, mappings, unwind_registers_from_perf(regs), stack.data,
+                                 stack.data == nullptr ? 0 : stack.size, graph_.depth, &frames_);
+  if (frames_.size() > graph_.depth) frames_.resize(graph_.depth);
+#else
+  (void)pid;
+  (void)decoder;
+#endif
+}
+
+void StackCollector::note_objects(uint32_t pid) {
+  auto it = mappings_.find(pid);
+  if (it == mappings_.end()) return;
+  const ProcessMappings& mappings = it->second;
+  // FNV-1a over what decides the objects and offsets of this stack.
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](uint64_t v) {
+    hash ^= v;
+    hash *= 1099511628211ull;
+  };
+  mix(pid);
+  mix(exits_);
+  mix(mappings.generation());
+  for (uint64_t frame : frames_) mix(frame);
+  // Bounded: a program with endless distinct stacks only re-notes some.
+  constexpr size_t kMaxNotedStacks = 1 << 20;
+  if (noted_stacks_.size() >= kMaxNotedStacks) noted_stacks_.clear();
+  if (!noted_stacks_.insert(hash).second) return;
+
+  const ExecMapping* last = nullptr;
+  size_t index = 0;
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    // A return address belongs to the call before it.
+    const uint64_t address = i == 0 ? frames_[i] : frames_[i] - 1;
+    const ExecMapping* m = mappings.find(address);
+    if (m == nullptr) continue;
+    if (m != last) {
+      last = nullptr;
+      // Anonymous code (JIT) and [vsyscall] have no symbols to write.
+      const bool special = !m->path.empty() && m->path[0] == '[' && m->path != "[vdso]";
+      if (m->path.empty() || m->path == "//anon" || special) continue;
+      std::string key = m->build_id.empty() ? "path:" + m->path : m->build_id;
+      auto [found, inserted] = object_index_.emplace(key, objects_.size());
+      if (inserted) {
+        StackObject object;
+        object.path = m->path;
+        object.build_id = m->build_id;
+        object.open_path =
+            m->path[0] == '/' ? "/proc/" + std::to_string(pid) + "/root" + m->path : m->path;
+        objects_.push_back(std::move(object));
+        object_offsets_.emplace_back();
+      }
+      index = found->second;
+      last = m;
+    }
+    object_offsets_[index].insert(m->file_offset_of(address));
+  }
+}
+
+void StackCollector::collect(const SampleDecoder& decoder, format::Event& event) {
+  frames_.clear();
+  truncated_ = false;
+  if (seeded_.count(event.pid) == 0) {
+    // A process that ran before the recording (-a) or was forked by an
+    // unseeded one: its mappings as they are now, just before this event.
+    std::vector<format::ProcessEvent> seeded =
+        seed(event.pid, event.time_ns > 0 ? event.time_ns - 1 : 0);
+    seeded_events_.insert(seeded_events_.end(), seeded.begin(), seeded.end());
+  }
+  if (graph_.mode == CallGraphMode::fp) {
+    collect_fp(decoder.sample_callchain());
+  } else if (graph_.mode == CallGraphMode::dwarf) {
+    collect_dwarf(event.pid, decoder);
+  }
+  if (frames_.empty()) {
+    event.stack = nullptr;
+    event.stack_depth = 0;
+    event.stack_truncated = false;
+    return;
+  }
+  note_objects(event.pid);
+  event.stack = frames_.data();
+  event.stack_depth = static_cast<uint16_t>(frames_.size());
+  event.stack_truncated = truncated_;
+}
+
+std::vector<StackObject> StackCollector::objects() const {
+  std::vector<StackObject> out = objects_;
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].offsets.assign(object_offsets_[i].begin(), object_offsets_[i].end());
+    std::sort(out[i].offsets.begin(), out[i].offsets.end());
+  }
+  return out;
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,300 @@
+// Call stacks recorded for real (usdt-record -g) and named by usdt-report
+// from the trace alone. The program tests/integration/programs/itest_stacks.c
+// fires stacks:hit through main -> a -> b (N times) and main -> c -> b (M
+// times), built at -O2 with frame pointers, without them, and stripped with
+// its symbols in a separate .debug file. `stacks --folded` must give exactly
+// N and M for the two paths (frames outside main, such as
+// __libc_start_call_main, are cut off before comparing), in fp mode with
+// frame pointers and in dwarf mode with and without them; also after the
+// program is deleted and the trace moved; with frames in libc (qsort's
+// callback) and in a dlopen()ed library; and attached with -p.
+// Root only: hidden cases ([.root]) with a CTest entry each.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fixture_paths.h"
+#include "integration_support.h"
+
+using namespace usdt::itest;
+
+namespace {
+
+constexpr int kPathA = 7;  // main -> a -> b
+constexpr int kPathC = 4;  // main -> c -> b
+
+std::string reporter() { return USDT_REPORT_PATH; }
+
+// Mounts tracefs when it is absent, as cleanup_isolation_test.cpp does: a
+// recorder that mounted it unmounts it from its background detacher after
+// it exits, and the next recording of a case, started meanwhile, may find
+// it gone under its feet (the recorder's race, not the stacks').
+void ensure_tracefs() {
+  if (access("/sys/kernel/tracing/uprobe_events", R_OK) == 0) return;
+  run({"/bin/mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"});
+}
+
+struct Recording {
+  std::string trace;
+  std::string err;
+};
+
+Recording record(const std::vector<std::string>& mode, const std::vector<std::string>& probes,
+                 const std::vector<std::string>& command, const std::string& name) {
+  ensure_tracefs();
+  Recording rec{temp_trace(name), ""};
+  std::vector<std::string> argv{recorder(), "-o", rec.trace};
+  argv.insert(argv.end(), mode.begin(), mode.end());
+  for (const std::string& p : probes) {
+    argv.push_back("-e");
+    argv.push_back(p);
+  }
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  RunResult r = run(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  rec.err = r.err;
+  return rec;
+}
+
+std::string folded(const std::string& trace, const std::string& probe) {
+  RunResult r = run({reporter(), "stacks", "--probe", probe, "--folded", trace});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return r.out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+// Folded lines "probe;f1;...;fn COUNT", summed by the frames from the last
+// "main" on ("main;a;b"); a stack without main counts under its whole text.
+std::map<std::string, long> paths_from_main(const std::string& text) {
+  std::map<std::string, long> out;
+  for (const std::string& line : lines(text)) {
+    size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    long count = std::stol(line.substr(space + 1));
+    std::vector<std::string> frames = split(line.substr(0, space), ';');
+    size_t main_at = frames.size();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (frames[i] == "main") main_at = i;
+    }
+    std::string path;
+    if (main_at == frames.size()) {
+      path = "(no main) " + line.substr(0, space);
+    } else {
+      for (size_t i = main_at; i < frames.size(); ++i)
+        path += (path.empty() ? "" : ";") + frames[i];
+    }
+    out[path] += count;
+  }
+  return out;
+}
+
+void check_two_paths(const std::string& trace) {
+  std::string text = folded(trace, "stacks:hit");
+  INFO(text);
+  std::map<std::string, long> expected{{"main;a;b", kPathA}, {"main;c;b", kPathC}};
+  CHECK(paths_from_main(text) == expected);
+}
+
+std::vector<std::string> program_args() { return {std::to_string(kPathA), std::to_string(kPathC)}; }
+
+std::vector<std::string> with_args(const std::string& program_path) {
+  std::vector<std::string> argv{program_path};
+  for (const std::string& a : program_args()) argv.push_back(a);
+  return argv;
+}
+
+// The end report's stack line: every event of the run carries a stack.
+void check_stack_line(const std::string& err, int events) {
+  std::string line =
+      std::to_string(events) + " of " + std::to_string(events) + " events carry a call stack";
+  INFO(err);
+  CHECK(err.find(line) != std::string::npos);
+}
+
+bool copy_file(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) return false;
+  return chmod(to.c_str(), 0755) == 0;
+}
+
+// The dump's jsonl lines of one probe.
+std::vector<std::string> dump_lines(const std::string& trace, const std::string& name) {
+  RunResult r = run({reporter(), "dump", "--format", "jsonl", trace});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::vector<std::string> out;
+  for (const std::string& line : lines(r.out)) {
+    if (line.find("\"name\":\"" + name + "\"") != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fp stacks of a program with frame pointers give the exact paths", "[.root][stacks_fp]") {
+  Recording rec =
+      record({"-g"}, {"stacks:hit"}, with_args(program("itest_stacks_fp")), "stacks_fp");
+  check_two_paths(rec.trace);
+  check_stack_line(rec.err, kPathA + kPathC);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("fp,DEPTH cuts stacks and marks them truncated", "[.root][stacks_fp_depth]") {
+  Recording rec = record({"--call-graph", "fp,2"}, {"stacks:hit"},
+                         with_args(program("itest_stacks_fp")), "stacks_fp_depth");
+  std::string text = folded(rec.trace, "stacks:hit");
+  INFO(text);
+  // Two frames, b and a or c, under [truncated].
+  CHECK(text.find("stacks:hit;[truncated];a;b 7") != std::string::npos);
+  CHECK(text.find("stacks:hit;[truncated];c;b 4") != std::string::npos);
+  CHECK(rec.err.find("11 of 11 events carry a call stack, 11 truncated") != std::string::npos);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("dwarf stacks of a program with frame pointers give the exact paths",
+          "[.root][stacks_dwarf_fp]") {
+  Recording rec = record({"--call-graph", "dwarf"}, {"stacks:hit"},
+                         with_args(program("itest_stacks_fp")), "stacks_dwarf_fp");
+  check_two_paths(rec.trace);
+  check_stack_line(rec.err, kPathA + kPathC);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("dwarf stacks of a program without frame pointers give the exact paths",
+          "[.root][stacks_dwarf_nofp]") {
+  Recording rec = record({"--call-graph", "dwarf,4096"}, {"stacks:hit"},
+                         with_args(program("itest_stacks_nofp")), "stacks_dwarf_nofp");
+  check_two_paths(rec.trace);
+  check_stack_line(rec.err, kPathA + kPathC);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("a stripped program's frames are named from its separate debug file",
+          "[.root][stacks_stripped]") {
+  Recording rec = record({"--call-graph", "dwarf"}, {"stacks:hit"},
+                         with_args(program("itest_stacks_stripped")), "stacks_stripped");
+  check_two_paths(rec.trace);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("a trace shows the same frames after the program is deleted and the trace moved",
+          "[.root][stacks_moved]") {
+  char dir_template[] = "/tmp/usdt_itest_stacks_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  const std::string copy = dir + "/itest_stacks_copy";
+  REQUIRE(copy_file(program("itest_stacks_fp"), copy));
+  Recording rec = record({"-g"}, {"usdt:" + copy + ":stacks:hit"}, with_args(copy), "stacks_moved");
+  const std::string before = folded(rec.trace, "stacks:hit");
+  REQUIRE(unlink(copy.c_str()) == 0);
+  const std::string moved = dir + "/elsewhere.trace";
+  REQUIRE(std::rename(rec.trace.c_str(), moved.c_str()) == 0);
+  const std::string after = folded(moved, "stacks:hit");
+  CHECK(after == before);
+  std::map<std::string, long> expected{{"main;a;b", kPathA}, {"main;c;b", kPathC}};
+  CHECK(paths_from_main(after) == expected);
+  unlink(moved.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("frames in libc and in a dlopen()ed library are recorded and named",
+          "[.root][stacks_shared_lib]") {
+  std::vector<std::string> command = with_args(program("itest_stacks_nofp"));
+  command.push_back(FIXTURE_LIB);
+  command.push_back("3");
+  Recording rec =
+      record({"--call-graph", "dwarf"},
+             {"stacks:compare", "usdt:" + std::string(FIXTURE_LIB) + ":fixturelib:call"}, command,
+             "stacks_shared_lib");
+  // qsort's callback: compare_ints, then frames in libc, then sort_two and main.
+  std::string text = folded(rec.trace, "stacks:compare");
+  INFO(text);
+  std::vector<std::string> compare_lines = lines(text);
+  REQUIRE(!compare_lines.empty());
+  for (const std::string& line : compare_lines) {
+    CHECK(line.find(";main;sort_two;") != std::string::npos);
+    CHECK(line.find(";compare_ints ") != std::string::npos);
+  }
+  std::vector<std::string> dumped = dump_lines(rec.trace, "compare");
+  REQUIRE(!dumped.empty());
+  for (const std::string& line : dumped) {
+    INFO(line);
+    CHECK(line.find("libc.so.6\"") != std::string::npos);
+  }
+  // The dlopen()ed library's probe: fixture_lib_call <- d <- main.
+  std::string lib = folded(rec.trace, "fixturelib:call");
+  INFO(lib);
+  std::map<std::string, long> expected{{"main;d;fixture_lib_call", 3}};
+  CHECK(paths_from_main(lib) == expected);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("fp stacks of a process attached with -p", "[.root][stacks_attach]") {
+  ensure_tracefs();
+  setenv("ITEST_STACKS_WAIT", "1", 1);
+  Process target = Process::start(with_args(program("itest_stacks_fp")), true, true, false);
+  unsetenv("ITEST_STACKS_WAIT");
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  const std::string trace = temp_trace("stacks_attach");
+  Process recorder_process = Process::start(
+      {recorder(), "-g", "-e", "stacks:hit", "-o", trace, "-p", std::to_string(target.pid())},
+      false, false, true);
+  REQUIRE(recorder_process.wait_for_stderr("Ctrl-C to end"));
+  target.write_line("go");
+  CHECK(target.wait() == 0);
+  int status = recorder_process.wait();
+  INFO(recorder_process.stderr_seen << recorder_process.read_rest(true));
+  REQUIRE(status == 0);
+  check_two_paths(trace);
+  unlink(trace.c_str());
+}
+
+TEST_CASE("dwarf stacks with -a of a process that ran before the recording",
+          "[.root][stacks_all]") {
+  ensure_tracefs();
+  // A copy of its own: -a records every process running the file, and other
+  // cases run itest_stacks_nofp meanwhile.
+  char dir_template[] = "/tmp/usdt_itest_stacks_all_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  const std::string copy = dir + "/itest_stacks_all";
+  REQUIRE(copy_file(program("itest_stacks_nofp"), copy));
+  setenv("ITEST_STACKS_WAIT", "1", 1);
+  Process target = Process::start(with_args(copy), true, true, false);
+  unsetenv("ITEST_STACKS_WAIT");
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  const std::string trace = temp_trace("stacks_all");
+  Process recorder_process =
+      Process::start({recorder(), "--call-graph", "dwarf", "-a", "--duration", "2", "-e",
+                      "usdt:" + copy + ":stacks:hit", "-o", trace},
+                     false, false, true);
+  REQUIRE(recorder_process.wait_for_stderr("Ctrl-C to end"));
+  target.write_line("go");
+  CHECK(target.wait() == 0);
+  int status = recorder_process.wait();
+  INFO(recorder_process.stderr_seen << recorder_process.read_rest(true));
+  REQUIRE(status == 0);
+  check_two_paths(trace);
+  unlink(trace.c_str());
+  unlink(copy.c_str());
+  rmdir(dir.c_str());
+}

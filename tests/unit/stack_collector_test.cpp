@@ -1,0 +1,274 @@
+#include "record/stacks/stack_collector.h"
+
+#include <linux/perf_event.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <vector>
+
+#include "record/perf_event.h"
+
+using namespace usdt;
+using namespace usdt::record;
+
+namespace {
+
+// A -g fp sample of one site without identifier: pid, tid, time, cpu, then the chain.
+std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain) {
+  std::vector<uint8_t> bytes(sizeof(perf_event_header));
+  auto put = [&](const void* p, size_t n) {
+    size_t at = bytes.size();
+    bytes.resize(at + n);
+    std::memcpy(bytes.data() + at, p, n);
+  };
+  uint32_t cpu = 0, res = 0;
+  uint64_t time = 1000, nr = chain.size();
+  put(&pid, 4);
+  put(&pid, 4);
+  put(&time, 8);
+  put(&cpu, 4);
+  put(&res, 4);
+  put(&nr, 8);
+  for (uint64_t a : chain) put(&a, 8);
+  perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(bytes.size())};
+  std::memcpy(bytes.data(), &h, sizeof h);
+  return bytes;
+}
+
+format::ProcessEvent process(format::ProcessEventKind kind, uint32_t pid, uint32_t parent = 0) {
+  format::ProcessEvent e;
+  e.kind = kind;
+  e.pid = e.tid = pid;
+  e.parent_pid = e.parent_tid = parent;
+  return e;
+}
+
+format::ProcessEvent mmap(uint32_t pid, uint64_t start, uint64_t length, const std::string& path,
+                          const std::string& build_id) {
+  format::ProcessEvent e = process(format::ProcessEventKind::mmap, pid);
+  e.map_address = start;
+  e.map_length = length;
+  e.map_file_offset = 0x1000;
+  e.path = path;
+  e.build_id = build_id;
+  return e;
+}
+
+struct Fp {
+  CallGraph graph;
+  SampleDecoder decoder;
+  std::unique_ptr<StackCollector> collector;
+  explicit Fp(uint32_t depth) : decoder(sites(), false) {
+    graph.mode = CallGraphMode::fp;
+    graph.depth = depth;
+    collector = std::move(*StackCollector::create(graph));
+  }
+  static std::vector<SiteDecoding> sites() {
+    SiteDecoding d;
+    d.callchain = true;
+    return {d};
+  }
+  format::Event collect(uint32_t pid, const std::vector<uint64_t>& chain) {
+    std::vector<uint8_t> record = fp_sample(pid, chain);
+    REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(record.data())) ==
+            SampleDecoder::Kind::event);
+    format::Event e = decoder.event();
+    collector->collect(decoder, e);
+    return e;
+  }
+};
+
+const uint64_t kUser = static_cast<uint64_t>(PERF_CONTEXT_USER);
+
+}  // namespace
+
+TEST_CASE("fp stacks: the callchain's user entries, markers left out", "[stack_collector]") {
+  Fp fp(127);
+  // pid 1000001 "exec'd" during the recording: its mappings are complete.
+  fp.collector->on_process(process(format::ProcessEventKind::exec, 1000001));
+  fp.collector->on_process(mmap(1000001, 0x400000, 0x10000, "/bin/prog", "aabb"));
+  fp.collector->on_process(mmap(1000001, 0x7f0000000000, 0x10000, "/lib/libc.so.6", ""));
+  format::Event e = fp.collect(1000001, {kUser, 0x401000, 0x7f0000000100, 0x402000});
+  REQUIRE(e.stack_depth == 3);
+  CHECK(e.stack[0] == 0x401000);
+  CHECK(e.stack[1] == 0x7f0000000100);
+  CHECK(e.stack[2] == 0x402000);
+  CHECK_FALSE(e.stack_truncated);
+  std::vector<StackObject> objects = fp.collector->objects();
+  REQUIRE(objects.size() == 2);
+  CHECK(objects[0].path == "/bin/prog");
+  CHECK(objects[0].build_id == "aabb");
+  CHECK(objects[1].path == "/lib/libc.so.6");
+  CHECK(fp.collector->take_seeded().empty());
+
+  // A frame outside every mapping is kept (the report says [unknown]) but
+  // names no object.
+  e = fp.collect(1000001, {kUser, 0x401000, 0x999999});
+  CHECK(e.stack_depth == 2);
+  CHECK(fp.collector->objects().size() == 2);
+
+  // An empty chain (a kernel thread): no stack.
+  e = fp.collect(1000001, {});
+  CHECK(e.stack_depth == 0);
+  CHECK(e.stack == nullptr);
+}
+
+TEST_CASE("fp stacks: a chain as long as the depth is marked truncated", "[stack_collector]") {
+  Fp fp(3);
+  fp.collector->on_process(process(format::ProcessEventKind::exec, 1000002));
+  format::Event e = fp.collect(1000002, {kUser, 1, 2});
+  CHECK(e.stack_depth == 2);
+  CHECK(e.stack_truncated);
+  e = fp.collect(1000002, {kUser, 1});
+  CHECK_FALSE(e.stack_truncated);
+}
+
+TEST_CASE("mappings: exec clears, fork copies, exit drops at the end of the pass",
+          "[stack_collector]") {
+  Fp fp(127);
+  fp.collector->on_process(process(format::ProcessEventKind::exec, 1000003));
+  fp.collector->on_process(mmap(1000003, 0x400000, 0x1000, "/bin/a", "01"));
+  fp.collector->on_process(process(format::ProcessEventKind::fork, 1000004, 1000003));
+  fp.collector->on_process(process(format::ProcessEventKind::exec, 1000003));
+  fp.collector->on_process(mmap(1000003, 0x400000, 0x1000, "/bin/b", "02"));
+  fp.collect(1000004, {kUser, 0x400010});  // the child still has /bin/a
+  fp.collect(1000003, {kUser, 0x400010});  // the parent now has /bin/b
+  std::vector<StackObject> objects = fp.collector->objects();
+  REQUIRE(objects.size() == 2);
+  CHECK(objects[0].path == "/bin/a");
+  CHECK(objects[1].path == "/bin/b");
+  // Exit takes effect only after the pass: samples read in it still resolve.
+  fp.collector->on_process(process(format::ProcessEventKind::exit, 1000004));
+  fp.collect(1000004, {kUser, 0x400010});
+  fp.collector->end_pass();
+}
+
+TEST_CASE("a process first seen in a sample is seeded from /proc", "[stack_collector]") {
+  Fp fp(127);
+  uint32_t self = static_cast<uint32_t>(getpid());
+  uint64_t here = reinterpret_cast<uint64_t>(&fp_sample);
+  fp.collect(self, {kUser, here});
+  std::vector<format::ProcessEvent> seeded = fp.collector->take_seeded();
+  REQUIRE_FALSE(seeded.empty());
+  bool found = false;
+  for (const format::ProcessEvent& e : seeded) {
+    CHECK(e.kind == format::ProcessEventKind::mmap);
+    CHECK(e.time_ns == 999);  // just before the sample
+    if (here >= e.map_address && here < e.map_address + e.map_length) {
+      found = true;
+      CHECK(e.path.find("stack_collector_test") != std::string::npos);
+      CHECK_FALSE(e.build_id.empty());
+    }
+  }
+  CHECK(found);
+  REQUIRE(fp.collector->objects().size() == 1);
+  CHECK(fp.collector->objects()[0].path.find("stack_collector_test") != std::string::npos);
+}
+
+TEST_CASE("add_stack_sampling: what each mode adds to a site", "[stack_collector]") {
+  CallGraph graph;
+  UprobeConfig attach;
+  SiteDecoding decoding;
+  decoding.regs_mask = attach.regs_mask = 1u << 5;  // %rdi
+  decoding.stack_bytes = attach.stack_bytes = 16;
+  add_stack_sampling(graph, attach, decoding);
+  CHECK(attach.callchain_depth == 0);
+  CHECK(decoding.regs_mask == 1u << 5);
+
+  graph.mode = CallGraphMode::fp;
+  graph.depth = 50;
+  add_stack_sampling(graph, attach, decoding);
+  CHECK(attach.callchain_depth == 50);
+  CHECK(decoding.callchain);
+  CHECK(attach.stack_bytes == 16);
+
+  graph.mode = CallGraphMode::dwarf;
+  UprobeConfig attach2 = attach;
+  attach2.callchain_depth = 0;
+  SiteDecoding decoding2;
+  decoding2.regs_mask = 1u << 5;
+  decoding2.stack_bytes = 16;
+  add_stack_sampling(graph, attach2, decoding2);
+  CHECK(attach2.regs_mask == kUnwindRegsMask);
+  CHECK(decoding2.regs_mask == kUnwindRegsMask);
+  CHECK(attach2.stack_bytes == 8192);
+  CHECK(decoding2.stack_bytes == 8192);
+  CHECK_FALSE(decoding2.callchain);
+}
+
+TEST_CASE("ring size: -g dwarf grows the default, never an explicit one", "[stack_collector]") {
+  CallGraph dwarf;
+  dwarf.mode = CallGraphMode::dwarf;
+  CallGraph fp;
+  fp.mode = CallGraphMode::fp;
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 2, 4096) == 16384);    // 64 MiB a CPU
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 64, 4096) == 2048);    // 512 MiB in all
+  CHECK(ring_buffer_pages(dwarf, 1024, false, 4096, 4096) == 1024);  // never below the default
+  CHECK(ring_buffer_pages(dwarf, 8, true, 2, 4096) == 8);
+  CHECK(ring_buffer_pages(fp, 1024, false, 2, 4096) == 1024);
+}
+
+TEST_CASE("-g dwarf needs the unwinder", "[stack_collector]") {
+  CallGraph dwarf;
+  dwarf.mode = CallGraphMode::dwarf;
+  Result<std::unique_ptr<StackCollector>> c = StackCollector::create(dwarf);
+  CHECK(c.ok() == dwarf_unwinding_available());
+  if (!c.ok()) CHECK(c.error().message().find("-g dwarf is not available") != std::string::npos);
+}
+
+TEST_CASE("dwarf stacks: a damaged stack copy stops the walk, marked truncated",
+          "[stack_collector]") {
+  if (!dwarf_unwinding_available()) return;
+  CallGraph graph;
+  graph.mode = CallGraphMode::dwarf;
+  graph.stack_bytes = 256;
+  SiteDecoding d;
+  UprobeConfig attach;
+  add_stack_sampling(graph, attach, d);
+  SampleDecoder decoder({d}, false);
+  Result<std::unique_ptr<StackCollector>> collector = StackCollector::create(graph);
+  REQUIRE(collector.ok());
+
+  // A sample of this process: ip in this test's own code, a stack of garbage.
+  const uint32_t self = static_cast<uint32_t>(getpid());
+  const uint64_t ip = reinterpret_cast<uint64_t>(&fp_sample) + 4;
+  // A fixed buffer: GCC 12 warns (-Wstringop-overflow) on growing a vector here.
+  alignas(8) uint8_t bytes[1024] = {};
+  size_t used = sizeof(perf_event_header);
+  auto put = [&](const void* p, size_t n) {
+    REQUIRE(used + n <= sizeof bytes);
+    std::memcpy(bytes + used, p, n);
+    used += n;
+  };
+  uint32_t cpu = 0, res = 0;
+  uint64_t time = 5000, abi = PERF_SAMPLE_REGS_ABI_64;
+  put(&self, 4);
+  put(&self, 4);
+  put(&time, 8);
+  put(&cpu, 4);
+  put(&res, 4);
+  put(&abi, 8);
+  uint8_t garbage[256];
+  for (size_t i = 0; i < sizeof garbage; ++i) garbage[i] = static_cast<uint8_t>(0xa5 ^ (i * 7));
+  const uint64_t sp = reinterpret_cast<uint64_t>(garbage);
+  for (int reg = 0; reg < 24; ++reg) {
+    if (reg >= 9 && reg < 16) continue;  // not in kUnwindRegsMask
+    uint64_t v = reg == 8 ? ip : reg == 7 ? sp : 0x5a5a5a5a5a5a5a5aull;
+    put(&v, 8);
+  }
+  uint64_t size = sizeof garbage;
+  put(&size, 8);
+  put(garbage, sizeof garbage);
+  put(&size, 8);
+  perf_event_header h{PERF_RECORD_SAMPLE, 0, static_cast<uint16_t>(used)};
+  std::memcpy(bytes, &h, sizeof h);
+
+  REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(bytes)) ==
+          SampleDecoder::Kind::event);
+  format::Event e = decoder.event();
+  (*collector)->collect(decoder, e);
+  REQUIRE(e.stack_depth >= 1);
+  CHECK(e.stack[0] == ip);
+  CHECK(e.stack_truncated);
+  CHECK_FALSE((*collector)->take_seeded().empty());  // seeded from /proc first
+}
