@@ -576,7 +576,8 @@ void RecordSession::release_events() {
       },
       [tracefs] {
         if (tracefs != nullptr) tracefs->unmount_if_ours();
-      });
+      },
+      plan_.tracefs ? TracefsMount::use_lock_fd() : -1);
   if (detached) {
     if (group_) group_->release();
     if (plan_.tracefs) plan_.tracefs->release();

@@ -7,19 +7,30 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace usdt::record {
 namespace {
 
-void close_all_but(int keep) {
-  if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
-  syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0u, 0u);
+// Closes every descriptor from 3 up except those in keep.
+void close_all_but(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  for (int fd : keep) {
+    if (fd < 3 || static_cast<unsigned>(fd) < from) continue;
+    if (static_cast<unsigned>(fd) > from) {
+      syscall(SYS_close_range, from, static_cast<unsigned>(fd - 1), 0u);
+    }
+    from = static_cast<unsigned>(fd) + 1;
+  }
+  syscall(SYS_close_range, from, ~0u, 0u);
 }
 
 }  // namespace
 
-bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last) {
+bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
+                       int keep_fd) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
   pid_t child = fork();
@@ -51,7 +62,7 @@ bool detach_after_exit(const std::function<void()>& release, const std::function
   } while (n < 0 && errno == EINTR);
   // The recorder has exited: every perf event is ours alone to close.
   release();
-  close_all_but(fds[0]);
+  close_all_but({fds[0], keep_fd});
   last();
   _exit(0);
 }

@@ -12,14 +12,16 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace usdt::record {
 
 // Forks a child in a session of its own that waits for this process to
 // exit, then runs release (which closes what it wants, in the order it
-// wants), closes every other file descriptor it inherited, runs last and
-// exits. Returns false when no child could be made: the caller then does
-// the work itself.
-bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last);
+// wants), closes every other file descriptor it inherited but keep_fd (-1:
+// none), runs last and exits. Returns false when no child could be made:
+// the caller then does the work itself.
+bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
+                       int keep_fd = -1);
 
 }  // namespace usdt::record

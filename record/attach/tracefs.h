@@ -38,11 +38,15 @@ class TracefsMount {
 
   const std::string& dir() const { return dir_; }
   bool mounted_by_us() const { return mounted_; }
-  // Unmounts a tracefs this process mounted, unless probe events are still
-  // defined in it (another recorder found our mount meanwhile).
+  // Unmounts a tracefs this process mounted, unless another usdt-record uses
+  // it (it holds the shared lock of tracefs.cpp's kUseLockPath) or probe
+  // events are still defined in it (another tool found our mount meanwhile).
   void unmount_if_ours();
   // Gives up the unmount (another process, the detacher, does it later).
   void release() { mounted_ = false; }
+  // The descriptor of this process's shared lock on tracefs (tracefs.cpp),
+  // -1 when there is none. A process that unmounts for us keeps it open.
+  static int use_lock_fd();
 
  private:
   TracefsMount(std::string dir, bool mounted) : dir_(std::move(dir)), mounted_(mounted) {}
