@@ -121,7 +121,8 @@ void Drainer::apply_mapping_records(std::vector<RingBuffer>& buffers) {
                    [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
                      return a.time_ns < b.time_ns;
                    });
-  for (const format::ProcessEvent& p : mapping_records_) stacks_->on_process(p);
+  stacks_->begin_pass(std::move(mapping_records_));
+  mapping_records_ = {};
 }
 
 void Drainer::add_event(const format::Event& decoded) {

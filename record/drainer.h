@@ -11,10 +11,12 @@
 // past its time) before it is dropped as another process's.
 //
 // With call stacks (-g) each pass reads the buffers twice: first only the
-// records that change mappings (mmap, exec, fork, exit), applied to the
-// StackCollector in time order, then everything. Buffers are per CPU, so a
-// library mapped on one CPU and hit at once on another would otherwise be
-// unknown when the sample is unwound.
+// records that change mappings (mmap, exec, fork, exit), handed to the
+// StackCollector sorted by time, then everything; the collector applies
+// them up to each sample's time. Buffers are per CPU, so a library mapped
+// on one CPU and hit at once on another would otherwise be unknown when the
+// sample is unwound, and a sample read after a later dlclose()/dlopen()
+// would be unwound against the new library.
 #pragma once
 
 #include <sys/types.h>

@@ -1,8 +1,20 @@
 #include "record/stacks/process_mappings.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace usdt::record {
+namespace {
+
+// Generations are unique across all ProcessMappings and all time, so that a
+// copy put back (StackCollector rewinds a process's mappings to an earlier
+// time) still has the number of exactly its contents.
+uint64_t next_generation() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
 
 void ProcessMappings::add(ExecMapping mapping) {
   if (mapping.end <= mapping.start) return;
@@ -30,7 +42,7 @@ void ProcessMappings::add(ExecMapping mapping) {
   std::sort(kept.begin(), kept.end(),
             [](const ExecMapping& a, const ExecMapping& b) { return a.start < b.start; });
   mappings_ = std::move(kept);
-  ++generation_;
+  generation_ = next_generation();
 }
 
 const ExecMapping* ProcessMappings::find(uint64_t address) const {
@@ -43,7 +55,7 @@ const ExecMapping* ProcessMappings::find(uint64_t address) const {
 
 void ProcessMappings::clear() {
   mappings_.clear();
-  ++generation_;
+  generation_ = next_generation();
 }
 
 }  // namespace usdt::record

@@ -33,8 +33,9 @@ class ProcessMappings {
   const ExecMapping* find(uint64_t address) const;
   // All mappings, sorted by start, none overlapping.
   const std::vector<ExecMapping>& all() const { return mappings_; }
-  // Rises with every change, so that caches built from all() (the unwinder's
-  // module list) know when to rebuild.
+  // Changes with every change, to a number no other contents ever had (also
+  // in other ProcessMappings), so that caches built from all() (the
+  // unwinder's module list) know when to rebuild; a copy keeps it.
   uint64_t generation() const { return generation_; }
   void clear();
 

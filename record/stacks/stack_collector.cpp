@@ -178,20 +178,69 @@ void StackCollector::on_process(const format::ProcessEvent& e) {
       break;
     case format::ProcessEventKind::fork:
       if (e.tid != e.pid || e.pid == e.parent_pid) break;  // a thread: same mappings
+      advance_to(e.parent_pid, e.time_ns);                // the parent's at the fork
       if (auto parent = mappings_.find(e.parent_pid); parent != mappings_.end()) {
         mappings_[e.pid] = parent->second;
         if (seeded_.count(e.parent_pid) != 0) seeded_.insert(e.pid);
       }
       break;
     case format::ProcessEventKind::exit:
-      if (e.tid == e.pid) exited_.push_back(e.pid);
+      // (Applied again when a pass's records are rewound: counted once.)
+      if (e.tid == e.pid && std::find(exited_.begin(), exited_.end(), e.pid) == exited_.end()) {
+        exited_.push_back(e.pid);
+      }
       break;
     case format::ProcessEventKind::comm:
       break;
   }
 }
 
+void StackCollector::begin_pass(std::vector<format::ProcessEvent> records) {
+  timelines_.clear();
+  for (format::ProcessEvent& e : records) {
+    auto [it, added] = timelines_.try_emplace(e.pid);
+    PassTimeline& t = it->second;
+    if (added) {
+      auto m = mappings_.find(e.pid);
+      t.had_mappings = m != mappings_.end();
+      if (t.had_mappings) t.start = m->second;
+      t.start_seeded = seeded_.count(e.pid) != 0;
+    }
+    t.records.push_back(std::move(e));
+  }
+}
+
+void StackCollector::advance_to(uint32_t pid, uint64_t time_ns) {
+  auto it = timelines_.find(pid);
+  if (it == timelines_.end()) return;
+  PassTimeline& t = it->second;
+  if (t.applied > 0 && t.records[t.applied - 1].time_ns > time_ns) {
+    // A sample older than what was applied: back to the pass's start.
+    if (t.had_mappings) {
+      mappings_[pid] = t.start;
+    } else {
+      mappings_.erase(pid);
+    }
+    if (t.start_seeded) {
+      seeded_.insert(pid);
+    } else {
+      seeded_.erase(pid);
+    }
+    t.applied = 0;
+  }
+  while (t.applied < t.records.size() && t.records[t.applied].time_ns <= time_ns) {
+    // on_process may advance another process (a fork's parent), which can
+    // rehash timelines_: index again rather than keep t.
+    const format::ProcessEvent& e = timelines_[pid].records[timelines_[pid].applied++];
+    on_process(e);
+  }
+}
+
 void StackCollector::end_pass() {
+  std::vector<uint32_t> pids;
+  for (const auto& [pid, unused] : timelines_) pids.push_back(pid);
+  for (uint32_t pid : pids) advance_to(pid, std::numeric_limits<uint64_t>::max());
+  timelines_.clear();
   for (uint32_t pid : exited_) {
     mappings_.erase(pid);
     seeded_.erase(pid);
@@ -286,6 +335,7 @@ void StackCollector::note_objects(uint32_t pid) {
 void StackCollector::collect(const SampleDecoder& decoder, format::Event& event) {
   frames_.clear();
   truncated_ = false;
+  advance_to(event.pid, event.time_ns);
   if (seeded_.count(event.pid) == 0) {
     // A process that ran before the recording (-a) or was forked by an
     // unseeded one: its mappings as they are now, just before this event.

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -87,6 +88,13 @@ class StackCollector {
   // A mapping-changing record (mmap, exec, fork, exit), in time order,
   // before the samples they precede. Exit takes effect at end_pass().
   void on_process(const format::ProcessEvent& event);
+  // The mapping-changing records of one drain pass, of all CPUs, sorted by
+  // time. They are applied per process up to each sample's time as
+  // collect() meets it, so that a sample read after a later record (from
+  // another CPU's buffer, or later in its own) still sees the mappings of
+  // its time: a library dlclose()d and another mapped at its address in
+  // the same pass. end_pass() applies the rest.
+  void begin_pass(std::vector<format::ProcessEvent> records);
   // Completes an mmap event to be written: the build-id the kernel did not
   // give, read from the file (cached per path), or the vdso's.
   void complete(format::ProcessEvent& event);
@@ -110,6 +118,9 @@ class StackCollector {
   void collect_dwarf(uint32_t pid, const SampleDecoder& decoder);
   void note_objects(uint32_t pid);
   std::string build_id_of(const std::string& path, const std::string& open_path);
+  // Brings pid's mappings to time_ns: applies its pass records up to then,
+  // from the pass's start again when records after time_ns were applied.
+  void advance_to(uint32_t pid, uint64_t time_ns);
   ExecMapping to_mapping(const format::ProcessEvent& event);
 
   CallGraph graph_;
@@ -117,6 +128,15 @@ class StackCollector {
   std::unordered_map<uint32_t, ProcessMappings> mappings_;
   std::unordered_set<uint32_t> seeded_;  // mappings complete: seeded, exec'd or forked
   std::vector<uint32_t> exited_;
+  // One process's mapping records of the current pass (begin_pass).
+  struct PassTimeline {
+    bool had_mappings = false;  // at the pass's start, and then these:
+    ProcessMappings start;
+    bool start_seeded = false;
+    std::vector<format::ProcessEvent> records;  // by time
+    size_t applied = 0;
+  };
+  std::unordered_map<uint32_t, PassTimeline> timelines_;
   std::vector<format::ProcessEvent> seeded_events_;
   std::unordered_map<std::string, std::string> build_ids_;  // path -> hex ("" = none)
   std::string vdso_build_id_;

@@ -33,10 +33,8 @@ constexpr int kPathC = 4;  // main -> c -> b
 
 std::string reporter() { return USDT_REPORT_PATH; }
 
-// Mounts tracefs when it is absent, as cleanup_isolation_test.cpp does: a
-// recorder that mounted it unmounts it from its background detacher after
-// it exits, and the next recording of a case, started meanwhile, may find
-// it gone under its feet (the recorder's race, not the stacks').
+// Mounts tracefs when it is absent, as cleanup_isolation_test.cpp does, so
+// that the cases do not depend on which recorder mounted it.
 void ensure_tracefs() {
   if (access("/sys/kernel/tracing/uprobe_events", R_OK) == 0) return;
   run({"/bin/mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"});
@@ -45,12 +43,13 @@ void ensure_tracefs() {
 struct Recording {
   std::string trace;
   std::string err;
+  std::string out;  // the traced command's
 };
 
 Recording record(const std::vector<std::string>& mode, const std::vector<std::string>& probes,
                  const std::vector<std::string>& command, const std::string& name) {
   ensure_tracefs();
-  Recording rec{temp_trace(name), ""};
+  Recording rec{temp_trace(name), "", ""};
   std::vector<std::string> argv{recorder(), "-o", rec.trace};
   argv.insert(argv.end(), mode.begin(), mode.end());
   for (const std::string& p : probes) {
@@ -63,6 +62,7 @@ Recording record(const std::vector<std::string>& mode, const std::vector<std::st
   INFO(r.err);
   REQUIRE(r.status == 0);
   rec.err = r.err;
+  rec.out = r.out;
   return rec;
 }
 
@@ -297,4 +297,71 @@ TEST_CASE("dwarf stacks with -a of a process that ran before the recording",
   unlink(trace.c_str());
   unlink(copy.c_str());
   rmdir(dir.c_str());
+}
+
+// "lib1 0x7f..." in the traced program's output: the address.
+uint64_t printed_base(const std::string& out, const std::string& label) {
+  for (const std::string& line : lines(out)) {
+    if (line.rfind(label + " ", 0) == 0) return std::stoull(line.substr(label.size() + 1), nullptr, 16);
+  }
+  return 0;
+}
+
+// The value of the first argument and the first frame's ip and object of a
+// dump jsonl line.
+struct FirstFrame {
+  long arg0 = -1;
+  uint64_t ip = 0;
+  std::string object;
+};
+
+FirstFrame first_frame(const std::string& line) {
+  FirstFrame f;
+  size_t args = line.find("\"args\":[");
+  if (args != std::string::npos) f.arg0 = std::stol(line.substr(args + 8));
+  size_t ip = line.find("\"ip\":");
+  if (ip != std::string::npos) f.ip = std::stoull(line.substr(ip + 5));
+  size_t object = line.find("\"object\":\"", ip);
+  if (object != std::string::npos) {
+    size_t begin = object + 10;
+    f.object = line.substr(begin, line.find('"', begin) - begin);
+  }
+  return f;
+}
+
+TEST_CASE("a library dlclose()d and another mapped at its address: frames of each time",
+          "[.root][stacks_replaced_lib]") {
+  std::vector<std::string> command = with_args(program("itest_stacks_nofp"));
+  for (std::string a : {std::string(FIXTURE_LIB), std::string("3"),
+                        std::string(ITEST_STACKS_LIB_B), std::string("2")}) {
+    command.push_back(a);
+  }
+  Recording rec = record({"--call-graph", "dwarf"},
+                         {"usdt:" + std::string(FIXTURE_LIB) + ":fixturelib:call",
+                          "usdt:" + std::string(ITEST_STACKS_LIB_B) + ":fixturelib:call"},
+                         command, "stacks_replaced_lib");
+  INFO(rec.out);
+  const uint64_t base1 = printed_base(rec.out, "lib1");
+  const uint64_t base2 = printed_base(rec.out, "lib2");
+  REQUIRE(base1 != 0);
+  // The case is only the one it names when the second library took the
+  // first one's addresses (glibc maps it into the hole the first left).
+  REQUIRE(base2 == base1);
+  std::vector<std::string> dumped = dump_lines(rec.trace, "call");
+  REQUIRE(dumped.size() == 5);
+  for (const std::string& line : dumped) {
+    INFO(line);
+    FirstFrame f = first_frame(line);
+    CHECK(line.find("\"function\":\"fixture_lib_call\"") != std::string::npos);
+    CHECK(f.ip >= base1);
+    CHECK(f.ip < base1 + 0x10000);
+    if (f.arg0 < 100) {
+      CHECK(f.object == FIXTURE_LIB);
+    } else {
+      CHECK(f.object == ITEST_STACKS_LIB_B);
+    }
+  }
+  std::map<std::string, long> expected{{"main;d;fixture_lib_call", 5}};
+  CHECK(paths_from_main(folded(rec.trace, "fixturelib:call")) == expected);
+  unlink(rec.trace.c_str());
 }

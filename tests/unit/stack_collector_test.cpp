@@ -14,7 +14,7 @@ using namespace usdt::record;
 namespace {
 
 // A -g fp sample of one site without identifier: pid, tid, time, cpu, then the chain.
-std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain) {
+std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain, uint64_t time = 1000) {
   std::vector<uint8_t> bytes(sizeof(perf_event_header));
   auto put = [&](const void* p, size_t n) {
     size_t at = bytes.size();
@@ -22,7 +22,7 @@ std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain)
     std::memcpy(bytes.data() + at, p, n);
   };
   uint32_t cpu = 0, res = 0;
-  uint64_t time = 1000, nr = chain.size();
+  uint64_t nr = chain.size();
   put(&pid, 4);
   put(&pid, 4);
   put(&time, 8);
@@ -68,8 +68,8 @@ struct Fp {
     d.callchain = true;
     return {d};
   }
-  format::Event collect(uint32_t pid, const std::vector<uint64_t>& chain) {
-    std::vector<uint8_t> record = fp_sample(pid, chain);
+  format::Event collect(uint32_t pid, const std::vector<uint64_t>& chain, uint64_t time = 1000) {
+    std::vector<uint8_t> record = fp_sample(pid, chain, time);
     REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(record.data())) ==
             SampleDecoder::Kind::event);
     format::Event e = decoder.event();
@@ -141,6 +141,34 @@ TEST_CASE("mappings: exec clears, fork copies, exit drops at the end of the pass
   fp.collector->on_process(process(format::ProcessEventKind::exit, 1000004));
   fp.collect(1000004, {kUser, 0x400010});
   fp.collector->end_pass();
+}
+
+TEST_CASE("a pass's mapping records apply up to each sample's time, also out of order",
+          "[stack_collector]") {
+  // /lib/a.so mapped at 20, replaced by /lib/b.so at the same address at 50;
+  // samples read in the order 60, 30 (another CPU's buffer), 70.
+  Fp fp(127);
+  auto at = [](format::ProcessEvent e, uint64_t time) {
+    e.time_ns = time;
+    return e;
+  };
+  fp.collector->begin_pass({at(process(format::ProcessEventKind::exec, 1000005), 10),
+                            at(mmap(1000005, 0x7f0000000000, 0x1000, "/lib/a.so", "0a"), 20),
+                            at(mmap(1000005, 0x7f0000000000, 0x1000, "/lib/b.so", "0b"), 50)});
+  fp.collect(1000005, {kUser, 0x7f0000000010}, 60);
+  fp.collect(1000005, {kUser, 0x7f0000000020}, 30);
+  fp.collect(1000005, {kUser, 0x7f0000000030}, 70);
+  fp.collector->end_pass();
+  std::vector<StackObject> objects = fp.collector->objects();
+  REQUIRE(objects.size() == 2);
+  CHECK(objects[0].path == "/lib/b.so");
+  CHECK(objects[0].offsets == std::vector<uint64_t>{0x1010, 0x1030});
+  CHECK(objects[1].path == "/lib/a.so");
+  CHECK(objects[1].offsets == std::vector<uint64_t>{0x1020});
+  // After the pass every record is applied: the next pass starts from b.so.
+  fp.collector->begin_pass({});
+  fp.collect(1000005, {kUser, 0x7f0000000040}, 80);
+  CHECK(fp.collector->objects()[0].offsets == std::vector<uint64_t>{0x1010, 0x1030, 0x1040});
 }
 
 TEST_CASE("a process first seen in a sample is seeded from /proc", "[stack_collector]") {

@@ -6,6 +6,10 @@
  *                                          at least once (a frame in libc)
  *   with LIB: dlopen(LIB), then main -> d -> fixture_lib_call (the
  *   library's fixturelib:call) K times (default 3)
+ *   with LIB2 K2 as well: then dlclose(LIB) (it is unmapped), dlopen(LIB2)
+ *   (mapped where LIB was, or over part of it) and K2 calls of its
+ *   fixture_lib_call; prints "lib1 BASE" and "lib2 BASE" (load addresses)
+ *   itest_stacks N M LIB K LIB2 K2
  * Built at -O2 with frame pointers (itest_stacks_fp), without them
  * (itest_stacks_nofp), and as a stripped copy whose symbols are in a
  * separate .debug file (itest_stacks_stripped). a, b, c, d are noinline and
@@ -13,6 +17,7 @@
  * b calls touch after its probe, so that it has a frame of its own.
  * With ITEST_STACKS_WAIT set it prints "ready" and waits for a line on stdin
  * before it starts (for -p). */
+#define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +90,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (long i = 0; i < k; ++i) d(call, i);
+    if (argc > 6) {
+      Dl_info info;
+      if (dladdr((void*)call, &info) == 0) return 1;
+      printf("lib1 %p\n", info.dli_fbase);
+      dlclose(lib);
+      void* lib2 = dlopen(argv[5], RTLD_NOW);
+      long (*call2)(long) = lib2 != NULL ? (long (*)(long))dlsym(lib2, "fixture_lib_call") : NULL;
+      if (call2 == NULL || dladdr((void*)call2, &info) == 0) {
+        fprintf(stderr, "itest_stacks: cannot load %s\n", argv[5]);
+        return 1;
+      }
+      printf("lib2 %p\n", info.dli_fbase);
+      fflush(stdout);
+      long k2 = atol(argv[6]);
+      for (long i = 0; i < k2; ++i) d(call2, 100 + i);
+    }
   }
   KEEP_FRAME();
   return 0;
