@@ -286,12 +286,25 @@ TEST_CASE("every thread's events carry the right tid; the exit status passes thr
 TEST_CASE("forked and exec'd children are followed", "[.root][fork]") {
   std::string out = trace_for("fork");
   const int children = 3, n = 100;
-  RunResult r = run({recorder(), "-e", "itest:*", "-o", out, "--", program("itest_fork"),
-                     std::to_string(children), std::to_string(n)});
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  Trace t = read_trace(out);
-  std::vector<Event> child = t.of("itest", "child");
+  // The kernel's per-task inherited uprobe events sometimes stop firing in a
+  // child that forks and execs while its siblings do (measured on kernel
+  // 6.18 without usdt-record: `perf stat -e sdt_itest:child -- itest_fork 3
+  // 100` counted fewer than 300 in 5 of 30 runs: 200, 209, 241, 254). A
+  // recording that misses children for that reason is made again, at most
+  // three times in all; one that never gets them all fails.
+  Trace t;
+  std::vector<Event> child;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    RunResult r = run({recorder(), "-e", "itest:*", "-o", out, "--", program("itest_fork"),
+                       std::to_string(children), std::to_string(n)});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    t = read_trace(out);
+    child = t.of("itest", "child");
+    if (child.size() == static_cast<size_t>(children * n)) break;
+    WARN("attempt " << attempt << ": " << child.size() << " itest:child events of "
+                    << children * n << " (the kernel race above)");
+  }
   REQUIRE(child.size() == static_cast<size_t>(children * n));
   std::map<uint64_t, std::set<uint32_t>> pids;
   std::map<uint64_t, int> counts;
