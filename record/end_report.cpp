@@ -45,6 +45,21 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     if (i < r.events_per_site.size()) p.hits += r.events_per_site[i];
     if (i < r.lost_per_site.size()) p.lost += r.lost_per_site[i];
   }
+  // A tracepoint wildcard (tracepoint:sched:*) selects dozens of events,
+  // most of which never fire: beyond a few, the silent ones are counted in
+  // one line rather than listed. A user probe's 0 is always shown: that it
+  // never fired is what the user wants to know.
+  constexpr size_t kListedSilentTracepoints = 5;
+  auto silent_tracepoint = [](const Probe& p) {
+    return p.hits == 0 && p.lost == 0 && p.label.rfind("tracepoint ", 0) == 0;
+  };
+  size_t silent =
+      static_cast<size_t>(std::count_if(probes.begin(), probes.end(), silent_tracepoint));
+  if (silent > kListedSilentTracepoints) {
+    probes.erase(std::remove_if(probes.begin(), probes.end(), silent_tracepoint), probes.end());
+  } else {
+    silent = 0;
+  }
   size_t width = 0;
   for (const Probe& p : probes) width = std::max(width, p.label.size());
   for (const Probe& p : probes) {
@@ -56,6 +71,7 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     if (p.lost != 0) out << "  (" << p.lost << " lost)";
     out << '\n';
   }
+  if (silent != 0) out << "usdt-record:   and " << silent << " more tracepoints with 0 hits\n";
 }
 
 }  // namespace usdt::record

@@ -51,6 +51,44 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
         "usdt-record:   uretprobe:f (libx.so)  0 hits  0.0/s\n");
 }
 
+TEST_CASE("the end report counts silent tracepoints of a wildcard in one line", "[end_report]") {
+  EndReport r;
+  r.output = "out.trace";
+  r.events = 4;
+  r.seconds = 1;
+  for (uint32_t i = 0; i < 8; ++i) {
+    format::ProbeSite s;
+    s.id = i;
+    s.kind = format::ProbeKind::tracepoint;
+    s.provider = "sched";
+    s.name = "ev" + std::to_string(i);
+    r.sites.push_back(s);
+  }
+  format::ProbeSite user;
+  user.id = 8;
+  user.provider = "demo";
+  user.name = "never";
+  r.sites.push_back(user);
+  r.events_per_site = {3, 0, 0, 0, 0, 0, 0, 0, 0};
+  r.lost_per_site = {0, 1, 0, 0, 0, 0, 0, 0, 0};
+  std::ostringstream out;
+  print_end_report(r, out);
+  CHECK(out.str() ==
+        "usdt-record: 4 events recorded, 0 lost, 0 bytes written to out.trace\n"
+        "usdt-record:   tracepoint sched:ev0  3 hits  3.0/s\n"
+        "usdt-record:   tracepoint sched:ev1  0 hits  0.0/s  (1 lost)\n"
+        "usdt-record:   demo:never            0 hits  0.0/s\n"
+        "usdt-record:   and 6 more tracepoints with 0 hits\n");
+  // A few silent tracepoints are still listed one by one.
+  r.sites.resize(3);
+  r.events_per_site = {3, 0, 0};
+  r.lost_per_site = {};
+  std::ostringstream few;
+  print_end_report(r, few);
+  CHECK(few.str().find("tracepoint sched:ev2  0 hits") != std::string::npos);
+  CHECK(few.str().find("more tracepoints") == std::string::npos);
+}
+
 TEST_CASE("the batch queue hands over in order and ends on close", "[batch_queue]") {
   BatchQueue q(2);
   std::vector<uint32_t> got;
