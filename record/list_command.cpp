@@ -53,8 +53,8 @@ Result<std::string> resolve_target(const std::string& target, const LibraryFinde
 
 // Lists one file; returns false (after printing the error) on failure.
 bool list_file(const std::string& open_path, const std::string& display_path,
-               const std::vector<ProbeSpec>& filters, bool verbose, bool quiet_when_empty,
-               std::ostream& out, std::ostream& err, size_t* printed) {
+               const std::vector<ProbeSpec>& filters, const RecordOptions& options,
+               bool quiet_when_empty, std::ostream& out, std::ostream& err, size_t* printed) {
   auto file = read_usdt_file(open_path, display_path);
   if (!file) {
     print_error(err, file.error());
@@ -64,7 +64,7 @@ bool list_file(const std::string& open_path, const std::string& display_path,
     if (!quiet_when_empty) err << "usdt-record: note: '" << file->path << "' has no USDT probes\n";
     return true;
   }
-  *printed += print_usdt_file(*file, filters, verbose, out);
+  *printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
   return true;
 }
 
@@ -109,7 +109,12 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& fi
 }  // namespace
 
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
-                       std::ostream& out) {
+                       std::ostream& out, const std::vector<StringArgs>& strings) {
+  // The --string patterns (a bad one is reported by a recording, not here).
+  std::vector<std::pair<ProbeSpec, uint32_t>> string_specs;
+  for (const StringArgs& s : strings) {
+    if (Result<ProbeSpec> spec = ProbeSpec::parse(s.probe)) string_specs.emplace_back(*spec, s.arg_mask);
+  }
   size_t count = 0;
   for (const auto& probe : file.probes) {
     if (!selected(filters, file.path, probe)) continue;
@@ -132,6 +137,9 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
       // (assuming tracefs is available for kernel reads).
       SamplingChoices choices;
       choices.file_base = loc.address - loc.file_offset;
+      for (const auto& [spec, mask] : string_specs) {
+        if (spec.matches(file.path, probe.provider, probe.name)) choices.string_mask |= mask;
+      }
       SiteSampling plan = plan_site_sampling(loc.args, file.arch, choices);
       for (size_t i = 0; i < loc.args.size(); ++i) {
         const ArgSpec& a = loc.args[i];
@@ -218,7 +226,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       failed = true;
       continue;
     }
-    if (!list_file(*path, *path, filters, options.verbose, false, out, err, &printed)) failed = true;
+    if (!list_file(*path, *path, filters, options, false, out, err, &printed)) failed = true;
   }
   for (pid_t pid : options.pids) {
     auto files = mapped_elf_files(pid);
@@ -239,7 +247,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       }
       if (file->probes.empty()) continue;
       ++with_probes;
-      printed += print_usdt_file(*file, filters, options.verbose, out);
+      printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
     }
     if (with_probes == 0) {
       err << "usdt-record: note: no file mapped by PID " << pid << " has USDT probes\n";

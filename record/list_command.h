@@ -25,8 +25,9 @@ namespace usdt::record {
 int run_list_command(const RecordOptions& options, std::ostream& out, std::ostream& err);
 
 // Prints the probes of one file that match the filters (all when empty);
-// returns how many probes were printed.
+// returns how many probes were printed. With verbose, each argument's line
+// says how a recording reads it, --string (strings) included.
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
-                       std::ostream& out);
+                       std::ostream& out, const std::vector<StringArgs>& strings = {});
 
 }  // namespace usdt::record

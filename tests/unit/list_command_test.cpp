@@ -124,6 +124,19 @@ TEST_CASE("verbose listing shows locations and arguments", "[list_command]") {
   CHECK(probe_lines == 3);
 }
 
+TEST_CASE("verbose listing shows --string arguments as the kernel's string reads",
+          "[list_command]") {
+  auto plain = run("-l -v 'fixture:args2' " FIXTURE_PROBES_PIE_O2);
+  CHECK(plain.out.find("    arg1: -8@%rax  int64 in %rax  [sampled register]\n") !=
+        std::string::npos);
+  auto r = run("-l -v --string 'fixture:args2=arg1' 'fixture:args2' " FIXTURE_PROBES_PIE_O2);
+  CHECK(r.status == 0);
+  INFO(r.out);
+  CHECK(r.out.find("    arg0: -8@%rdi  int64 in %rdi  [sampled register]\n") != std::string::npos);
+  CHECK(r.out.find("    arg1: -8@%rax  int64 in %rax  [string read by the kernel: "
+                   "a1=+0(%ax):string]\n") != std::string::npos);
+}
+
 TEST_CASE("patterns through -e and several targets", "[list_command]") {
   auto r = run("-l -e 'fixturelib:*' " FIXTURE_LIB " " FIXTURE_USELIB);
   CHECK(r.status == 0);
