@@ -26,6 +26,7 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     std::string label;
     uint64_t hits = 0;
     uint64_t lost = 0;
+    bool tracepoint = false;
   };
   std::vector<Probe> probes;
   std::map<std::string, size_t> index;
@@ -40,7 +41,7 @@ void print_end_report(const EndReport& r, std::ostream& out) {
       label += " (" + (slash == std::string::npos ? site.path : site.path.substr(slash + 1)) + ")";
     }
     auto [it, inserted] = index.emplace(label, probes.size());
-    if (inserted) probes.push_back({label});
+    if (inserted) probes.push_back({label, 0, 0, site.kind == format::ProbeKind::tracepoint});
     Probe& p = probes[it->second];
     if (i < r.events_per_site.size()) p.hits += r.events_per_site[i];
     if (i < r.lost_per_site.size()) p.lost += r.lost_per_site[i];
@@ -51,7 +52,7 @@ void print_end_report(const EndReport& r, std::ostream& out) {
   // never fired is what the user wants to know.
   constexpr size_t kListedSilentTracepoints = 5;
   auto silent_tracepoint = [](const Probe& p) {
-    return p.hits == 0 && p.lost == 0 && p.label.rfind("tracepoint ", 0) == 0;
+    return p.tracepoint && p.hits == 0 && p.lost == 0;
   };
   size_t silent =
       static_cast<size_t>(std::count_if(probes.begin(), probes.end(), silent_tracepoint));

@@ -207,7 +207,7 @@ def main():
         "|---|---:|---:|---:|---|---|",
         f"| per-hit cost (ns, minus untraced) | {cost['perf']:.0f} | {cost['usdt-record']:.0f} | "
         f"{cost_ratio:.2f} | <= 1.00 | {verdict(cost_ratio <= 1.0)} |",
-        f"| per-hit cost, perf record -m {USDT_DWARF_RING_PAGES} (usdt-record's ring; kept "
+        f"| per-hit cost, perf record -m {USDT_DWARF_RING_PAGES} (the ring usdt-record gives -g dwarf; kept "
         f"{statistics.median(r['events'] for r in runs['perf-bigring']):,.0f} events) | "
         f"{cost['perf-bigring']:.0f} | {cost['usdt-record']:.0f} | "
         f"{lossless_ratio:.2f} | (information) | |",

@@ -228,11 +228,10 @@ void StackCollector::advance_to(uint32_t pid, uint64_t time_ns) {
     }
     t.applied = 0;
   }
+  // (A fork record advances its parent's timeline first; t, an element of
+  // an unordered_map, stays valid meanwhile.)
   while (t.applied < t.records.size() && t.records[t.applied].time_ns <= time_ns) {
-    // on_process may advance another process (a fork's parent), which can
-    // rehash timelines_: index again rather than keep t.
-    const format::ProcessEvent& e = timelines_[pid].records[timelines_[pid].applied++];
-    on_process(e);
+    on_process(t.records[t.applied++]);
   }
 }
 
