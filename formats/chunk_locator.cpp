@@ -41,6 +41,18 @@ bool ChunkLocator::read_footer(uint64_t data_start) {
     }
     at = e.offset + e.block_size;
   }
+  // 1.4: the added probe sites, before the summary, which counts them too.
+  // One the index misplaces is reported and left out: chunks with its
+  // sites' events are then damaged, the others read.
+  for (uint64_t offset : index->added_sites) {
+    if (offset < data_start || offset >= t.index_offset) {
+      st_.problem(t.index_offset, "the index at offset " + std::to_string(t.index_offset) +
+                                      " lists an added probe sites block at offset " +
+                                      std::to_string(offset) + ", outside the data: left out");
+      continue;
+    }
+    read_added_sites(offset);
+  }
   if (index->summary_offset != 0) {
     auto m = index->summary_offset >= data_start && index->summary_offset < t.index_offset
                  ? st_.read_table_block(index->summary_offset, BlockKind::summary, "summary", body)
@@ -65,6 +77,36 @@ bool ChunkLocator::read_footer(uint64_t data_start) {
     read_object(offset);
   }
   return true;
+}
+
+void ChunkLocator::read_added_sites(uint64_t offset) {
+  std::string body;
+  auto n = st_.read_table_block(offset, BlockKind::added_sites, "added probe sites", body);
+  if (!n) {
+    st_.problem(offset, n.error().message() + ": its probe sites are left out");
+    return;
+  }
+  const size_t known = st_.sites.size();
+  auto sites = decode_added_sites(body, static_cast<uint32_t>(known), kMaxSites - known);
+  if (!sites) {
+    st_.problem(offset, "the added probe sites block of " + st_.where(offset) +
+                            " is damaged or does not continue the " + std::to_string(known) +
+                            " sites before it (" + sites.error().message() +
+                            "): its probe sites are left out");
+    return;
+  }
+  st_.add_sites(std::move(*sites));
+}
+
+void ChunkLocator::read_summary(uint64_t offset) {
+  std::string body;
+  auto n = st_.read_table_block(offset, BlockKind::summary, "summary", body);
+  auto s = n ? decode_summary(body, st_.sites.size()) : Result<TraceSummary>(n.error());
+  if (s) {
+    st_.summary = std::move(*s);
+  } else {
+    st_.problem(offset, s.error().message());
+  }
 }
 
 void ChunkLocator::read_object(uint64_t offset) {
@@ -93,7 +135,8 @@ bool ChunkLocator::plausible_block(uint64_t offset) {
   ByteCursor in(buf);
   BlockHeader h = decode_block_header(in);
   return check_block_header(h).empty() && h.kind >= 1 &&
-         h.kind <= static_cast<uint16_t>(BlockKind::object) && h.total_size() <= size - offset;
+         h.kind <= static_cast<uint16_t>(BlockKind::added_sites) &&
+         h.total_size() <= size - offset;
 }
 
 // The offset of the next plausible block at or after from, searching for
@@ -181,17 +224,9 @@ void ChunkLocator::scan(uint64_t offset) {
         chunks_.push_back(IndexEntry{offset, h.total_size(), decode_chunk_header(c)});
         break;
       }
-      case BlockKind::summary: {
-        std::string body;
-        auto n = st_.read_table_block(offset, BlockKind::summary, "summary", body);
-        auto s = n ? decode_summary(body, st_.sites.size()) : Result<TraceSummary>(n.error());
-        if (s) {
-          st_.summary = std::move(*s);
-        } else {
-          st_.problem(offset, s.error().message());
-        }
+      case BlockKind::summary:
+        scanned_summary_ = offset;  // decoded once the scan is done (locate)
         break;
-      }
       case BlockKind::index: {
         // The index is there but it or the trailer is damaged, or the file
         // ends inside the trailer.
@@ -211,6 +246,9 @@ void ChunkLocator::scan(uint64_t offset) {
       }
       case BlockKind::object:
         read_object(offset);
+        break;
+      case BlockKind::added_sites:
+        read_added_sites(offset);
         break;
       case BlockKind::metadata:
       case BlockKind::probe_table:

@@ -16,8 +16,9 @@ constexpr char kFileMagic[8] = {'U', 'S', 'D', 'T', 'T', 'R', 'C', '\n'};
 constexpr char kTrailerMagic[8] = {'U', 'S', 'D', 'T', 'E', 'N', 'D', '\n'};
 constexpr uint16_t kVersionMajor = 1;
 // 1.1: string arguments, drops by cause; 1.2: argument names, function probe
-// names; 1.3: call stacks, mmap process events, object blocks.
-constexpr uint16_t kVersionMinor = 3;
+// names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
+// sites added during the recording.
+constexpr uint16_t kVersionMinor = 4;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;
@@ -45,7 +46,8 @@ enum class BlockKind : uint16_t {
   chunk = 3,
   summary = 4,
   index = 5,
-  object = 6,  // 1.3: the symbols of a file in recorded stacks
+  object = 6,       // 1.3: the symbols of a file in recorded stacks
+  added_sites = 7,  // 1.4: probe sites attached during the recording
 };
 
 // The frame around every block: sync, kind, size of the kind's fixed header,

@@ -6,12 +6,28 @@
 
 namespace usdt::format {
 
-namespace {
-
-}  // namespace
-
 std::string ReaderState::where(uint64_t offset) const {
   return "'" + path + "' at offset " + std::to_string(offset) + " (" + hex(offset) + ")";
+}
+
+void ReaderState::add_sites(std::vector<ProbeSite> added) {
+  for (ProbeSite& site : added) {
+    // 1.2: the stack pointer of function probes travels as a last argument
+    // flagged is_frame; it is not the probe's, so it leaves the arguments.
+    // (The flag anywhere else means nothing.) The argument count stays the
+    // chunk's, frame included.
+    site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
+    site.has_frame = !site.args.empty() && site.args.back().is_frame;
+    if (site.has_frame) site.args.pop_back();
+    for (ArgDescriptor& a : site.args) a.is_frame = false;
+    site_frames.push_back(site.has_frame ? 1 : 0);
+    uint16_t strings = 0;
+    for (size_t i = 0; i < site.args.size(); ++i) {
+      if (site.args[i].is_string) strings = static_cast<uint16_t>(strings | (1u << i));
+    }
+    site_string_masks.push_back(strings);
+    sites.push_back(std::move(site));
+  }
 }
 
 void ReaderState::problem(uint64_t offset, std::string message) {

@@ -24,6 +24,8 @@ struct ReaderState {
   std::unique_ptr<ByteSource> src;
   ReaderOptions options;
   TraceMetadata metadata;
+  // The probe table's sites, then those of the added probe sites blocks
+  // (1.4) read so far; every table below is by site id and has as many.
   std::vector<ProbeSite> sites;
   std::vector<uint8_t> site_arg_counts;     // by site id: its number of arguments
   std::vector<uint16_t> site_string_masks;  // by site id: bit i, argument i is a string
@@ -33,6 +35,11 @@ struct ReaderState {
   ReadDiagnostics diag;
   ZstdDecompressor zstd;
   std::string block_buf;  // reused for every block read
+
+  // Appends decoded sites (ids continuing those in sites) and what the
+  // chunk decoder needs of them: the frame leaves the arguments (has_frame),
+  // the argument counts and string masks are noted.
+  void add_sites(std::vector<ProbeSite> added);
 
   // "'PATH' at offset N (0xN)", for messages.
   std::string where(uint64_t offset) const;

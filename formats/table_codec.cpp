@@ -12,6 +12,13 @@ constexpr uint64_t kMaxU32 = 0xffffffffu;
 // Longer than any name a writer makes (256 bytes): room for other writers.
 constexpr uint64_t kMaxArgName = 4096;
 
+// Probe table entries (the probe table's and an added sites block's), each
+// its length then its fields.
+void encode_probe_entries(ByteWriter& w, const std::vector<ProbeSite>& sites);
+// count entries whose ids must be first_id, first_id + 1, ...
+Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t count,
+                                                    uint32_t first_id);
+
 }  // namespace
 
 void encode_metadata(std::string& out, const TraceMetadata& m) {
@@ -44,6 +51,48 @@ Result<TraceMetadata> decode_metadata(std::string_view body) {
 void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
   ByteWriter w(out);
   w.varint(sites.size());
+  encode_probe_entries(w, sites);
+}
+
+Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
+  ByteCursor in(body);
+  // Each entry takes at least its length byte.
+  uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining()));
+  if (!in.ok())
+    return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
+  return decode_probe_entries(in, count, 0);
+}
+
+void encode_added_sites(std::string& out, const std::vector<ProbeSite>& sites,
+                        uint64_t active_since_ns) {
+  ByteWriter w(out);
+  w.varint(active_since_ns);
+  w.varint(sites.size());
+  encode_probe_entries(w, sites);
+}
+
+Result<std::vector<ProbeSite>> decode_added_sites(std::string_view body, uint32_t first_id,
+                                                  uint64_t max_count) {
+  ByteCursor in(body);
+  uint64_t active_since_ns = in.varint();
+  // Each entry takes at least its length byte.
+  uint64_t count = in.varint_max(std::min<uint64_t>(max_count, in.remaining()));
+  if (!in.ok()) {
+    return Error("added probe sites block's count is malformed or exceeds the limit of " +
+                 std::to_string(kMaxSites) + " sites");
+  }
+  // A writer adds at least one site: an empty block is something else (a
+  // chunk whose kind was damaged into 7, say).
+  if (count == 0) return Error("added probe sites block lists no sites");
+  auto sites = decode_probe_entries(in, count, first_id);
+  if (!sites) return sites.error();
+  for (ProbeSite& s : *sites) s.active_since_ns = active_since_ns;
+  return sites;
+}
+
+namespace {
+
+void encode_probe_entries(ByteWriter& w, const std::vector<ProbeSite>& sites) {
   std::string entry;
   for (const auto& s : sites) {
     entry.clear();
@@ -76,15 +125,12 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
   }
 }
 
-Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
-  ByteCursor in(body);
-  // Each entry takes at least its length byte.
-  uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining()));
-  if (!in.ok())
-    return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
+Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t count,
+                                                    uint32_t first_id) {
   std::vector<ProbeSite> sites;
   sites.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) {
+  for (uint64_t n = 0; n < count; ++n) {
+    const uint64_t i = first_id + n;
     ByteCursor e = in.sub(in.varint());
     ProbeSite s;
     uint64_t id = e.varint();
@@ -137,21 +183,33 @@ Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
   return sites;
 }
 
-void encode_summary(std::string& out, const TraceSummary& s) {
+}  // namespace
+
+void encode_summary(std::string& out, const TraceSummary& s, size_t table_sites) {
   ByteWriter w(out);
   w.varint(s.end_monotonic_ns);
   w.varint(s.events);
   w.varint(s.lost);
-  w.varint(s.events_per_site.size());
-  for (uint64_t v : s.events_per_site) w.varint(v);
-  w.varint(s.lost_per_site.size());
-  for (uint64_t v : s.lost_per_site) w.varint(v);
+  // The sites of the probe table here, the added ones (1.4) after the drops.
+  const size_t events_in_table = std::min(s.events_per_site.size(), table_sites);
+  const size_t lost_in_table = std::min(s.lost_per_site.size(), table_sites);
+  w.varint(events_in_table);
+  for (size_t i = 0; i < events_in_table; ++i) w.varint(s.events_per_site[i]);
+  w.varint(lost_in_table);
+  for (size_t i = 0; i < lost_in_table; ++i) w.varint(s.lost_per_site[i]);
   // 1.1: appended, so that 1.0 readers still read the fields above.
   w.varint(s.dropped.size());
   for (const auto& [cause, count] : s.dropped) {
     w.str(cause);
     w.varint(count);
   }
+  // 1.4: the added sites' counts.
+  w.varint(s.events_per_site.size() - events_in_table);
+  for (size_t i = events_in_table; i < s.events_per_site.size(); ++i) {
+    w.varint(s.events_per_site[i]);
+  }
+  w.varint(s.lost_per_site.size() - lost_in_table);
+  for (size_t i = lost_in_table; i < s.lost_per_site.size(); ++i) w.varint(s.lost_per_site[i]);
 }
 
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
@@ -179,6 +237,20 @@ Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
     if (in.ok()) s.dropped.emplace_back(std::move(cause), count);
   }
   if (!in.ok()) return Error("summary's drops by cause are truncated or malformed");
+  // 1.4: counts of the added sites, after those of the probe table. A 1.1
+  // to 1.3 summary ends here. Counts of sites beyond site_count belong to
+  // added probe sites blocks the reader left out (damaged): dropped, as a
+  // 1.3 reader drops them all.
+  if (in.remaining() == 0) return s;
+  for (auto* v : {&s.events_per_site, &s.lost_per_site}) {
+    uint64_t n2 = in.varint_max(in.remaining());
+    if (!in.ok()) break;
+    for (uint64_t i = 0; i < n2 && in.ok(); ++i) {
+      uint64_t count = in.varint();
+      if (v->size() < site_count) v->push_back(count);
+    }
+  }
+  if (!in.ok()) return Error("summary's counts of added probe sites are truncated or malformed");
   return s;
 }
 
@@ -193,6 +265,8 @@ void encode_index(std::string& out, const ChunkIndex& index) {
   }
   w.u64(index.objects.size());  // 1.3, after what a 1.2 reader reads
   for (uint64_t offset : index.objects) w.u64(offset);
+  w.u64(index.added_sites.size());  // 1.4, after what a 1.3 reader reads
+  for (uint64_t offset : index.added_sites) w.u64(offset);
 }
 
 Result<ChunkIndex> decode_index(std::string_view body) {
@@ -214,6 +288,14 @@ Result<ChunkIndex> decode_index(std::string_view body) {
   }
   index.objects.reserve(objects);
   for (uint64_t i = 0; i < objects; ++i) index.objects.push_back(in.u64());
+  // 1.4: the added probe sites blocks' offsets. An index of 1.3 ends here.
+  if (in.remaining() == 0) return index;
+  uint64_t added = in.u64();
+  if (!in.ok() || added > in.remaining() / 8) {
+    return Error("chunk index's list of added probe sites blocks is truncated");
+  }
+  index.added_sites.reserve(added);
+  for (uint64_t i = 0; i < added; ++i) index.added_sites.push_back(in.u64());
   return index;
 }
 

@@ -4,6 +4,7 @@
 // and return an error saying what is wrong (the caller adds the offset).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,16 +20,33 @@ Result<TraceMetadata> decode_metadata(std::string_view body);
 void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites);
 Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body);
 
-void encode_summary(std::string& out, const TraceSummary& summary);
+// An added probe sites block (1.4): the time the sites became active, then
+// entries as in the probe table. Encoding writes the sites' own ids; decoding
+// requires ids first_id, first_id + 1, ... (first_id: the sites known before
+// the block), at least one and at most max_count of them, and sets each
+// site's active_since_ns.
+void encode_added_sites(std::string& out, const std::vector<ProbeSite>& sites,
+                        uint64_t active_since_ns);
+Result<std::vector<ProbeSite>> decode_added_sites(std::string_view body, uint32_t first_id,
+                                                  uint64_t max_count);
+
+// table_sites: the probe table's size. Counts of sites beyond it (added
+// sites, 1.4) go into the lists appended after the drops, so that a 1.3
+// reader, which checks the per-site lists against its probe table, still
+// reads the summary. Decoding joins the lists again and checks them against
+// site_count, every site the reader knows.
+void encode_summary(std::string& out, const TraceSummary& summary,
+                    size_t table_sites = SIZE_MAX);
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count);
 
-// The index: the summary block's offset (0 = none), one entry per chunk and
-// (1.3) the offsets of the object blocks; an index without the 1.3 appendix
-// decodes with no objects.
+// The index: the summary block's offset (0 = none), one entry per chunk,
+// (1.3) the offsets of the object blocks and (1.4) those of the added probe
+// sites blocks; an index without an appendix decodes with an empty list.
 struct ChunkIndex {
   uint64_t summary_offset = 0;
   std::vector<IndexEntry> chunks;
   std::vector<uint64_t> objects;
+  std::vector<uint64_t> added_sites;
 };
 void encode_index(std::string& out, const ChunkIndex& index);
 Result<ChunkIndex> decode_index(std::string_view body);

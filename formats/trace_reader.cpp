@@ -86,22 +86,7 @@ Status TraceReader::Impl::read_start() {
   if (!n) return n.error();
   auto table = decode_probe_table(body);
   if (!table) return table.error().context("cannot read " + st.where(offset));
-  st.sites = std::move(*table);
-  for (auto& site : st.sites) {
-    st.site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
-    // 1.2: the stack pointer of function probes travels as a last argument
-    // flagged is_frame; it is not the probe's, so it leaves the arguments.
-    // (The flag anywhere else means nothing.)
-    site.has_frame = !site.args.empty() && site.args.back().is_frame;
-    if (site.has_frame) site.args.pop_back();
-    for (ArgDescriptor& a : site.args) a.is_frame = false;
-    st.site_frames.push_back(site.has_frame ? 1 : 0);
-    uint16_t strings = 0;
-    for (size_t i = 0; i < site.args.size(); ++i) {
-      if (site.args[i].is_string) strings = static_cast<uint16_t>(strings | (1u << i));
-    }
-    st.site_string_masks.push_back(strings);
-  }
+  st.add_sites(std::move(*table));
   offset += *n;
 
   merger.emplace(st, ChunkLocator(st).locate(offset));

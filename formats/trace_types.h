@@ -61,6 +61,12 @@ struct ProbeSite {
   // descriptor with is_frame, which the reader removed from args); events
   // carry it in Event::frame. Writers ignore this field.
   bool has_frame = false;
+  // CLOCK_MONOTONIC time (the clock of Event::time_ns) from which the site
+  // was attached: 0 = from the recording's start (every site of the probe
+  // table); later for a site added during the recording (1.4, a library
+  // dlopen()ed after the start): it has no events before, which does not
+  // mean it was not called. Writers take it from add_sites(), not from here.
+  uint64_t active_since_ns = 0;
 };
 
 // Facts about the recording, written once at the start of the file.

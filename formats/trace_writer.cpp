@@ -30,6 +30,39 @@ std::string to_hex(uint32_t v) {
   return buf;
 }
 
+// Why sites, whose ids must start at first_id, cannot be written after
+// sites_before others; empty when they can.
+std::string bad_sites(const std::vector<ProbeSite>& sites, uint32_t first_id,
+                      size_t sites_before) {
+  if (sites.size() > kMaxSites - sites_before) {
+    return std::to_string(sites_before + sites.size()) +
+           " probe sites exceed the format's limit of " + std::to_string(kMaxSites);
+  }
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const uint64_t expected = uint64_t{first_id} + i;
+    if (sites[i].id != expected) {
+      return "probe site " + std::to_string(expected) + " has id " + std::to_string(sites[i].id) +
+             " (ids must be " + std::to_string(first_id) + ".." +
+             std::to_string(first_id + sites.size() - 1) + " in order)";
+    }
+    if (sites[i].args.size() > static_cast<size_t>(kMaxArgs)) {
+      return "probe site " + std::to_string(expected) + " has " +
+             std::to_string(sites[i].args.size()) + " arguments (at most " +
+             std::to_string(kMaxArgs) + ")";
+    }
+  }
+  return {};
+}
+
+// Bit i: argument i of the site is a string.
+uint16_t string_mask_of(const ProbeSite& site) {
+  uint16_t strings = 0;
+  for (size_t a = 0; a < site.args.size(); ++a) {
+    if (site.args[a].is_string) strings = static_cast<uint16_t>(strings | (1u << a));
+  }
+  return strings;
+}
+
 }  // namespace
 
 struct TraceWriter::Impl {
@@ -39,8 +72,9 @@ struct TraceWriter::Impl {
   ZstdCompressor zstd;
   ChunkBuilder builder;
   ChunkIndex index;
-  std::vector<uint8_t> site_arg_counts;
+  std::vector<uint8_t> site_arg_counts;     // by site id, added sites too
   std::vector<uint16_t> site_string_masks;  // bit i: argument i is a string
+  size_t table_sites = 0;                   // sites of the probe table (not added ones)
   std::string payload, frame, block;
   uint64_t offset = 0;
   uint64_t events_written = 0;
@@ -135,28 +169,14 @@ TraceWriter::~TraceWriter() {
 Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMetadata& metadata,
                                         const std::vector<ProbeSite>& sites,
                                         WriterOptions options) {
-  if (sites.size() > kMaxSites) {
-    return Error("cannot create '" + path + "': " + std::to_string(sites.size()) +
-                 " probe sites exceed the format's limit of " + std::to_string(kMaxSites));
+  if (std::string bad = bad_sites(sites, 0, 0); !bad.empty()) {
+    return Error("cannot create '" + path + "': " + bad);
   }
   std::vector<uint8_t> arg_counts;
   std::vector<uint16_t> string_masks;
-  for (size_t i = 0; i < sites.size(); ++i) {
-    if (sites[i].id != i) {
-      return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has id " +
-                   std::to_string(sites[i].id) + " (ids must be 0..N-1 in order)");
-    }
-    if (sites[i].args.size() > static_cast<size_t>(kMaxArgs)) {
-      return Error("cannot create '" + path + "': probe site " + std::to_string(i) + " has " +
-                   std::to_string(sites[i].args.size()) + " arguments (at most " +
-                   std::to_string(kMaxArgs) + ")");
-    }
-    arg_counts.push_back(static_cast<uint8_t>(sites[i].args.size()));
-    uint16_t strings = 0;
-    for (size_t a = 0; a < sites[i].args.size(); ++a) {
-      if (sites[i].args[a].is_string) strings = static_cast<uint16_t>(strings | (1u << a));
-    }
-    string_masks.push_back(strings);
+  for (const ProbeSite& site : sites) {
+    arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
+    string_masks.push_back(string_mask_of(site));
   }
   options.chunk_bytes = std::clamp<size_t>(options.chunk_bytes, 1, kMaxChunkBytes);
   auto zstd = ZstdCompressor::create(options.zstd_level);
@@ -170,6 +190,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, const TraceMeta
   impl->options = options;
   impl->site_arg_counts = std::move(arg_counts);
   impl->site_string_masks = std::move(string_masks);
+  impl->table_sites = sites.size();
 
   std::string header;
   encode_file_header(header);
@@ -255,6 +276,33 @@ Status TraceWriter::add_object(const ObjectTable& object) {
   return Status::success();
 }
 
+// Like add_object: the block goes out now, before the chunk still buffered,
+// so every chunk that can hold events of these sites follows it (FORMAT.md
+// 3.4.2), and a recording cut short keeps the block with its chunks.
+Status TraceWriter::add_sites(const std::vector<ProbeSite>& sites, uint64_t active_since_ns) {
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (sites.empty()) return Status::success();
+  const size_t known = w.site_arg_counts.size();
+  if (std::string bad = bad_sites(sites, static_cast<uint32_t>(known), known); !bad.empty()) {
+    return Error("cannot add probe sites to '" + w.path + "': " + bad);
+  }
+  std::string body;
+  encode_added_sites(body, sites, active_since_ns);
+  if (body.size() > kMaxTablePayload) {
+    return Error("cannot add probe sites to '" + w.path + "': " + std::to_string(body.size()) +
+                 " bytes exceed the format's limit of " + std::to_string(kMaxTablePayload));
+  }
+  uint64_t at = w.offset;
+  if (Status s = w.write_block(BlockKind::added_sites, {}, body); !s) return s;
+  w.index.added_sites.push_back(at);
+  for (const ProbeSite& site : sites) {
+    w.site_arg_counts.push_back(static_cast<uint8_t>(site.args.size()));
+    w.site_string_masks.push_back(string_mask_of(site));
+  }
+  return Status::success();
+}
+
 Status TraceWriter::append(const LostEvent& event) {
   Impl& w = *impl_;
   if (Status s = w.usable(); !s) return s;
@@ -276,7 +324,7 @@ Status TraceWriter::finish(const TraceSummary& summary) {
   if (Status s = w.usable(); !s) return s;
   if (Status s = w.flush(); !s) return s;
   std::string body;
-  encode_summary(body, summary);
+  encode_summary(body, summary, w.table_sites);
   w.index.summary_offset = w.offset;
   if (Status s = w.write_block(BlockKind::summary, {}, body); !s) return s;
   body.clear();

@@ -59,6 +59,20 @@ class TraceWriter {
   // cut. The caller writes each file once (a second table with the same key
   // is written but ignored by readers).
   Status add_object(const ObjectTable& object);
+  // Adds probe sites attached during the recording (1.4, e.g. the probes of
+  // a library the traced process dlopen()ed after the start), active from
+  // active_since_ns (CLOCK_MONOTONIC, the clock of event times; the sites'
+  // own active_since_ns is ignored). Their ids must continue densely from
+  // the sites so far (the probe table's and earlier add_sites' sites): the
+  // first one's id is their count. Writes one added probe sites block at
+  // once, before any chunk still buffered, so that it precedes every chunk
+  // that can hold their events, and lists it in the index; from then on
+  // append() takes events of these sites as of any other. Refused (not
+  // sticky) when the ids do not continue, a site has more than 12 arguments,
+  // or the sites would exceed the format's limit; an empty list writes
+  // nothing. The summary given to finish() may count them like the table's
+  // sites (events_per_site indexed by id).
+  Status add_sites(const std::vector<ProbeSite>& sites, uint64_t active_since_ns);
 
   // Compresses and writes the pending chunk, if any.
   Status flush();

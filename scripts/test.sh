@@ -18,7 +18,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # perf samples, trace files) and the reports built on it.
 sanitized_tests=(arg_spec_test usdt_probe_test probe_spec_test proc_maps_test byte_cursor_test
   library_finder_test
-  zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test
+  zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test trace_added_sites_test
   sample_decoder_test tracepoint_format_test tracepoint_sites_test report_unit_tests
   clickhouse_unit_tests)
 cmake -S . -B build-asan -DUSDT_SANITIZE=ON -DUSDT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -9,3 +9,4 @@ usdt_unit_test(trace_reader_compat_test SOURCES trace_reader_compat_test.cpp LIB
 usdt_unit_test(table_codec_test SOURCES table_codec_test.cpp LIBS usdt_formats)
 usdt_unit_test(parallel_read_test SOURCES parallel_read_test.cpp LIBS usdt_formats)
 usdt_unit_test(trace_stacks_test SOURCES trace_stacks_test.cpp LIBS usdt_formats)
+usdt_unit_test(trace_added_sites_test SOURCES trace_added_sites_test.cpp LIBS usdt_formats)

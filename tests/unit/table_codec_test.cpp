@@ -57,7 +57,9 @@ TEST_CASE("fields a newer version appends to the summary are ignored", "[table_c
 TEST_CASE("damaged drops by cause are an error, never a huge allocation", "[table_codec]") {
   std::string body;
   encode_summary(body, sample_summary());
-  for (size_t cut = summary_v1_0(sample_summary()).size() + 1; cut < body.size(); ++cut) {
+  // Cut inside the drops (a 1.1 to 1.3 summary ends before the 1.4 counts
+  // of added sites, the last two bytes here).
+  for (size_t cut = summary_v1_0(sample_summary()).size() + 1; cut < body.size() - 2; ++cut) {
     INFO("cut at " << cut);
     CHECK_FALSE(decode_summary(body.substr(0, cut), 2).ok());
   }
@@ -186,4 +188,103 @@ TEST_CASE("a probe table entry of version 1.1 (no names) reads without names", "
   REQUIRE((*sites)[0].args.size() == 2);
   CHECK((*sites)[0].args[0].name.empty());
   CHECK((*sites)[0].args[1].name.empty());
+}
+
+TEST_CASE("1.4: an added probe sites block round-trips with its time and continued ids",
+          "[table_codec]") {
+  std::vector<ProbeSite> sites(2);
+  sites[0].id = 5;
+  sites[0].provider = "lib";
+  sites[0].name = "init";
+  sites[0].args.resize(1);
+  sites[0].args[0].is_string = true;
+  sites[0].args[0].name = "path";
+  sites[1].id = 6;
+  sites[1].kind = ProbeKind::uprobe;
+  sites[1].name = "f";
+  std::string body;
+  encode_added_sites(body, sites, 123456789);
+
+  auto got = decode_added_sites(body, 5, 100);
+  REQUIRE(got.ok());
+  REQUIRE(got->size() == 2);
+  CHECK((*got)[0].id == 5);
+  CHECK((*got)[0].active_since_ns == 123456789);
+  CHECK((*got)[0].provider == "lib");
+  CHECK((*got)[0].args[0].is_string);
+  CHECK((*got)[0].args[0].name == "path");
+  CHECK((*got)[1].id == 6);
+  CHECK((*got)[1].kind == ProbeKind::uprobe);
+  CHECK((*got)[1].active_since_ns == 123456789);
+
+  // Ids that do not continue the sites known, more than the limit leaves,
+  // no site at all, or a cut anywhere: an error, never a guess.
+  CHECK_FALSE(decode_added_sites(body, 4, 100).ok());
+  CHECK_FALSE(decode_added_sites(body, 6, 100).ok());
+  CHECK_FALSE(decode_added_sites(body, 5, 1).ok());
+  std::string empty;
+  encode_added_sites(empty, {}, 1);
+  CHECK_FALSE(decode_added_sites(empty, 0, 100).ok());
+  for (size_t cut = 0; cut < body.size(); ++cut) {
+    INFO("cut at " << cut);
+    CHECK_FALSE(decode_added_sites(body.substr(0, cut), 5, 100).ok());
+  }
+}
+
+TEST_CASE("1.4: a summary counts added sites after the drops, where a 1.3 reader stops",
+          "[table_codec]") {
+  TraceSummary s = sample_summary();
+  s.events_per_site = {3, 4, 5, 6};  // sites 2 and 3 were added
+  s.lost_per_site = {0, 2, 1};
+  std::string body;
+  encode_summary(body, s, 2);
+
+  // What a 1.3 reader reads: the table's two sites and the drops.
+  TraceSummary table_part = sample_summary();
+  std::string v1_3;
+  encode_summary(v1_3, table_part);
+  v1_3.resize(v1_3.size() - 2);  // without the (empty) 1.4 lists
+  REQUIRE(body.compare(0, v1_3.size(), v1_3) == 0);
+
+  auto got = decode_summary(body, 4);
+  REQUIRE(got.ok());
+  CHECK(got->events_per_site == std::vector<uint64_t>{3, 4, 5, 6});
+  CHECK(got->lost_per_site == std::vector<uint64_t>{0, 2, 1});
+  CHECK(got->dropped == Drops{{"malformed", 3}, {"foreign_process", 120}});
+
+  // A reader that left out the block of site 3 keeps the counts it can place.
+  got = decode_summary(body, 3);
+  REQUIRE(got.ok());
+  CHECK(got->events_per_site == std::vector<uint64_t>{3, 4, 5});
+  CHECK(got->lost_per_site == std::vector<uint64_t>{0, 2, 1});
+
+  for (size_t cut = v1_3.size() + 1; cut < body.size(); ++cut) {
+    INFO("cut at " << cut);
+    CHECK_FALSE(decode_summary(body.substr(0, cut), 4).ok());
+  }
+}
+
+TEST_CASE("1.4: the index lists added probe sites blocks after the object blocks",
+          "[table_codec]") {
+  ChunkIndex index;
+  index.summary_offset = 900;
+  index.chunks.push_back(IndexEntry{100, 200, ChunkHeader{}});
+  index.objects = {300};
+  index.added_sites = {50, 400};
+  std::string body;
+  encode_index(body, index);
+  auto got = decode_index(body);
+  REQUIRE(got.ok());
+  CHECK(got->chunks.size() == 1);
+  CHECK(got->objects == std::vector<uint64_t>{300});
+  CHECK(got->added_sites == std::vector<uint64_t>{50, 400});
+
+  // A 1.3 index ends after the object offsets: no added sites.
+  std::string v1_3 = body.substr(0, body.size() - 8 * 3);
+  got = decode_index(v1_3);
+  REQUIRE(got.ok());
+  CHECK(got->objects == std::vector<uint64_t>{300});
+  CHECK(got->added_sites.empty());
+  // A list cut short is an error.
+  CHECK_FALSE(decode_index(body.substr(0, body.size() - 1)).ok());
 }
