@@ -1,6 +1,7 @@
 // Traces written by earlier writers, kept as bytes: every later reader must
 // read them exactly so (1.0: the first writer; 1.1: string arguments, drops
-// by cause; 1.3: call stacks, mmap events, object blocks). If this test fails, the format changed
+// by cause; 1.3: call stacks, mmap events, object blocks; 1.4: probe sites
+// added during the recording). If this test fails, the format changed
 // incompatibly: bump the major version (formats/FORMAT.md section 5) rather
 // than edit these bytes.
 #include <algorithm>
@@ -445,4 +446,161 @@ TEST_CASE("a version 1.3 trace with stacks, mmap events and objects still reads 
   CHECK(r->diagnostics().problems.empty());
   CHECK(r->diagnostics().records_skipped == 0);
   CHECK_FALSE(r->diagnostics().truncated);
+}
+
+namespace {
+
+// The trace stored as kTraceV1_4 (below), as the 1.4 writer made it: two
+// sites in the probe table, an event of site 1, then (an added probe sites
+// block, active from 2500) site 2 with a named string argument, attached
+// while the first event was still buffered; an event of site 2 and one of
+// site 0 in the one chunk, which follows the kind 7 block; a summary counting
+// the three sites. To store it again (only for a new minor version, never to
+// make this test pass): run `trace_reader_compat_test "[.make_v1_4]"` and
+// paste its output.
+void write_v1_4(const std::string& path) {
+  auto w = TraceWriter::create(path, sample_metadata(), sample_sites(2));
+  REQUIRE(w.ok());
+  Event e;
+  e.time_ns = 1500;
+  e.pid = 10;
+  e.tid = 11;
+  e.site_id = 1;
+  e.arg_count = 1;
+  e.args[0] = 7;
+  REQUIRE(w->append(e).ok());
+  ProbeSite added;
+  added.id = 2;
+  added.path = "/usr/lib/libplugin.so";
+  added.provider = "plugin";
+  added.name = "load";
+  ArgDescriptor name;
+  name.spec = "8@%rdi";
+  name.is_string = true;
+  name.source = usdt::ArgSource::kernel_read;
+  name.name = "name";
+  added.args.push_back(name);
+  REQUIRE(w->add_sites({added}, 2500).ok());
+  StringArg text{"libplugin.so"};
+  e.time_ns = 2600;
+  e.site_id = 2;
+  e.string_mask = 1;
+  e.args[0] = reinterpret_cast<uint64_t>(&text);
+  REQUIRE(w->append(e).ok());
+  Event zero;
+  zero.time_ns = 2700;
+  zero.pid = 10;
+  zero.tid = 10;
+  REQUIRE(w->append(zero).ok());
+  TraceSummary s;
+  s.end_monotonic_ns = 3000;
+  s.events = 3;
+  s.events_per_site = {1, 1, 1};
+  REQUIRE(w->finish(s).ok());
+}
+
+const char kTraceV1_4[] =
+    "\x55\x53\x44\x54\x54\x52\x43\x0a\x01\x00\x04\x00\x18\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x55\x42\x4c\x4b\x01\x00\x00\x00"
+    "\x5e\x00\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x51\x89\x02"
+    "\x00\x08\x74\x65\x73\x74\x68\x6f\x73\x74\x0b\x36\x2e\x31\x38\x2e"
+    "\x30\x2d\x74\x65\x73\x74\x06\x78\x38\x36\x5f\x36\x34\x80\x20\x20"
+    "\x75\x73\x64\x74\x2d\x72\x65\x63\x6f\x72\x64\x20\x2d\x6f\x20\x74"
+    "\x2e\x74\x72\x61\x63\x65\x20\x2d\x2d\x20\x2e\x2f\x70\x72\x6f\x67"
+    "\x05\x30\x2e\x31\x2e\x30\xc0\x84\x3d\x80\x80\xa8\xb1\xe3\x9f\xe7"
+    "\xcb\x17\x1b\x1b\xed\xd1\x55\x42\x4c\x4b\x02\x00\x00\x00\x6c\x00"
+    "\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x73\xfd\x02\x00\x34"
+    "\x05\x02\x3b\x00\x01\x14\x2f\x75\x73\x72\x2f\x6c\x69\x62\x74\x65"
+    "\x73\x74\x30\x2e\x73\x6f\x10\x30\x31\x32\x33\x34\x35\x36\x37\x38"
+    "\x39\x61\x62\x63\x64\x65\x66\x04\x70\x72\x6f\x76\x06\x70\x72\x6f"
+    "\x62\x65\x30\x80\x20\x80\x80\x01\x00\x00\x35\x01\x02\x31\x2e\x73"
+    "\x6f\x00\x31\x81\x20\x00\x01\x07\x2d\x34\x40\x25\x65\x61\x78\x01"
+    "\x00\x00\x01\x00\x03\x00\x4f\x19\xfa\x5f\x4d\x39\xeb\xbe\x7c\x62"
+    "\x7c\xda\x55\x42\x4c\x4b\x07\x00\x00\x00\x4a\x00\x00\x00\x00\x00"
+    "\x00\x00\x28\xb5\x2f\xfd\x24\x3d\xe9\x01\x00\xc4\x13\x01\x39\x02"
+    "\x01\x15\x2f\x75\x73\x72\x2f\x6c\x69\x62\x2f\x6c\x69\x62\x70\x6c"
+    "\x75\x67\x69\x6e\x2e\x73\x6f\x00\x06\x70\x6c\x75\x67\x69\x6e\x04"
+    "\x6c\x6f\x61\x64\x00\x00\x01\x06\x38\x40\x25\x72\x64\x69\x08\x04"
+    "\x03\x04\x01\x04\x6e\x61\x6d\x65\x0e\xfd\x6b\xe0\x55\x42\x4c\x4b"
+    "\x03\x00\x38\x00\x62\x00\x00\x00\x00\x00\x00\x00\xdc\x05\x00\x00"
+    "\x00\x00\x00\x00\x8c\x0a\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x08\x00\x00"
+    "\x00\x00\x08\x00\x28\xb5\x2f\xfd\x24\x76\xad\x02\x00\x04\x04\xdc"
+    "\x05\x00\x8c\x0a\x00\x03\x00\x07\x00\x08\x00\x08\x00\x01\x2e\x03"
+    "\x03\x01\x02\x00\x02\x0a\x0b\x0a\x0a\x00\x04\x03\x03\x03\x03\x02"
+    "\xcc\x08\x64\x00\x01\x02\x00\x00\x01\x00\x00\x00\x01\x01\x00\x07"
+    "\x18\x04\x0c\x6c\x69\x62\x70\x6c\x75\x67\x69\x6e\x2e\x73\x6f\x08"
+    "\x00\x20\x80\x4d\x11\xaf\x5c\x00\x06\x06\x19\x06\x12\x03\x19\x17"
+    "\x18\x02\xc2\x32\xa3\xfc\x55\x42\x4c\x4b\x04\x00\x00\x00\x19\x00"
+    "\x00\x00\x00\x00\x00\x00\x28\xb5\x2f\xfd\x24\x0c\x61\x00\x00\xb8"
+    "\x17\x03\x00\x02\x01\x01\x00\x00\x01\x01\x00\xc3\x8d\xd5\x7e\x55"
+    "\x42\x4c\x4b\x05\x00\x00\x00\x4b\x00\x00\x00\x00\x00\x00\x00\x28"
+    "\xb5\x2f\xfd\x24\x70\xf5\x01\x00\x04\x02\x06\x02\x00\x01\x00\x5c"
+    "\xaa\x00\x00\xdc\x05\x00\x00\x8c\x0a\x00\x00\x03\x00\x07\x00\x00"
+    "\x00\x08\x02\x01\x00\x00\x00\x00\x00\x00\x0d\x00\x5b\xd8\x00\x93"
+    "\xc0\x4a\x02\xd0\x08\x88\x03\xc5\xc0\x39\x60\x19\x18\xa5\xb4\x63"
+    "\x71\x0c\x60\x6b\x81\x1b\xdb\x27\xfe\x84\x2f\x02\x00\x00\x00\x00"
+    "\x00\x00\x5b\x00\x00\x00\x00\x00\x00\x00\x55\x53\x44\x54\x45\x4e"
+    "\x44\x0a";
+
+}  // namespace
+
+TEST_CASE("print the stored 1.4 trace", "[.make_v1_4]") {
+  TempPath tmp;
+  write_v1_4(tmp.str());
+  std::string bytes = read_file_bytes(tmp.str());
+  std::string out = "const char kTraceV1_4[] =\n";
+  for (size_t i = 0; i < bytes.size(); i += 16) {
+    out += "    \"";
+    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
+      out += buf;
+    }
+    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+TEST_CASE("a version 1.4 trace with an added probe sites block still reads exactly",
+          "[trace_reader][compat]") {
+  const std::string bytes(kTraceV1_4, sizeof kTraceV1_4 - 1);
+  CHECK(bytes.compare(8, 4, std::string("\x01\x00\x04\x00", 4)) == 0);  // version 1.4
+  CHECK(bytes.find("UBLK\x07\x00") < bytes.find("UBLK\x03\x00"));  // the sites before the chunk
+  // From the index, and by a scan of the file cut before its summary.
+  const size_t summary_at = bytes.find("UBLK\x04\x00");
+  REQUIRE(summary_at != std::string::npos);
+  for (bool footer : {true, false}) {
+    INFO("footer " << footer);
+    auto r = TraceReader::open_bytes(footer ? bytes : bytes.substr(0, summary_at), "v1.4.trace");
+    REQUIRE(r.ok());
+    REQUIRE(r->sites().size() == 3);
+    CHECK(r->sites()[0].active_since_ns == 0);
+    CHECK(r->sites()[1].active_since_ns == 0);
+    const ProbeSite& s = r->sites()[2];
+    CHECK(s.id == 2);
+    CHECK(s.active_since_ns == 2500);
+    CHECK(s.path == "/usr/lib/libplugin.so");
+    CHECK(s.provider == "plugin");
+    CHECK(s.name == "load");
+    REQUIRE(s.args.size() == 1);
+    CHECK(s.args[0].is_string);
+    CHECK(s.args[0].name == "name");
+    CHECK(s.args[0].source == usdt::ArgSource::kernel_read);
+    CHECK(r->summary().has_value() == footer);
+    if (footer) CHECK(r->summary()->events_per_site == std::vector<uint64_t>{1, 1, 1});
+
+    StringKeeper strings;
+    auto recs = read_all(*r, &strings);
+    REQUIRE(recs.size() == 3);
+    CHECK(describe(recs[0]) == "event t=1500 site=1 pid=10 tid=11 cpu=0 n=1 miss=0");
+    CHECK(describe(recs[1]) ==
+          "event t=2600 site=2 pid=10 tid=11 cpu=0 n=1 miss=0 str=1 \"libplugin.so\"");
+    CHECK(describe(recs[2]) == "event t=2700 site=0 pid=10 tid=10 cpu=0 n=0 miss=0");
+    CHECK(r->diagnostics().chunks_read == 1);
+    CHECK(r->diagnostics().records_skipped == 0);
+    CHECK(r->diagnostics().truncated == !footer);
+    if (footer) CHECK(r->diagnostics().problems.empty());
+  }
 }
