@@ -1,8 +1,8 @@
 // Writes a few small valid traces into a directory, as the fuzzer's seed
 // corpus: different record kinds, argument shapes, chunk sizes, a trace cut
-// short, one without any chunk, traces and chunks with string arguments, and
+// short, one without any chunk, traces and chunks with string arguments,
 // (1.3) traces and chunks with call stacks, mmap process events and object
-// blocks.
+// blocks, and (1.4) traces with probe sites added during the recording.
 //   usage: make_seeds DIR
 #include <cstdio>
 #include <deque>
@@ -79,8 +79,10 @@ ProcessEvent seed_mmap(uint64_t t, uint64_t address, const char* path, const cha
   return p;
 }
 
+// added: a third of the way in, sites 4 and 5 are added (an added probe
+// sites block, 1.4) and events of all six follow.
 bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk_bytes, bool finish,
-                bool strings = false, bool stacks = false) {
+                bool strings = false, bool stacks = false, bool added = false) {
   std::mt19937_64 rng(seed);
   TraceMetadata m;
   m.hostname = "h";
@@ -107,8 +109,16 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
     o.symbols = {{0x1000, 0x100, "__libc_start_main"}};
     if (!w->add_object(o)) return false;
   }
+  uint32_t site_count = 4;
   for (int i = 0; i < events; ++i) {
     t += rng() % 1000;
+    if (added && i == events / 3) {
+      std::vector<ProbeSite> more = sites(6, strings);
+      more.erase(more.begin(), more.begin() + 4);
+      if (!w->add_sites(more, t)) return false;
+      site_table.insert(site_table.end(), more.begin(), more.end());
+      site_count = 6;
+    }
     if (stacks && i % 29 == 7) {
       if (!w->append(seed_mmap(t, 0x7f0000100000, "/lib/libdl.so", "ef"))) return false;
     } else if (i % 17 == 3) {
@@ -118,7 +128,7 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
     } else {
       Event e;
       e.time_ns = t - rng() % 300;  // a little disorder across CPUs
-      e.site_id = static_cast<uint32_t>(rng() % 4);
+      e.site_id = static_cast<uint32_t>(rng() % site_count);
       e.pid = 5;
       e.tid = 5 + static_cast<uint32_t>(rng() % 2);
       e.cpu = static_cast<uint32_t>(rng() % 2);
@@ -140,6 +150,7 @@ bool write_seed(const std::string& path, uint64_t seed, int events, size_t chunk
     TraceSummary s;
     s.events = static_cast<uint64_t>(events);
     s.events_per_site = {1, 2, 3, 4};
+    if (added) s.events_per_site = {1, 2, 3, 4, 5, 6};
     if (strings) s.dropped = {{"malformed", 3}, {"foreign_process", 120}, {"writer_refused", 0}};
     return w->finish(s).ok();
   }
@@ -204,7 +215,9 @@ int main(int argc, char** argv) {
             write_chunk_seed(dir + "/chunk_strings", 10, true) &&
             write_seed(dir + "/stacks", 11, 150, 600, true, true, true) &&
             write_seed(dir + "/stacks_no_footer", 12, 60, 1 << 20, false, false, true) &&
-            write_chunk_seed(dir + "/chunk_stacks", 13, false, true);
+            write_chunk_seed(dir + "/chunk_stacks", 13, false, true) &&
+            write_seed(dir + "/added_sites", 14, 120, 500, true, true, false, true) &&
+            write_seed(dir + "/added_sites_no_footer", 15, 60, 300, false, false, false, true);
   if (!ok) {
     std::fprintf(stderr, "make_seeds: error: cannot write the seed traces in '%s'\n", dir.c_str());
     return 1;
