@@ -56,6 +56,7 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
     info.probe = probe;
     info.file = file;
     info.site_id = s.id;
+    info.active_since_ns = s.active_since_ns;
     for (const format::ArgDescriptor& a : s.args) {
       info.arg_types.push_back(arg_type_of(a));
       info.arg_sizes.push_back(a.size);

@@ -53,6 +53,10 @@ struct SiteInfo {
   // are usable as selectors: the reader keeps only [A-Za-z0-9_.] names.
   std::vector<std::string> arg_names;
   bool has_names = false;
+  // On the file's own clock: 0 when the site was watched from the recording's
+  // start; else when it was attached during the recording (format 1.4, a
+  // library dlopen()ed later): it has no events before, called or not.
+  uint64_t active_since_ns = 0;
 
   // The index of the argument called name here, -1 when there is none.
   int arg_named(std::string_view name) const;

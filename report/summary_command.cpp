@@ -5,6 +5,12 @@
 // "dropped":{cause:count} ({} when none, or for 1.0 files). JSON lists each
 // probe's arguments ("args":[{"name":"arg0","type":"int32"}]) as its first
 // site describes them.
+//
+// A probe attached during the recording (format 1.4: a library dlopen()ed
+// after the start) has no events before it was attached, called or not: text
+// says when under its count line, JSON in "active_since_ns" (the timeline's
+// clock, as "start_ns"); when only some of its sites were attached late,
+// "late_sites" and "late_sites_since_ns" (the earliest of them).
 #include <algorithm>
 #include <string>
 
@@ -77,6 +83,51 @@ struct ProbeRow {
   uint64_t count;
   uint64_t lost;
 };
+
+// Of a probe's selected sites: how many, how many were attached during the
+// recording, and when the first of those was (timeline time).
+struct ProbeActivity {
+  uint32_t sites = 0;
+  uint32_t late_sites = 0;
+  uint64_t late_since = 0;
+
+  bool all_late() const { return late_sites > 0 && late_sites == sites; }
+};
+
+std::vector<ProbeActivity> probe_activity(const TraceInput& input, const EventFilter& filter) {
+  const ProbeCatalog& catalog = input.catalog();
+  std::vector<ProbeActivity> out(catalog.probes().size());
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    if (!filter.site_selected(s)) continue;
+    const SiteInfo& site = catalog.site(s);
+    ProbeActivity& a = out[site.probe];
+    ++a.sites;
+    if (site.active_since_ns == 0) continue;
+    uint64_t since = site.active_since_ns + static_cast<uint64_t>(input.files()[site.file].shift_ns);
+    if (a.late_sites == 0 || since < a.late_since) a.late_since = since;
+    ++a.late_sites;
+  }
+  return out;
+}
+
+// "(attached at +2.314000000 s, 10:00:02.314 UTC: no events before)" for a
+// probe all of whose sites were attached during the recording; for some of
+// them, "(1 of its 2 sites attached at +2.314000000 s: no events of that site
+// before)"; empty for a probe watched from the start.
+std::string activity_text(const TraceInput& input, const ProbeActivity& a) {
+  if (a.late_sites == 0) return {};
+  std::string at = "+" + format_seconds(a.late_since - std::min(a.late_since, input.timeline_start())) + " s";
+  if (a.all_late()) {
+    // "2026-11-29 10:00:02.314000000 UTC" -> "10:00:02.314 UTC"
+    std::string wall = wall_clock_text(realtime_of(input, a.late_since));
+    return "(attached at " + at + ", " + wall.substr(11, 12) + " UTC: no events before)";
+  }
+  if (a.late_sites == 1) {
+    return "(1 of its " + std::to_string(a.sites) + " sites attached at " + at + ": no events of that site before)";
+  }
+  return "(" + std::to_string(a.late_sites) + " of its " + std::to_string(a.sites) + " sites attached at " + at +
+         " or later: no events of them before)";
+}
 
 }  // namespace
 
@@ -168,6 +219,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
     return catalog.probes()[a.probe].shown_name < catalog.probes()[b.probe].shown_name;
   });
   std::vector<ProcessCount> processes = stats.processes();
+  const std::vector<ProbeActivity> activity = probe_activity(input, *filter);
 
   // The file's own summary against what was read (only meaningful unfiltered).
   std::vector<std::string> disagreements;
@@ -227,6 +279,11 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       if (!p.path.empty()) w.key("path").string(p.path);
       w.key("count").uint(row.count).key("lost").uint(row.lost);
       w.key("rate_per_s").number_text(rate_text(row.count, duration));
+      if (const ProbeActivity& a = activity[row.probe]; a.all_late()) {
+        w.key("active_since_ns").uint(a.late_since);
+      } else if (a.late_sites > 0) {
+        w.key("late_sites").uint(a.late_sites).key("late_sites_since_ns").uint(a.late_since);
+      }
       w.key("args").begin_array();
       if (const SiteInfo* site = first_site[row.probe]; site != nullptr) {
         for (size_t i = 0; i < site->arg_types.size(); ++i) {
@@ -318,6 +375,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (const ProbeRow& row : rows) {
     t += pad_right(catalog.probes()[row.probe].shown_name, name_width) + pad_left(std::to_string(row.count), 12) +
          pad_left(duration ? rate_text(row.count, duration) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
+    if (std::string late = activity_text(input, activity[row.probe]); !late.empty()) t += "  " + late + "\n";
   }
   if (stats.unknown_site_events() > 0) {
     t += "(" + std::to_string(stats.unknown_site_events()) + " events name a probe site the file does not list)\n";

@@ -311,6 +311,69 @@ TEST_CASE("files of different hosts are merged and labelled", "[report_commands]
         "{\"time_ns\":1000000300,\"host\":\"hostA\",\"pid\":1,\"tid\":1,\"cpu\":1,\"provider\":\"demo\",\"name\":\"tick\",\"args\":[1]}\n");
 }
 
+TEST_CASE("summary says when probes attached during the recording became active",
+          "[report_commands]") {
+  // Starts at 1 s monotonic, 2023-11-14 22:13:20 UTC; a plugin dlopen()ed
+  // at +2.314 s brings plugin:load and a second site of demo:tick (format 1.4).
+  auto fill = [](MemoryTrace& t) {
+    fmt::ProbeSite load = site(1, "plugin", "load", 0);
+    load.active_since_ns = 3314000000;
+    fmt::ProbeSite tick_in_plugin = site(2, "demo", "tick", 0);
+    tick_in_plugin.active_since_ns = 3314000000;
+    uint32_t f = t.add_file(meta("hostA", 1000000000, 1700000000000000000ull),
+                            {site(0, "demo", "tick", 0), load, tick_in_plugin});
+    t.add(f, ev(0, 1500000000, 10, 10, {}));
+    t.add(f, ev(1, 3400000000, 10, 10, {}));
+    t.add(f, ev(2, 3500000000, 10, 10, {}));
+  };
+  MemoryTrace t;
+  fill(t);
+  Output o = run({"summary"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("demo:tick                          2           0.800         0\n"
+                   "  (1 of its 2 sites attached at +2.314000000 s: no events of that site before)\n"
+                   "plugin:load                        1           0.400         0\n"
+                   "  (attached at +2.314000000 s, 22:13:22.314 UTC: no events before)\n") != std::string::npos);
+
+  MemoryTrace j;
+  fill(j);
+  o = run({"summary", "--format", "json"}, j);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("\"name\":\"tick\",\"count\":2,\"lost\":0,\"rate_per_s\":0.800,\"late_sites\":1,"
+                   "\"late_sites_since_ns\":3314000000,\"args\"") != std::string::npos);
+  CHECK(o.out.find("\"name\":\"load\",\"count\":1,\"lost\":0,\"rate_per_s\":0.400,"
+                   "\"active_since_ns\":3314000000,\"args\"") != std::string::npos);
+
+  // A file of another host: its time moves onto the first file's clock.
+  auto fill_two = [](MemoryTrace& t) {
+    t.add_file(meta("hostA", 1000000000, 1700000000000000000ull), {site(0, "demo", "tick", 0)});
+    fmt::ProbeSite late = site(0, "plugin", "load", 0);
+    late.active_since_ns = 8000000000;  // host B's clock is 5 s ahead: +2 s
+    uint32_t b = t.add_file(meta("hostB", 6000000000, 1700000000000000000ull), {late});
+    t.add(b, ev(0, 8100000000, 10, 10, {}));
+  };
+  MemoryTrace two;
+  fill_two(two);
+  o = run({"summary"}, two);
+  CHECK(o.out.find("  (attached at +2.000000000 s, 22:13:22.000 UTC: no events before)\n") != std::string::npos);
+  MemoryTrace two_json;
+  fill_two(two_json);
+  o = run({"summary", "--format", "json"}, two_json);
+  CHECK(o.out.find("\"active_since_ns\":3000000000") != std::string::npos);
+}
+
+TEST_CASE("a summary of probes watched from the start says nothing of attaching",
+          "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  CHECK(run({"summary"}, t).out.find("attached") == std::string::npos);
+  MemoryTrace j;
+  fill_demo(j);
+  Output o = run({"summary", "--format", "json"}, j);
+  CHECK(o.out.find("active_since") == std::string::npos);
+  CHECK(o.out.find("late_sites") == std::string::npos);
+}
+
 TEST_CASE("command line parsing", "[report_options]") {
   auto parse = [](std::vector<const char*> words) {
     words.insert(words.begin(), "usdt-report");

@@ -140,3 +140,48 @@ TEST_CASE("the same recording given twice is read once", "[trace_set]") {
     CHECK(count_events(**set) == 3);
   }
 }
+
+TEST_CASE("sites added during a recording are in the catalog of a set of files", "[trace_set]") {
+  ScratchDir dir;
+  std::string a = dir.file("a.trace");
+  write_trace(a, "h", 1000, 5000);
+  std::string b = dir.file("b.trace");
+  {
+    fmt::TraceMetadata m;
+    m.hostname = "h";
+    m.start_monotonic_ns = 2000;
+    m.start_realtime_ns = 6000;
+    std::vector<fmt::ProbeSite> sites(1);
+    sites[0].provider = "p";
+    sites[0].name = "a";
+    auto w = fmt::TraceWriter::create(b, m, sites);
+    REQUIRE(w);
+    std::vector<fmt::ProbeSite> added(1);
+    added[0].id = 1;
+    added[0].provider = "plugin";
+    added[0].name = "load";
+    REQUIRE(w->add_sites(added, 2500));  // format 1.4: a library dlopen()ed later
+    fmt::Event e;
+    e.time_ns = 2600;
+    e.pid = e.tid = 1;
+    e.site_id = 1;
+    REQUIRE(w->append(e));
+    fmt::TraceSummary s;
+    s.end_monotonic_ns = 3000;
+    s.events = 1;
+    s.events_per_site = {0, 1};
+    REQUIRE(w->finish(s));
+  }
+  auto set = TraceSet::open({a, b});
+  REQUIRE(set);
+  const usdt::report::ProbeCatalog& catalog = (*set)->catalog();
+  REQUIRE(catalog.site_count() == 3);
+  uint32_t load = catalog.global_site(1, 1);
+  REQUIRE(load != usdt::report::ProbeCatalog::kUnknownSite);
+  CHECK(catalog.probe_of_site(load).full_name == "plugin:load");
+  CHECK(catalog.site(load).active_since_ns == 2500);
+  CHECK(catalog.site(catalog.global_site(1, 0)).active_since_ns == 0);
+  REQUIRE((*set)->files()[1].summary.has_value());
+  CHECK((*set)->files()[1].summary->events_per_site == std::vector<uint64_t>{0, 1});
+  CHECK(count_events(**set) == 2);
+}
