@@ -65,6 +65,7 @@ void BatchQueue::recycle(EventBatch batch) {
   batch.events.clear();
   batch.processes.clear();
   batch.lost.clear();
+  batch.added_sites.clear();
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpareBatches) spare_.push_back(std::move(batch));
 }

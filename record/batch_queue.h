@@ -29,6 +29,11 @@ struct EventBatch {
   // never grow past their reserved size, so that addresses stay put.
   std::vector<std::vector<uint64_t>> stack_blocks;
   size_t stack_block = 0;  // the block being filled
+  // Probe sites attached during the recording (a library mapped after the
+  // start), written to the trace before this batch's records, which may be
+  // the first of their events; active_since_ns is when they became active.
+  std::vector<format::ProbeSite> added_sites;
+  uint64_t added_since_ns = 0;
 
   // Appends an event, copying its strings and stack into the batch.
   void add(const format::Event& event) {
@@ -36,7 +41,9 @@ struct EventBatch {
     if (event.string_mask != 0) own_strings(events.back());
     if (event.stack_depth != 0) own_stack(events.back());
   }
-  bool empty() const { return events.empty() && processes.empty() && lost.empty(); }
+  bool empty() const {
+    return events.empty() && processes.empty() && lost.empty() && added_sites.empty();
+  }
   size_t size() const { return events.size() + processes.size() + lost.size(); }
 
  private:

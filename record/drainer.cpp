@@ -56,8 +56,9 @@ std::vector<std::pair<uint32_t, uint32_t>> Drainer::unnamed_threads() const {
   return out;
 }
 
-void Drainer::set_pid_filter(const std::vector<pid_t>& roots) {
+void Drainer::set_pid_filter(const std::vector<pid_t>& roots, uint32_t first_site) {
   filter_ = true;
+  first_filtered_site_ = first_site;
   for (pid_t pid : roots) traced_.insert(static_cast<uint32_t>(pid));
 }
 
@@ -133,7 +134,7 @@ void Drainer::add_event(const format::Event& decoded) {
     for (format::ProcessEvent& p : stacks_->take_seeded()) batch_.processes.push_back(std::move(p));
     e = &stacked_;
   }
-  if (!filter_ || traced_cached(e->pid)) {
+  if (!filter_ || e->site_id < first_filtered_site_ || traced_cached(e->pid)) {
     accept(*e);
   } else {
     wait(*e);
@@ -163,6 +164,10 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
           new_processes_.push_back(static_cast<pid_t>(p.pid));
         }
         if (!p.comm.empty()) named_threads_.insert(p.tid);
+        if (p.kind == format::ProcessEventKind::mmap) {
+          if (watch_mappings_) new_mappings_.push_back(p);
+          if (stacks_ == nullptr) break;
+        }
         batch_.processes.push_back(p);
         if (stacks_ != nullptr) stacks_->complete(batch_.processes.back());
         break;
@@ -194,6 +199,17 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   settle_waiting(false);
   flush();
   return records;
+}
+
+std::vector<format::ProcessEvent> Drainer::take_new_mappings() {
+  std::vector<format::ProcessEvent> out;
+  out.swap(new_mappings_);
+  return out;
+}
+
+void Drainer::add_sites(size_t count) {
+  events_per_site_.resize(events_per_site_.size() + count, 0);
+  lost_per_site_.resize(lost_per_site_.size() + count, 0);
 }
 
 std::vector<pid_t> Drainer::take_new_processes() {

@@ -2,8 +2,10 @@
 // results in batches for the writer thread, keeping the counts the end
 // report and the trace summary need. Runs on the main thread only.
 //
-// The pid filter: uprobe events are system-wide (see event_set.h), so with
-// `--` and -p a sample is kept only if its process is traced: a root process
+// The pid filter: uprobe events are system-wide (see event_set.h) without
+// tracefs, and so are the sites of libraries loaded during the recording
+// (record/mapping_follower.h); with `--` and -p a sample of such a site is
+// kept only if its process is traced: a root process
 // or one forked by a traced process (FORK records of the inherited tracking
 // events). A child's FORK record is written before the child runs, but may
 // sit in another CPU's buffer that was read before it arrived; so a sample
@@ -44,8 +46,10 @@ class Drainer {
   // Reads until the buffers are empty, then settles the waiting samples.
   void drain_to_end(std::vector<RingBuffer>& buffers);
 
-  // Keeps only samples of these processes and their descendants.
-  void set_pid_filter(const std::vector<pid_t>& roots);
+  // Keeps only samples of these processes and their descendants, among the
+  // events of the sites from first_site on (the sites opened system-wide;
+  // per-task events need no filter).
+  void set_pid_filter(const std::vector<pid_t>& roots, uint32_t first_site = 0);
   bool traced(uint32_t pid) const { return traced_.count(pid) != 0; }
   // Samples dropped because their process was not traced.
   uint64_t foreign() const { return foreign_; }
@@ -55,6 +59,14 @@ class Drainer {
   // Events written with a stack, and those of them marked truncated.
   uint64_t stacks() const { return stacks_written_; }
   uint64_t truncated_stacks() const { return stacks_truncated_; }
+
+  // Following new mappings (record/mapping_follower.h): executable mmaps
+  // are kept for take_new_mappings(), also without call stacks (then they
+  // are not written to the trace: FORMAT.md writes them only with stacks).
+  void watch_mappings() { watch_mappings_ = true; }
+  std::vector<format::ProcessEvent> take_new_mappings();
+  // Sites attached during the recording: counted from now on.
+  void add_sites(size_t count);
 
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
@@ -103,6 +115,9 @@ class Drainer {
   std::vector<uint64_t> lost_per_site_;
   std::vector<pid_t> new_processes_;
   bool filter_ = false;
+  uint32_t first_filtered_site_ = 0;
+  bool watch_mappings_ = false;
+  std::vector<format::ProcessEvent> new_mappings_;
   std::unordered_set<uint32_t> traced_;
   std::vector<Waiting> waiting_;       // unknown process, read in the previous pass
   std::vector<Waiting> waiting_next_;  // unknown process, read in this pass

@@ -69,6 +69,13 @@ Status EventSet::enable_all() {
   return Status::success();
 }
 
+Status EventSet::enable_from(size_t first) {
+  for (size_t i = first; i < events_.size(); ++i) {
+    if (Status s = events_[i].enable(); !s) return s;
+  }
+  return Status::success();
+}
+
 EventSet::~EventSet() {
   constexpr size_t kClosers = 32;
   if (events_.size() < 4) return;

@@ -66,6 +66,9 @@ class EventSet {
   // Enables every event (the ready point); enable_all() after add_target()
   // of a late task enables those too.
   Status enable_all();
+  // Enables the events opened since event_count() was first (sites
+  // attached during the recording).
+  Status enable_from(size_t first);
   void disable_all();
 
   EventSet(EventSet&&) noexcept = default;

@@ -181,15 +181,17 @@ std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
 SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
     : identifier_(identifier), trailer_bytes_(identifier ? 32 : 24) {
   sites_.reserve(sites.size());
-  for (SiteDecoding& d : sites) {
-    Site site;
-    site.regs.set_layout(d.regs_mask);
-    site.regs_bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
-    site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
-    stack_misses_.emplace_back(d.args.size(), 0);
-    site.decoding = std::move(d);
-    sites_.push_back(std::move(site));
-  }
+  for (SiteDecoding& d : sites) add_site(std::move(d));
+}
+
+void SampleDecoder::add_site(SiteDecoding d) {
+  Site site;
+  site.regs.set_layout(d.regs_mask);
+  site.regs_bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
+  site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
+  stack_misses_.emplace_back(d.args.size(), 0);
+  site.decoding = std::move(d);
+  sites_.push_back(std::move(site));
 }
 
 void SampleDecoder::set_raw_layout(uint32_t site_id, std::vector<RawArg> raw_args) {

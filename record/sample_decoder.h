@@ -129,6 +129,9 @@ class SampleDecoder {
   // sites are indexed by site_id (dense). identifier: whether the events
   // carry PERF_SAMPLE_IDENTIFIER (required with more than one site).
   SampleDecoder(std::vector<SiteDecoding> sites, bool identifier);
+  // A site attached during the recording; its site_id must be the next one.
+  // Only with identifiers: the events of several sites must be told apart.
+  void add_site(SiteDecoding site);
 
   // Registers a kernel event id (PERF_EVENT_IOC_ID) of a site, or of a
   // tracking event (site_id == format::kNoSite).

@@ -43,7 +43,9 @@ void WriterThread::run() {
     }
     pending = true;
     Status status;
+    if (!batch.added_sites.empty()) status = writer_.add_sites(batch.added_sites, batch.added_since_ns);
     for (const format::ProcessEvent& p : batch.processes) {
+      if (!status) break;
       if (status = writer_.append(p); !status) break;
     }
     if (status) status = writer_.append_events(batch.events);
