@@ -43,10 +43,34 @@ void set_function_args(ResolvedSite& site, FunctionParams params) {
   site.args_hint = std::move(params.hint);
 }
 
+// The sites of a file's USDT probes whose names spec selects.
+std::vector<ResolvedSite> usdt_sites(const ProbeSpec& spec, const UsdtFile& usdt,
+                                     const std::string& path, const std::string& open_path) {
+  std::vector<ResolvedSite> sites;
+  for (const UsdtProbe& probe : usdt.probes) {
+    if (!glob_match(spec.provider, probe.provider) || !glob_match(spec.name, probe.name)) continue;
+    for (const UsdtLocation& loc : probe.locations) {
+      ResolvedSite& site = sites.emplace_back();
+      site.kind = format::ProbeKind::usdt;
+      site.path = path;
+      site.open_path = open_path;
+      site.build_id = usdt.build_id;
+      site.provider = probe.provider;
+      site.name = probe.name;
+      site.file_offset = loc.file_offset;
+      site.semaphore_offset = loc.semaphore_offset;
+      site.file_base = loc.address - loc.file_offset;
+      site.arch = usdt.arch;
+      site.args = loc.args;
+    }
+  }
+  return sites;
+}
+
 class Resolver {
  public:
   Resolver(const SearchScope& scope, size_t max_functions)
-      : finder_(LibraryFinder::system()), max_functions_(max_functions) {
+      : finder_(LibraryFinder::system()), max_functions_(max_functions), follow_(scope.follow) {
     if (!scope.command_binary.empty()) {
       add_search_file({scope.command_binary, scope.command_binary});
       for (const std::string& lib : needed_libraries(scope.command_binary, finder_)) {
@@ -66,8 +90,14 @@ class Resolver {
   Status resolve(const std::string& text) {
     Result<ProbeSpec> spec = ProbeSpec::parse(text);
     if (!spec) return spec.error();
+    const bool may_wait = follow_ && spec->kind == ProbeKind::usdt && spec->path.empty();
+    if (may_wait && search_.empty()) {
+      waiting_.emplace_back(text, "probe '" + text + "' matches nothing: no file to search yet");
+      return Status::success();
+    }
     Result<std::vector<SearchFile>> files = files_for(*spec);
     if (!files) return files.error();
+    for (const SearchFile& f : *files) searched_.insert(f.open_path);
     if (spec->kind != ProbeKind::usdt) return resolve_function(*spec, *files);
 
     size_t matched = 0;
@@ -80,33 +110,25 @@ class Resolver {
         skipped_.insert(usdt.error().message());
         continue;
       }
-      for (const UsdtProbe& probe : (*usdt)->probes) {
-        // files_for() already chose the files; match the probe's names only.
-        if (!glob_match(spec->provider, probe.provider) || !glob_match(spec->name, probe.name))
-          continue;
-        for (const UsdtLocation& loc : probe.locations) {
-          ++matched;
-          ResolvedSite site;
-          site.kind = format::ProbeKind::usdt;
-          site.path = file.path;
-          site.open_path = file.open_path;
-          site.build_id = (*usdt)->build_id;
-          site.provider = probe.provider;
-          site.name = probe.name;
-          site.file_offset = loc.file_offset;
-          site.semaphore_offset = loc.semaphore_offset;
-          site.file_base = loc.address - loc.file_offset;
-          site.arch = (*usdt)->arch;
-          site.args = loc.args;
-          add_site(std::move(site));
-        }
+      for (ResolvedSite& site : usdt_sites(*spec, **usdt, file.path, file.open_path)) {
+        ++matched;
+        add_site(std::move(site));
       }
+    }
+    if (matched == 0 && may_wait) {
+      waiting_.emplace_back(text, no_match(*spec, *files).message());
+      return Status::success();
     }
     if (matched == 0) return no_match(*spec, *files);
     return Status::success();
   }
 
   std::vector<ResolvedSite> take_sites() { return std::move(sites_); }
+  void take_notes(ResolveNotes& notes) {
+    notes.waiting = std::move(waiting_);
+    for (const SearchFile& f : search_) searched_.insert(f.open_path);
+    notes.searched.assign(searched_.begin(), searched_.end());
+  }
 
  private:
   void add_search_file(SearchFile f) {
@@ -286,11 +308,14 @@ class Resolver {
 
   LibraryFinder finder_;
   FunctionParamReader params_;
+  std::vector<std::pair<std::string, std::string>> waiting_;
+  std::set<std::string> searched_;
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;
   std::set<std::string> skipped_;  // why searched files could not be read
   std::map<std::string, UsdtFile> cache_;
   size_t max_functions_;
+  bool follow_ = false;
   std::map<std::string, std::vector<FunctionSymbol>> functions_;  // by open path
   std::set<std::tuple<std::string, uint64_t, format::ProbeKind>> seen_;
   std::vector<ResolvedSite> sites_;
@@ -299,12 +324,31 @@ class Resolver {
 }  // namespace
 
 Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
-                                                 const SearchScope& scope, size_t max_functions) {
+                                                 const SearchScope& scope, size_t max_functions,
+                                                 ResolveNotes* notes) {
   Resolver resolver(scope, max_functions);
   for (const std::string& spec : specs) {
     if (Status s = resolver.resolve(spec); !s) return s.error();
   }
+  if (notes != nullptr) resolver.take_notes(*notes);
   return resolver.take_sites();
+}
+
+Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<std::string>& specs,
+                                                       const std::string& path,
+                                                       const std::string& open_path) {
+  Result<UsdtFile> usdt = read_usdt_file(open_path, path);
+  if (!usdt) return usdt.error();
+  std::vector<ResolvedSite> sites;
+  std::set<std::pair<uint64_t, format::ProbeKind>> seen;
+  for (const std::string& text : specs) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(text);
+    if (!spec || spec->kind != ProbeKind::usdt || !spec->path.empty()) continue;
+    for (ResolvedSite& site : usdt_sites(*spec, *usdt, path, open_path)) {
+      if (seen.emplace(site.file_offset, site.kind).second) sites.push_back(std::move(site));
+    }
+  }
+  return sites;
 }
 
 }  // namespace usdt::record

@@ -60,6 +60,19 @@ struct ResolvedSite {
 struct SearchScope {
   std::string command_binary;  // -- COMMAND: its path (already found in PATH)
   std::vector<pid_t> pids;     // -p
+  // The recording follows new mappings (record/mapping_follower.h): a
+  // PROVIDER:NAME spec that matches nothing now may match a library loaded
+  // later, so it is not an error.
+  bool follow = false;
+};
+
+// What resolve_probes() saw besides the sites.
+struct ResolveNotes {
+  // PROVIDER:NAME specs that matched nothing (only with SearchScope::follow),
+  // each with the message that would have been the error.
+  std::vector<std::pair<std::string, std::string>> waiting;
+  // Every file searched for PROVIDER:NAME or named by a spec, as opened.
+  std::vector<std::string> searched;
 };
 
 // Resolves the specs, in order, without duplicate sites (same file, offset
@@ -70,6 +83,14 @@ struct SearchScope {
 // the function's size.
 Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
                                                  const SearchScope& scope,
-                                                 size_t max_functions = 1000);
+                                                 size_t max_functions = 1000,
+                                                 ResolveNotes* notes = nullptr);
+
+// The USDT sites of one file that PROVIDER:NAME specs (those without a PATH;
+// others are ignored) select: path is the file as the process maps it (what
+// the trace shows), open_path where to read it and what the kernel opens.
+Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<std::string>& specs,
+                                                       const std::string& path,
+                                                       const std::string& open_path);
 
 }  // namespace usdt::record

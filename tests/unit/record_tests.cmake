@@ -19,6 +19,7 @@ usdt_unit_test(tracepoint_sites_test SOURCES tracepoint_sites_test.cpp LIBS usdt
 target_compile_definitions(tracepoint_sites_test PRIVATE
   TRACEPOINT_FORMAT_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures/tracepoint_formats")
 usdt_unit_test(process_mappings_test SOURCES process_mappings_test.cpp LIBS usdt_record_lib)
+usdt_unit_test(mapping_follower_test SOURCES mapping_follower_test.cpp LIBS usdt_record_lib usdt_fixture_paths ${CMAKE_DL_LIBS})
 usdt_unit_test(stack_collector_test SOURCES stack_collector_test.cpp LIBS usdt_record_lib)
 usdt_unit_test(object_table_test SOURCES object_table_test.cpp LIBS usdt_record_lib usdt_fixture_paths)
 # The unwinder walks this test's own stack: chains built with and without
