@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -37,6 +38,7 @@
 #include "record/end_report.h"
 #include "record/event_set.h"
 #include "record/kernel_features.h"
+#include "record/mapping_follower.h"
 #include "record/planned_site.h"
 #include "record/probe_resolver.h"
 #include "record/recording_plan.h"
@@ -73,7 +75,23 @@ void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& e
 constexpr size_t kMaxQueuedBatches = 64;
 // How often -p liveness is checked when no buffer wakes the loop.
 constexpr int kPollMillis = 200;
+// How often the buffers are read for new mappings when following them: a
+// mapping record does not wake the reader (the watermark counts bytes), and
+// a library's probes are attached only once its mapping has been read.
+constexpr int kFollowPollMillis = 20;
 const std::vector<SiteAttach> kNoSites;
+
+// "1.234" seconds, "12.3" milliseconds (0 for a negative span).
+std::string format_seconds(uint64_t from_ns, uint64_t to_ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", to_ns > from_ns ? static_cast<double>(to_ns - from_ns) / 1e9 : 0.0);
+  return buf;
+}
+std::string format_millis(uint64_t from_ns, uint64_t to_ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", to_ns > from_ns ? static_cast<double>(to_ns - from_ns) / 1e6 : 0.0);
+  return buf;
+}
 
 void print_error(const Error& error) {
   std::cerr << "usdt-record: error: " << error.message() << '\n';
@@ -99,9 +117,15 @@ class RecordSession {
   Status attach_process(pid_t pid);
   Status loop();
   bool targets_alive();
+  // Attaches the probes of files the traced processes mapped since the
+  // last pass (record/mapping_follower.h).
+  void follow_new_mappings();
+  Status attach_added_sites(const std::vector<ResolvedSite>& found, const std::string& path,
+                            uint64_t mapped_ns);
+  void warn_never_matched() const;
   void name_unnamed_threads();
   // Records need the event id only to tell several sites apart.
-  bool identifier() const { return plan_.sites.size() > 1; }
+  bool identifier() const { return follower_ != nullptr || plan_.sites.size() > 1; }
   void warn_stack_misses() const;
   int finish(bool failed);
   // Samples the kernel delivered that the recorder did not write, by cause
@@ -131,6 +155,8 @@ class RecordSession {
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
   std::unique_ptr<StackCollector> stacks_;  // -g
+  std::unique_ptr<MappingFollower> follower_;  // PROVIDER:NAME specs in libraries loaded later
+  std::vector<std::string> follow_specs_;
   size_t ids_registered_ = 0;
   BatchQueue queue_{kMaxQueuedBatches};
   std::unique_ptr<Drainer> drainer_;
@@ -166,9 +192,39 @@ Status RecordSession::prepare() {
   }
   std::vector<std::string> tracepoint_specs, probe_specs;
   split_tracepoint_specs(options_.probes, tracepoint_specs, probe_specs);
+  // PROVIDER:NAME specs are also looked for in every file the traced
+  // processes map later (dlopen()).
+  for (const std::string& text : probe_specs) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(text);
+    if (spec && spec->kind == ProbeKind::usdt && spec->path.empty()) follow_specs_.push_back(text);
+  }
+  scope.follow = !follow_specs_.empty();
+  // -a: PROVIDER:NAME is looked for in what every running process maps now,
+  // and in what any process maps later.
+  if (options_.all && scope.follow) {
+    for (pid_t pid : list_processes()) {
+      if (pid != getpid()) scope.pids.push_back(pid);
+    }
+  }
+  ResolveNotes notes;
   Result<std::vector<ResolvedSite>> resolved = std::vector<ResolvedSite>();
-  if (!probe_specs.empty()) resolved = resolve_probes(probe_specs, scope, options_.max_functions);
+  if (!probe_specs.empty()) {
+    resolved = resolve_probes(probe_specs, scope, options_.max_functions, &notes);
+  }
   if (!resolved) return resolved.error();
+  if (scope.follow) {
+    std::vector<std::string> waiting;
+    for (const auto& [spec, why] : notes.waiting) {
+      waiting.push_back(spec);
+      if (options_.quiet) continue;
+      // The error's dlopen() hint does not apply: this is what is done about it.
+      std::string first = why.substr(0, why.find("\nhint:"));
+      std::cerr << "usdt-record: warning: " << first
+                << "; waiting for a library loaded later that has it\n";
+    }
+    follower_ = std::make_unique<MappingFollower>(follow_specs_, waiting);
+    for (const std::string& path : notes.searched) follower_->mark_searched(path);
+  }
   if (!options_.pids.empty() && !resolved->empty()) {
     std::vector<std::string> warnings;
     if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s;
@@ -192,7 +248,8 @@ Status RecordSession::prepare() {
     resolved->insert(resolved->end(), tracepoints->begin(), tracepoints->end());
   }
 
-  Result<RecordingPlan> plan = plan_recording(options_, *resolved, std::cerr, std::move(tracefs));
+  Result<RecordingPlan> plan =
+      plan_recording(options_, *resolved, std::cerr, std::move(tracefs), follower_ != nullptr);
   if (!plan) return plan.error();
   plan_ = std::move(*plan);
   if (!options_.quiet) {
@@ -264,12 +321,13 @@ Status RecordSession::attach() {
   const uint32_t pages =
       ring_buffer_pages(options_.call_graph, options_.buffer_pages, options_.buffer_pages_given,
                         features_.cpus.size(), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
-  Result<EventSet> events =
-      EventSet::create(features_, pages, identifier(), options_.call_graph.enabled());
+  Result<EventSet> events = EventSet::create(features_, pages, identifier(),
+                                             options_.call_graph.enabled() || follower_);
   if (!events) return events.error();
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, plan_.sites.size());
   drainer_->set_stack_collector(stacks_.get());
+  if (follower_) drainer_->watch_mappings();
 
   if (plan_.tracefs) {
     Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr);
@@ -285,11 +343,18 @@ Status RecordSession::attach() {
       return s;
     }
     if (!plan_.per_task) drainer_->set_pid_filter({child_->pid()});
+    // Sites of libraries loaded later are opened system-wide (attach_added_sites).
+    if (plan_.per_task && follower_) {
+      drainer_->set_pid_filter({child_->pid()}, static_cast<uint32_t>(plan_.sites.size()));
+    }
   } else if (!options_.all) {
     for (pid_t pid : options_.pids) {
       if (Status s = attach_process(pid); !s) return s;
     }
     if (!plan_.per_task) drainer_->set_pid_filter(options_.pids);
+    if (plan_.per_task && follower_) {
+      drainer_->set_pid_filter(options_.pids, static_cast<uint32_t>(plan_.sites.size()));
+    }
   }
   // Without tracefs, uprobe-PMU events cannot be inherited (event_set.h):
   // system-wide, and with -- and -p the drainer keeps only the traced
@@ -337,6 +402,7 @@ Status RecordSession::attach() {
     if (tracepoints != 0) {
       std::cerr << tracepoints << " tracepoint" << (tracepoints == 1 ? "" : "s");
     }
+    if (follower_) std::cerr << ", and libraries the processes load later";
     std::cerr << "; Ctrl-C to end" << std::endl;
   }
   if (child_) {
@@ -385,7 +451,7 @@ Status RecordSession::loop() {
   uint64_t next_liveness = 0;
   epoll_event ready[16];
   for (;;) {
-    int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
+    int n = epoll_wait(epoll.get(), ready, 16, follower_ ? kFollowPollMillis : kPollMillis);
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
     bool stop = false;
     for (int i = 0; i < n; ++i) {
@@ -402,6 +468,7 @@ Status RecordSession::loop() {
       }
     }
     drainer_->drain(events_->buffers());
+    if (follower_) follow_new_mappings();
     if (writer_thread_->failed()) return Status::success();  // reported by finish()
     if (stop) return Status::success();
     if (child_) {
@@ -418,6 +485,101 @@ Status RecordSession::loop() {
         if (!targets_alive()) return Status::success();
       }
     }
+  }
+}
+
+void RecordSession::follow_new_mappings() {
+  // Per file: its sites and when a traced process mapped it.
+  for (const format::ProcessEvent& mmap : drainer_->take_new_mappings()) {
+    std::vector<ResolvedSite> found = follower_->examine(mmap);
+    if (found.empty()) continue;
+    if (Status s = attach_added_sites(found, mmap.path, mmap.time_ns); !s && !options_.quiet) {
+      std::cerr << "usdt-record: warning: " << s.error().message() << ": not recorded\n";
+    }
+  }
+}
+
+// The sites of a library mapped during the recording are opened system-wide
+// (pid -1 on every CPU, like -a) and the Drainer keeps the traced processes'
+// samples: per traced thread, a late open would have to find every thread
+// and child that exists at that moment, racing with their fork()s (a child
+// forked after the open inherits the event, one forked before does not, and
+// both would count the same hit twice or not at all), and it would take
+// threads x CPUs opens while the program runs on unrecorded.
+Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
+                                         const std::string& path, uint64_t mapped_ns) {
+  const uint32_t first = static_cast<uint32_t>(plan_.sites.size());
+  Result<std::vector<PlannedSite>> planned =
+      plan_added_sites(options_, found, plan_.tracefs.has_value());
+  if (!planned) return planned.error().context(path);
+  std::vector<PlannedSite> sites;
+  std::vector<SiteAttach> attach;
+  std::vector<SiteDecoding> decodings;
+  for (PlannedSite& site : *planned) {
+    const uint32_t id = first + static_cast<uint32_t>(sites.size());
+    SiteAttach a = to_site_attach(site, id);
+    SiteDecoding d = to_site_decoding(site, id);
+    d.string_bytes = options_.string_bytes;
+    add_stack_sampling(options_.call_graph, a.config, d);
+    if (site.sampling.needs_kernel_reads()) {
+      if (!group_) group_.emplace(UprobeEventGroup::for_this_process(plan_.tracefs->dir()));
+      Result<std::vector<RawArg>> layout = define_added_site(site, id, *group_, a);
+      if (!layout) {
+        // This site only: the others of the file are still worth having.
+        if (!options_.quiet) {
+          std::cerr << "usdt-record: warning: " << layout.error().message() << ": not recorded\n";
+        }
+        continue;
+      }
+      d.raw_args = std::move(*layout);
+    }
+    sites.push_back(std::move(site));
+    attach.push_back(std::move(a));
+    decodings.push_back(std::move(d));
+  }
+  if (sites.empty()) return Status::success();
+  const size_t first_event = events_->event_count();
+  if (Status s = events_->add_target(-1, false, false, attach); !s) {
+    return s.error().context("cannot attach the probes of " + path);
+  }
+  // Opened: from here on the sites are the recording's.
+  for (uint32_t i = 0; i < sites.size(); ++i) {
+    decoder_->add_site(std::move(decodings[i]));
+    probe_sites_.push_back(to_probe_site(sites[i], first + i));
+    plan_.sites.push_back(std::move(sites[i]));
+    attach_.push_back(std::move(attach[i]));
+  }
+  for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
+    decoder_->add_event(events_->ids()[ids_registered_].first,
+                        events_->ids()[ids_registered_].second);
+  }
+  drainer_->add_sites(sites.size());
+  if (Status s = events_->enable_from(first_event); !s) return s.error().context(path);
+  const uint64_t active_ns = clock_ns(CLOCK_MONOTONIC);
+  // The sites go to the writer ahead of any of their events: those are
+  // still in the ring buffers, read in the next pass.
+  EventBatch added = queue_.take_empty();
+  for (uint32_t id = first; id < probe_sites_.size(); ++id) {
+    probe_sites_[id].active_since_ns = active_ns;
+    added.added_sites.push_back(probe_sites_[id]);
+  }
+  added.added_since_ns = active_ns;
+  queue_.push(std::move(added));
+  if (!options_.quiet) {
+    std::cerr << "usdt-record: attached " << sites.size() << " probe site"
+              << (sites.size() == 1 ? "" : "s") << " in " << path << ", mapped at +"
+              << format_seconds(start_ns_, mapped_ns) << " s, active "
+              << format_millis(mapped_ns, active_ns) << " ms later" << std::endl;
+  }
+  return Status::success();
+}
+
+void RecordSession::warn_never_matched() const {
+  if (!follower_) return;
+  for (const std::string& spec : follower_->never_matched()) {
+    std::cerr << "usdt-record: warning: probe '" << spec << "' matched nothing: no file the "
+              << (options_.all ? "processes" : "traced processes") << " mapped has it ("
+              << follower_->files_examined() << " files mapped during the recording examined)\n";
   }
 }
 
@@ -502,6 +664,7 @@ int RecordSession::finish(bool failed) {
   }
   if (!options_.quiet) {
     warn_stack_misses();
+    warn_never_matched();
     EndReport report;
     report.output = options_.output;
     report.events = drainer_->events();

@@ -50,8 +50,9 @@ Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSit
   return mask;
 }
 
+// follow: a library loaded later may still have the probe a pattern names.
 Status check_string_patterns(const RecordOptions& options,
-                             const std::vector<ResolvedSite>& resolved) {
+                             const std::vector<ResolvedSite>& resolved, bool follow) {
   for (const StringArgs& strings : options.strings) {
     Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
     if (!spec) return spec.error().context("--string");
@@ -67,6 +68,7 @@ Status check_string_patterns(const RecordOptions& options,
                    " matches only tracepoints, whose string fields are recorded as strings "
                    "already");
     }
+    if (!matched && follow && spec->kind == ProbeKind::usdt) continue;
     if (!matched) {
       return Error("--string " + strings.probe + " matches none of the recorded probes");
     }
@@ -129,8 +131,8 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
 
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
                                      const std::vector<ResolvedSite>& resolved, std::ostream& err,
-                                     std::optional<TracefsMount> tracefs) {
-  if (Status s = check_string_patterns(options, resolved); !s) return s.error();
+                                     std::optional<TracefsMount> tracefs, bool follow) {
+  if (Status s = check_string_patterns(options, resolved, follow); !s) return s.error();
   RecordingPlan plan;
   plan.tracefs = std::move(tracefs);
   plan.per_task = !options.all;
@@ -168,6 +170,28 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
   return plan;
 }
 
+namespace {
+
+// Defines the tracefs event of one site in group; points attach at it and
+// returns where its kernel-read arguments lie in the raw records.
+Result<std::vector<RawArg>> define_site_event(const PlannedSite& site, uint32_t id,
+                                              UprobeEventGroup& group, SiteAttach& attach) {
+  std::string name = "s";  // the detacher reads the site id back from the name
+  name += std::to_string(id);
+  Result<TracefsEvent> event =
+      group.add(name, site.resolved.kind == format::ProbeKind::uretprobe,
+                tracefs_probe_location(site), tracefs_fetch_args(site));
+  const std::string what = site.resolved.provider + ":" + site.resolved.name;
+  if (!event) return event.error().context("cannot define " + what);
+  Result<std::vector<RawArg>> layout = raw_layout(site, *event);
+  if (!layout) return layout.error().context("the tracefs event of " + what);
+  attach.config.tracepoint_id = event->id;
+  attach.config.raw = site.sampling.needs_kernel_reads();
+  return layout;
+}
+
+}  // namespace
+
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
                                                SampleDecoder& decoder, std::ostream& err) {
@@ -177,22 +201,24 @@ Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
     const PlannedSite& site = plan.sites[id];
     // The kernel's own tracepoints need no definition.
     if (site.resolved.kind == format::ProbeKind::tracepoint) continue;
-    const bool raw = site.sampling.needs_kernel_reads();
-    if (!plan.per_task && !raw) continue;
-    std::string name = "s";  // the detacher reads the site id back from the name
-    name += std::to_string(id);
-    Result<TracefsEvent> event =
-        group.add(name, site.resolved.kind == format::ProbeKind::uretprobe,
-                  tracefs_probe_location(site), tracefs_fetch_args(site));
-    const std::string what = site.resolved.provider + ":" + site.resolved.name;
-    if (!event) return event.error().context("cannot define " + what);
-    Result<std::vector<RawArg>> layout = raw_layout(site, *event);
-    if (!layout) return layout.error().context("the tracefs event of " + what);
+    if (!plan.per_task && !site.sampling.needs_kernel_reads()) continue;
+    Result<std::vector<RawArg>> layout = define_site_event(site, id, group, attach[id]);
+    if (!layout) return layout.error();
     decoder.set_raw_layout(id, std::move(*layout));
-    attach[id].config.tracepoint_id = event->id;
-    attach[id].config.raw = raw;
   }
   return group;
+}
+
+Result<std::vector<PlannedSite>> plan_added_sites(const RecordOptions& options,
+                                                  const std::vector<ResolvedSite>& resolved,
+                                                  bool kernel_reads) {
+  return plan_sites(options, resolved, kernel_reads);
+}
+
+Result<std::vector<RawArg>> define_added_site(const PlannedSite& site, uint32_t id,
+                                              UprobeEventGroup& group, SiteAttach& attach) {
+  if (!site.sampling.needs_kernel_reads()) return std::vector<RawArg>();
+  return define_site_event(site, id, group, attach);
 }
 
 }  // namespace usdt::record

@@ -35,10 +35,12 @@ struct RecordingPlan {
 // sample, and opens tracefs when a site needs it (warning on err, and
 // planning again without kernel reads, when it cannot be had). tracefs:
 // already opened (tracepoints need it to be resolved), else opened here
-// when needed.
+// when needed. follow: the recording follows new mappings, so a --string
+// pattern that matches no probe yet is no error.
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
                                      const std::vector<ResolvedSite>& resolved, std::ostream& err,
-                                     std::optional<TracefsMount> tracefs = std::nullopt);
+                                     std::optional<TracefsMount> tracefs = std::nullopt,
+                                     bool follow = false);
 
 // Defines, in a group of this recorder's own, the tracefs events of the
 // sites that take one, after removing the groups of killed recorders; points
@@ -47,5 +49,18 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
                                                SampleDecoder& decoder, std::ostream& err);
+
+// Sites found during the recording in a library mapped after the start
+// (record/mapping_follower.h): planned like -a's, since the session opens
+// them system-wide; kernel_reads when tracefs is there.
+Result<std::vector<PlannedSite>> plan_added_sites(const RecordOptions& options,
+                                                  const std::vector<ResolvedSite>& resolved,
+                                                  bool kernel_reads);
+
+// Defines the tracefs event of an added site that reads memory in the kernel
+// and points attach at it; returns its raw layout (empty for a site that
+// needs no tracefs event: it goes through the uprobe PMU).
+Result<std::vector<RawArg>> define_added_site(const PlannedSite& site, uint32_t id,
+                                              UprobeEventGroup& group, SiteAttach& attach);
 
 }  // namespace usdt::record
