@@ -709,12 +709,22 @@ TEST_CASE("bad input gives one clear error line", "[.root][errors][itest_control
   CHECK(missing.status == 1);
   CHECK(missing.err.find("usdt-record: error: cannot run '/nonexistent/cmd'") == 0);
 
+  // PROVIDER:NAME may be in a library loaded later: a warning listing what
+  // exists, the recording follows the command's new mappings, and the end
+  // names the spec that never matched.
   RunResult nomatch =
       run({recorder(), "-e", "itest:nothing", "-o", out, "--", program("itest_control")});
-  CHECK(nomatch.status == 1);
-  CHECK(nomatch.err.find("usdt-record: error: probe 'itest:nothing' matches nothing") == 0);
+  CHECK(nomatch.status == 0);
+  CHECK(nomatch.err.find("usdt-record: warning: probe 'itest:nothing' matches nothing") == 0);
   CHECK(nomatch.err.find("itest:tick") != std::string::npos);
   CHECK(nomatch.err.find("itest:gated") != std::string::npos);
+  CHECK(nomatch.err.find("probe 'itest:nothing' matched nothing: no file the traced processes "
+                         "mapped has it") != std::string::npos);
+  // A file the user named is not followed: matching nothing there is an error.
+  RunResult named = run({recorder(), "-e", "usdt:" + program("itest_control") + ":itest:nothing",
+                         "-o", out, "--", program("itest_control")});
+  CHECK(named.status == 1);
+  CHECK(named.err.find("usdt-record: error: probe 'usdt:") == 0);
 
   RunResult unwritable = run({recorder(), "-e", "itest:tick", "-o", "/nonexistent/dir/x.trace",
                               "--", program("itest_control")});

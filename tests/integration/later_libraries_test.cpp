@@ -1,0 +1,226 @@
+// Libraries loaded during a recording (usdt-record follows the traced
+// processes' new mappings): itest_dlopen loads libitest_dynlib1.so (and
+// libitest_dynlib2.so), from the file or from a memfd, and fires
+// dynlib:call(i, TAG) per call; a PROVIDER:NAME spec that matches nothing
+// at the start is attached when the library appears. The program prints
+// each call with its CLOCK_MONOTONIC time, the clock of the trace, so a
+// test can check that every call after the sites became active was
+// recorded, and nothing else.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "integration_support.h"
+
+using namespace usdt;
+using namespace usdt::itest;
+
+namespace {
+
+const std::string kLib1 = ITEST_DYNLIB1;
+const std::string kLib2 = ITEST_DYNLIB2;
+
+void ensure_tracefs() {
+  if (access("/sys/kernel/tracing/uprobe_events", R_OK) == 0) return;
+  run({"/bin/mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"});
+}
+
+struct Call {
+  int lib = 0;
+  long i = 0;
+  uint64_t time_ns = 0;
+};
+
+// The "call LIBNO I TIME_NS" lines itest_dlopen printed.
+std::vector<Call> printed_calls(const std::string& out) {
+  std::vector<Call> calls;
+  for (const std::string& line : lines(out)) {
+    Call c;
+    unsigned long long t = 0;
+    if (std::sscanf(line.c_str(), "call %d %ld %llu", &c.lib, &c.i, &t) == 3) {
+      c.time_ns = t;
+      calls.push_back(c);
+    }
+  }
+  return calls;
+}
+
+uint64_t printed_base(const std::string& out, int lib) {
+  for (const std::string& line : lines(out)) {
+    int n = 0;
+    unsigned long long base = 0;
+    if (std::sscanf(line.c_str(), "base %d %llx", &n, &base) == 2 && n == lib) return base;
+  }
+  return 0;
+}
+
+struct Recording {
+  std::string trace;
+  RunResult result;
+};
+
+// usdt-record -e dynlib:call [extra] -- env ENV... itest_dlopen ARGS...
+Recording record_dlopen(const std::string& name, const std::vector<std::string>& env,
+                        const std::vector<std::string>& args,
+                        const std::vector<std::string>& extra = {}) {
+  ensure_tracefs();
+  Recording rec{temp_trace(name), {}};
+  std::vector<std::string> argv{recorder(), "-o", rec.trace, "-e", "dynlib:call"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--");
+  argv.push_back("/usr/bin/env");
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.push_back(program("itest_dlopen"));
+  argv.insert(argv.end(), args.begin(), args.end());
+  rec.result = run(argv);
+  return rec;
+}
+
+// The sites of dynlib:call, by the file they are in.
+std::map<std::string, format::ProbeSite> dynlib_sites(const Trace& t) {
+  std::map<std::string, format::ProbeSite> sites;
+  for (uint32_t id : t.site_ids("dynlib", "call")) sites[t.sites[id].path] = t.sites[id];
+  return sites;
+}
+
+}  // namespace
+
+TEST_CASE("a library dlopen()ed during the recording is attached; every later call is recorded",
+          "[.root][later_dlopen]") {
+  // Calls 1 ms apart from the moment the library is loaded: the first ones
+  // come before its probes are attached, the rest must all be there.
+  Recording rec =
+      record_dlopen("later_dlopen", {"ITEST_DLOPEN_GAP_US=1000"}, {"file", kLib1, "400"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  CHECK(rec.result.err.find("probe 'dynlib:call' matches nothing") != std::string::npos);
+  CHECK(rec.result.err.find("waiting for a library loaded later") != std::string::npos);
+  CHECK(rec.result.err.find("attached 1 probe site in " + kLib1) != std::string::npos);
+
+  Trace t = read_trace(rec.trace);
+  std::map<std::string, format::ProbeSite> sites = dynlib_sites(t);
+  REQUIRE(sites.size() == 1);
+  REQUIRE(sites.count(kLib1) == 1);
+  const uint64_t active = sites[kLib1].active_since_ns;
+  REQUIRE(active != 0);
+
+  std::vector<Call> calls = printed_calls(rec.result.out);
+  REQUIRE(calls.size() == 400);
+  std::set<long> recorded;
+  for (const format::Event& e : t.of("dynlib", "call")) {
+    REQUIRE(e.arg_count == 2);
+    CHECK(e.args[1] == 1);
+    CHECK(recorded.insert(static_cast<long>(e.args[0])).second);  // each call once
+  }
+  size_t after = 0;
+  for (const Call& c : calls) {
+    if (c.time_ns <= active) continue;
+    ++after;
+    INFO("call " << c.i << " at " << c.time_ns << ", active since " << active);
+    CHECK(recorded.count(c.i) == 1);
+  }
+  // The attach is quick: most of the 400 ms of calls come after it.
+  CHECK(after > 200);
+  CHECK(recorded.size() >= after);
+  CHECK(t.lost_count() == 0);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("a library dlopen()ed before its calls: every call recorded exactly",
+          "[.root][later_pause]") {
+  Recording rec =
+      record_dlopen("later_pause", {"ITEST_DLOPEN_PAUSE_MS=300"}, {"file", kLib1, "50"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  Trace t = read_trace(rec.trace);
+  std::vector<format::Event> events = t.of("dynlib", "call");
+  REQUIRE(events.size() == 50);
+  for (size_t i = 0; i < events.size(); ++i) {
+    CHECK(events[i].args[0] == i);
+    CHECK(events[i].args[1] == 1);
+  }
+  REQUIRE(t.summary);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("a provider library copied into a memfd and dlopen()ed from /proc/self/fd is traced",
+          "[.root][later_memfd]") {
+  Recording rec =
+      record_dlopen("later_memfd", {"ITEST_DLOPEN_PAUSE_MS=300"}, {"memfd", kLib1, "40"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  Trace t = read_trace(rec.trace);
+  std::map<std::string, format::ProbeSite> sites = dynlib_sites(t);
+  REQUIRE(sites.size() == 1);
+  // The kernel names a memfd mapping "/memfd:NAME (deleted)".
+  CHECK(sites.begin()->first.rfind("/memfd:dynlib", 0) == 0);
+  CHECK(sites.begin()->second.active_since_ns != 0);
+  std::vector<format::Event> events = t.of("dynlib", "call");
+  REQUIRE(events.size() == 40);
+  for (size_t i = 0; i < events.size(); ++i) CHECK(events[i].args[0] == i);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("a library dlclose()d and another loaded at its address: each call goes to its own",
+          "[.root][later_replaced]") {
+  Recording rec = record_dlopen("later_replaced", {"ITEST_DLOPEN_PAUSE_MS=300"},
+                                {"file", kLib1, "30", kLib2, "20"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  const uint64_t base1 = printed_base(rec.result.out, 1);
+  REQUIRE(base1 != 0);
+  // Only the case it names when the second library took the first's place.
+  REQUIRE(printed_base(rec.result.out, 2) == base1);
+  Trace t = read_trace(rec.trace);
+  std::map<std::string, format::ProbeSite> sites = dynlib_sites(t);
+  REQUIRE(sites.size() == 2);
+  REQUIRE(sites.count(kLib1) == 1);
+  REQUIRE(sites.count(kLib2) == 1);
+  CHECK(sites[kLib2].active_since_ns > sites[kLib1].active_since_ns);
+  std::map<uint32_t, std::vector<long>> by_site;
+  for (const format::Event& e : t.of("dynlib", "call")) {
+    // The second argument is the library's own tag: 1 or 2.
+    CHECK(e.args[1] == (e.site_id == sites[kLib1].id ? 1u : 2u));
+    by_site[e.site_id].push_back(static_cast<long>(e.args[0]));
+  }
+  CHECK(by_site[sites[kLib1].id].size() == 30);
+  CHECK(by_site[sites[kLib2].id].size() == 20);
+  unlink(rec.trace.c_str());
+}
+
+TEST_CASE("-p follows the process's later dlopen()", "[.root][later_pid]") {
+  ensure_tracefs();
+  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1500",
+                                   "ITEST_DLOPEN_PAUSE_MS=300", program("itest_dlopen"), "file",
+                                   kLib1, "25"},
+                                  false, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string trace = temp_trace("later_pid");
+  RunResult r = run({recorder(), "-o", trace, "-e", "dynlib:call", "-p",
+                     std::to_string(target.pid())});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(target.wait() == 0);
+  CHECK(r.err.find("attached 1 probe site in " + kLib1) != std::string::npos);
+  Trace t = read_trace(trace);
+  CHECK(t.of("dynlib", "call").size() == 25);
+  unlink(trace.c_str());
+}
+
+TEST_CASE("a spec no loaded library ever matched is named at the end", "[.root][later_never]") {
+  Recording rec = record_dlopen("later_never", {"ITEST_DLOPEN_PAUSE_MS=200"}, {"file", kLib1, "5"},
+                                {"-e", "nosuch:probe"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  CHECK(rec.result.err.find("probe 'nosuch:probe' matched nothing") != std::string::npos);
+  CHECK(rec.result.err.find("probe 'dynlib:call' matched nothing") == std::string::npos);
+  Trace t = read_trace(rec.trace);
+  CHECK(t.of("dynlib", "call").size() == 5);
+  unlink(rec.trace.c_str());
+}

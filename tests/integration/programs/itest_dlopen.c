@@ -1,0 +1,106 @@
+/* Libraries loaded during a recording (usdt-record follows new mappings):
+ *   itest_dlopen MODE LIB N [LIB2 N2]
+ * MODE "file": dlopen(LIB); MODE "memfd": LIB's bytes copied into a memfd
+ * and dlopen("/proc/self/fd/FD") (how libstapsdt-style providers made at
+ * run time are loaded). Then N calls of the library's dynlib_call(i),
+ * i = 0..N-1, each firing dynlib:call(i, TAG) (TAG 1 or 2, the library's).
+ * With LIB2: dlclose(LIB) (unmapped), dlopen(LIB2) (mapped where LIB was,
+ * or over part of it) and N2 calls of its dynlib_call.
+ * Environment: ITEST_DLOPEN_START_MS: print "ready" and sleep this long
+ * before the first dlopen (for -p); ITEST_DLOPEN_PAUSE_MS: sleep this long
+ * after each dlopen
+ * (time for the recorder to attach: then every call is recorded);
+ * ITEST_DLOPEN_GAP_US: sleep this long before each call.
+ * Prints, per call, "call LIBNO I TIME_NS" (CLOCK_MONOTONIC just before the
+ * call: the test checks every call after the sites became active was
+ * recorded), and "base LIBNO ADDRESS" per load. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static long env_long(const char* name) {
+  const char* v = getenv(name);
+  return v != NULL ? atol(v) : 0;
+}
+
+static unsigned long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* The path dlopen() gets: LIB itself, or a memfd holding a copy of it. */
+static const char* load_path(const char* mode, const char* lib, char* buf, size_t size) {
+  if (strcmp(mode, "memfd") != 0) return lib;
+  int in = open(lib, O_RDONLY);
+  int fd = memfd_create("dynlib", 0);
+  if (in < 0 || fd < 0) {
+    perror("itest_dlopen: memfd");
+    exit(2);
+  }
+  char block[65536];
+  ssize_t n;
+  while ((n = read(in, block, sizeof block)) > 0) {
+    if (write(fd, block, (size_t)n) != n) {
+      perror("itest_dlopen: write");
+      exit(2);
+    }
+  }
+  close(in);
+  snprintf(buf, size, "/proc/self/fd/%d", fd);
+  return buf;
+}
+
+static void* load(int libno, const char* mode, const char* lib) {
+  char buf[64];
+  void* handle = dlopen(load_path(mode, lib, buf, sizeof buf), RTLD_NOW);
+  if (handle == NULL) {
+    fprintf(stderr, "itest_dlopen: %s\n", dlerror());
+    exit(2);
+  }
+  Dl_info info;
+  void* call = dlsym(handle, "dynlib_call");
+  if (call != NULL && dladdr(call, &info) != 0) printf("base %d %p\n", libno, info.dli_fbase);
+  long pause_ms = env_long("ITEST_DLOPEN_PAUSE_MS");
+  if (pause_ms > 0) usleep((useconds_t)(pause_ms * 1000));
+  return handle;
+}
+
+static void run(int libno, void* handle, long n) {
+  long (*call)(long) = (long (*)(long))dlsym(handle, "dynlib_call");
+  long gap_us = env_long("ITEST_DLOPEN_GAP_US");
+  for (long i = 0; i < n; ++i) {
+    if (gap_us > 0) usleep((useconds_t)gap_us);
+    unsigned long long t = now_ns();
+    call(i);
+    printf("call %d %ld %llu\n", libno, i, t);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: itest_dlopen file|memfd LIB N [LIB2 N2]\n");
+    return 2;
+  }
+  long start_ms = env_long("ITEST_DLOPEN_START_MS");
+  if (start_ms > 0) {
+    printf("ready\n");
+    fflush(stdout);
+    usleep((useconds_t)(start_ms * 1000));
+  }
+  void* first = load(1, argv[1], argv[2]);
+  run(1, first, atol(argv[3]));
+  if (argc >= 6) {
+    dlclose(first);
+    void* second = load(2, argv[1], argv[4]);
+    run(2, second, atol(argv[5]));
+  }
+  fflush(stdout);
+  return 0;
+}
