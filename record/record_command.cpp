@@ -402,7 +402,6 @@ Status RecordSession::attach() {
     if (tracepoints != 0) {
       std::cerr << tracepoints << " tracepoint" << (tracepoints == 1 ? "" : "s");
     }
-    if (follower_) std::cerr << ", and libraries the processes load later";
     std::cerr << "; Ctrl-C to end" << std::endl;
   }
   if (child_) {

@@ -389,6 +389,8 @@ std::string record_help_text() {
           "  usdt:PATH:PROVIDER:NAME      e.g. usdt:/usr/bin/python3.11:python:function__entry\n"
           "  usdt:PATH:NAME               any provider\n"
           "  PROVIDER:NAME                in the command's binary and libraries, or -p's mapped files\n"
+          "                               (-a: every process's), and in every library the traced\n"
+          "                               processes load later (dlopen, memfd): attached then\n"
           "  NAME                         any provider, any of those files\n"
           "  uprobe:PATH:SYMBOL[+OFFSET]  function entry (arguments: the 6 ABI argument registers)\n"
           "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
