@@ -151,4 +151,12 @@ Result<std::vector<MappedFile>> mapped_elf_files(pid_t pid) {
   return files;
 }
 
+std::string map_files_path(uint32_t pid, uint64_t start, uint64_t length) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "/proc/%u/map_files/%llx-%llx", pid,
+                static_cast<unsigned long long>(start),
+                static_cast<unsigned long long>(start + length));
+  return buf;
+}
+
 }  // namespace usdt

@@ -49,4 +49,8 @@ Result<std::vector<MapEntry>> read_proc_maps(pid_t pid);
 // address order. Files that cannot be opened or are not ELF are skipped.
 Result<std::vector<MappedFile>> mapped_elf_files(pid_t pid);
 
+// "/proc/PID/map_files/START-END": the file behind one mapping, opened by
+// root even when no path names it (a memfd, a file deleted since).
+std::string map_files_path(uint32_t pid, uint64_t start, uint64_t length);
+
 }  // namespace usdt

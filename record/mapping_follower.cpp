@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "common/glob_match.h"
+#include "common/proc_maps.h"
 #include "common/probe_spec.h"
 
 namespace usdt::record {
@@ -19,14 +19,6 @@ bool selects(const std::string& text, const ResolvedSite& site) {
 }
 
 }  // namespace
-
-std::string map_files_path(uint32_t pid, uint64_t start, uint64_t length) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "/proc/%u/map_files/%llx-%llx", pid,
-                static_cast<unsigned long long>(start),
-                static_cast<unsigned long long>(start + length));
-  return buf;
-}
 
 MappingFollower::MappingFollower(std::vector<std::string> specs,
                                  const std::vector<std::string>& waiting)

@@ -52,7 +52,4 @@ class MappingFollower {
   uint64_t examined_ = 0;
 };
 
-// "/proc/PID/map_files/START-END", the file behind one mapping.
-std::string map_files_path(uint32_t pid, uint64_t start, uint64_t length);
-
 }  // namespace usdt::record

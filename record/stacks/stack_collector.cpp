@@ -1,6 +1,8 @@
 #include "record/stacks/stack_collector.h"
 
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,17 +18,6 @@
 
 namespace usdt::record {
 
-namespace {
-
-// "START-END" as /proc/PID/map_files names a mapping.
-std::string hex_range(uint64_t start, uint64_t end) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%llx-%llx", static_cast<unsigned long long>(start),
-                static_cast<unsigned long long>(end));
-  return text;
-}
-
-}  // namespace
 
 #ifdef USDT_HAVE_DWARF_UNWINDER
 bool dwarf_unwinding_available() { return true; }
@@ -136,7 +127,7 @@ std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t ti
     if (!m.path.empty() && m.path[0] == '/') {
       // map_files/ reads the very file mapped, also when it was deleted.
       std::string open_path =
-          m.deleted ? proc + "/map_files/" + hex_range(m.start, m.end) : proc + "/root" + m.path;
+          m.deleted ? map_files_path(pid, m.start, m.end - m.start) : proc + "/root" + m.path;
       e.build_id = build_id_of(m.path, open_path);
     } else {
       e.build_id = build_id_of(e.path, e.path);
@@ -146,6 +137,17 @@ std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t ti
   }
   seeded_.insert(pid);
   return out;
+}
+
+void StackCollector::pin_unnamed_file(uint32_t pid, const ExecMapping& mapping,
+                                      StackObject& object) {
+  struct stat st;
+  if (stat(object.open_path.c_str(), &st) == 0 || stat(mapping.path.c_str(), &st) == 0) return;
+  std::string mapped = map_files_path(pid, mapping.start, mapping.end - mapping.start);
+  UniqueFd fd(open(mapped.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return;
+  object.open_path = "/proc/self/fd/" + std::to_string(fd.get());
+  object.pinned = std::make_shared<UniqueFd>(std::move(fd));
 }
 
 ExecMapping StackCollector::to_mapping(const format::ProcessEvent& e) {
@@ -321,6 +323,7 @@ void StackCollector::note_objects(uint32_t pid) {
         object.build_id = m->build_id;
         object.open_path =
             m->path[0] == '/' ? "/proc/" + std::to_string(pid) + "/root" + m->path : m->path;
+        if (m->path[0] == '/') pin_unnamed_file(pid, *m, object);
         objects_.push_back(std::move(object));
         object_offsets_.emplace_back();
       }

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/unique_fd.h"
 #include "formats/trace_types.h"
 #include "record/record_options.h"
 #include "record/sample_decoder.h"
@@ -66,6 +67,10 @@ struct StackObject {
   std::string path;       // as the process mapped it ("[vdso]" for the vdso)
   std::string build_id;   // hex, "" when unknown
   std::string open_path;  // where to read it: /proc/PID/root/PATH while PID lived
+  // A file no path names (a memfd, a file deleted since it was mapped),
+  // opened through /proc/PID/map_files while the process lived: open_path
+  // is then /proc/self/fd/N, readable after the process is gone.
+  std::shared_ptr<UniqueFd> pinned;
   // The file offsets the frames in it are looked up at (the ip, a return
   // address - 1, as the report does), sorted: only the symbols holding them
   // need to be written. Empty: all symbols.
@@ -122,6 +127,8 @@ class StackCollector {
   // from the pass's start again when records after time_ns were applied.
   void advance_to(uint32_t pid, uint64_t time_ns);
   ExecMapping to_mapping(const format::ProcessEvent& event);
+  // Pins a file that no path names (see StackObject::pinned).
+  static void pin_unnamed_file(uint32_t pid, const ExecMapping& mapping, StackObject& object);
 
   CallGraph graph_;
   std::unique_ptr<DwarfUnwinder> unwinder_;

@@ -10,6 +10,7 @@
 
 #include "common/elf_file.h"
 #include "common/file_io.h"
+#include "common/proc_maps.h"
 #include "common/unique_fd.h"
 
 namespace usdt::record {
@@ -124,15 +125,17 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
   std::vector<Module> wanted;
   for (const ExecMapping& mapping : maps.all()) {
     const ElfLoadLayout* layout = nullptr;
+    std::string file;
     if (mapping.path == kVdso) {
       if (vdso_image(mapping) != nullptr) layout = &*vdso_layout_;
     } else if (is_file_backed(mapping.path)) {
-      layout = layouts.find(mapping, open_path(mapping.path));
+      file = open_path(mapping);
+      layout = layouts.find(mapping, file);
     }
     if (layout == nullptr) continue;
     const std::optional<uint64_t> bias = layout->bias_of(mapping.start, mapping.file_offset);
     if (!bias) continue;
-    Module module{mapping.path, *bias, layout->low + *bias, layout->high + *bias};
+    Module module{mapping.path, *bias, layout->low + *bias, layout->high + *bias, file};
     // One module per loaded file, however many executable mappings it has.
     if (std::find(wanted.begin(), wanted.end(), module) != wanted.end()) continue;
     wanted.push_back(std::move(module));
@@ -140,11 +143,19 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
   return wanted;
 }
 
-std::string UnwindModules::open_path(const std::string& path) const {
+std::string UnwindModules::open_path(const ExecMapping& mapping) const {
   // Through the process's root, so that a process in a container finds its
-  // own files; the plain path when that is not readable (no permission).
-  std::string rooted = "/proc/" + std::to_string(pid_) + "/root" + path;
-  return access(rooted.c_str(), R_OK) == 0 ? rooted : path;
+  // own files; the plain path when that is not readable (no permission);
+  // the mapping itself when no path names the file (a memfd, "/memfd:NAME
+  // (deleted)", or a file deleted since it was mapped).
+  std::string rooted = "/proc/" + std::to_string(pid_) + "/root" + mapping.path;
+  if (access(rooted.c_str(), R_OK) == 0) return rooted;
+  if (access(mapping.path.c_str(), R_OK) == 0) return mapping.path;
+  // stat(), not access(): access() on map_files fails with ENOENT even for
+  // root (measured on 6.18), where opening it works.
+  std::string mapped = map_files_path(pid_, mapping.start, mapping.end - mapping.start);
+  struct stat st;
+  return stat(mapped.c_str(), &st) == 0 ? mapped : mapping.path;
 }
 
 bool UnwindModules::report(const Module& module) {
@@ -159,9 +170,8 @@ bool UnwindModules::report(const Module& module) {
     reported = dwfl_report_elf(dwfl_.get(), kVdso, kVdso, fd.get(), module.bias, true);
     if (reported != nullptr) fd.release();  // libdwfl owns it now
   } else {
-    const std::string file = open_path(module.path);
-    reported =
-        dwfl_report_elf(dwfl_.get(), module.path.c_str(), file.c_str(), -1, module.bias, true);
+    reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), module.file.c_str(), -1,
+                               module.bias, true);
   }
   if (reported == nullptr) return false;
   reported_.push_back(module);

@@ -9,7 +9,8 @@
 // computed once per file and shared by all processes.
 //
 // Files are opened through /proc/PID/root (a process in a container sees its
-// own files), else by their path.
+// own files), else by their path, else through the mapping itself
+// (/proc/PID/map_files/START-END: a memfd, a file deleted since).
 // "[vdso]" has no file: its image is read once from /proc/PID/mem and handed
 // to libdwfl through a memfd. Anonymous code ("//anon", JIT) and files that
 // cannot be opened get no module: a walk reaching them stops there.
@@ -91,12 +92,15 @@ class UnwindModules {
     uint64_t bias = 0;
     uint64_t low = 0;  // runtime range the module covers
     uint64_t high = 0;
-    bool operator==(const Module&) const = default;
+    std::string file;  // where to read it (open_path()); not part of its identity
+    bool operator==(const Module& o) const {
+      return path == o.path && bias == o.bias && low == o.low && high == o.high;
+    }
   };
 
   std::vector<Module> wanted_modules(const ProcessMappings& maps, LoadLayoutCache& layouts);
   bool report(const Module& module);
-  std::string open_path(const std::string& path) const;
+  std::string open_path(const ExecMapping& mapping) const;
   const std::vector<uint8_t>* vdso_image(const ExecMapping& mapping);
 
   uint32_t pid_;

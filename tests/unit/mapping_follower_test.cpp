@@ -29,10 +29,6 @@ format::ProcessEvent mmap_of(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("map_files_path names the mapping in hex", "[mapping_follower]") {
-  CHECK(map_files_path(42, 0x7f0000001000, 0x2000) == "/proc/42/map_files/7f0000001000-7f0000003000");
-}
-
 TEST_CASE("a new file is examined once and gives the sites the specs select",
           "[mapping_follower]") {
   MappingFollower follower({"fixturelib:call", "nosuch:*", "usdt:/x:fixturelib:loaded"},

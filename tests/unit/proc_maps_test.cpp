@@ -79,3 +79,8 @@ TEST_CASE("a PID that does not exist", "[proc_maps]") {
   REQUIRE_FALSE(files.ok());
   CHECK(files.error().message() == "no process with PID 999999999");
 }
+
+TEST_CASE("map_files_path names the mapping in hex", "[proc_maps]") {
+  CHECK(usdt::map_files_path(42, 0x7f0000001000, 0x2000) ==
+        "/proc/42/map_files/7f0000001000-7f0000003000");
+}
