@@ -167,6 +167,23 @@ TEST_CASE("a provider library copied into a memfd and dlopen()ed from /proc/self
   unlink(rec.trace.c_str());
 }
 
+TEST_CASE("the call stacks of a memfd library: unwound and named while it is mapped",
+          "[.root][later_memfd_stacks]") {
+  // 50 ms between calls: each call's stack is unwound while the process
+  // still has the memfd mapped (no path names its file).
+  Recording rec = record_dlopen("later_memfd_stacks",
+                                {"ITEST_DLOPEN_PAUSE_MS=300", "ITEST_DLOPEN_GAP_US=50000"},
+                                {"memfd", kLib1, "5"}, {"--call-graph", "dwarf"});
+  INFO(rec.result.err);
+  REQUIRE(rec.result.status == 0);
+  CHECK(rec.result.err.find("5 of 5 events carry a call stack, 0 truncated") != std::string::npos);
+  RunResult folded = run({USDT_REPORT_PATH, "stacks", "--folded", rec.trace});
+  INFO(folded.out);
+  REQUIRE(folded.status == 0);
+  CHECK(folded.out.find(";main;run;dynlib_call 5\n") != std::string::npos);
+  unlink(rec.trace.c_str());
+}
+
 TEST_CASE("a library dlclose()d and another loaded at its address: each call goes to its own",
           "[.root][later_replaced]") {
   Recording rec = record_dlopen("later_replaced", {"ITEST_DLOPEN_PAUSE_MS=300"},
