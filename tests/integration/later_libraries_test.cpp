@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -240,4 +241,32 @@ TEST_CASE("a spec no loaded library ever matched is named at the end", "[.root][
   Trace t = read_trace(rec.trace);
   CHECK(t.of("dynlib", "call").size() == 5);
   unlink(rec.trace.c_str());
+}
+
+TEST_CASE("-a follows every process's new mappings", "[.root][later_all]") {
+  ensure_tracefs();
+  // A copy of its own, which no other case maps (-a would find it at the
+  // start in a process that has it); the events are counted for this
+  // process only all the same.
+  const std::string lib = temp_trace("later_all") + ".so";
+  std::filesystem::copy_file(kLib1, lib, std::filesystem::copy_options::overwrite_existing);
+  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1000",
+                                   "ITEST_DLOPEN_PAUSE_MS=300", program("itest_dlopen"), "file",
+                                   lib, "15"},
+                                  false, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string trace = temp_trace("later_all");
+  RunResult r = run({recorder(), "-o", trace, "-a", "-e", "dynlib:call", "--duration", "2.5"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(target.wait() == 0);
+  CHECK(r.err.find("attached 1 probe site in " + lib) != std::string::npos);
+  Trace t = read_trace(trace);
+  size_t mine = 0;
+  for (const format::Event& e : t.of("dynlib", "call")) {
+    if (e.pid == static_cast<uint32_t>(target.pid())) ++mine;
+  }
+  CHECK(mine == 15);
+  unlink(trace.c_str());
+  unlink(lib.c_str());
 }
