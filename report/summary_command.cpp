@@ -10,7 +10,8 @@
 // after the start) has no events before it was attached, called or not: text
 // says when under its count line, JSON in "active_since_ns" (the timeline's
 // clock, as "start_ns"); when only some of its sites were attached late,
-// "late_sites" and "late_sites_since_ns" (the earliest of them).
+// "late_sites" and "late_sites_since_ns" (the earliest of them). The rate of
+// a probe whose sites were all attached late counts from then.
 #include <algorithm>
 #include <string>
 
@@ -114,6 +115,14 @@ std::vector<ProbeActivity> probe_activity(const TraceInput& input, const EventFi
 // probe all of whose sites were attached during the recording; for some of
 // them, "(1 of its 2 sites attached at +2.314000000 s: no events of that site
 // before)"; empty for a probe watched from the start.
+// A probe whose sites were all attached during the recording can have fired
+// only from then on: its rate counts from then, not from the start.
+uint64_t active_duration(const Span& span, const ProbeActivity& a) {
+  if (!a.all_late()) return span.end - span.start;
+  uint64_t from = std::max(span.start, a.late_since);
+  return span.end > from ? span.end - from : 0;
+}
+
 std::string activity_text(const TraceInput& input, const ProbeActivity& a) {
   if (a.late_sites == 0) return {};
   std::string at = "+" + format_seconds(a.late_since - std::min(a.late_since, input.timeline_start())) + " s";
@@ -278,7 +287,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
       if (!p.path.empty()) w.key("path").string(p.path);
       w.key("count").uint(row.count).key("lost").uint(row.lost);
-      w.key("rate_per_s").number_text(rate_text(row.count, duration));
+      w.key("rate_per_s").number_text(rate_text(row.count, active_duration(span, activity[row.probe])));
       if (const ProbeActivity& a = activity[row.probe]; a.all_late()) {
         w.key("active_since_ns").uint(a.late_since);
       } else if (a.late_sites > 0) {
@@ -373,8 +382,9 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].shown_name.size() + 2);
   t += pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) + pad_left("lost", 10) + "\n";
   for (const ProbeRow& row : rows) {
+    const uint64_t active = active_duration(span, activity[row.probe]);
     t += pad_right(catalog.probes()[row.probe].shown_name, name_width) + pad_left(std::to_string(row.count), 12) +
-         pad_left(duration ? rate_text(row.count, duration) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
+         pad_left(active ? rate_text(row.count, active) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
     if (std::string late = activity_text(input, activity[row.probe]); !late.empty()) t += "  " + late + "\n";
   }
   if (stats.unknown_site_events() > 0) {

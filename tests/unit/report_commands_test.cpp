@@ -332,7 +332,8 @@ TEST_CASE("summary says when probes attached during the recording became active"
   REQUIRE(o.code == 0);
   CHECK(o.out.find("demo:tick                          2           0.800         0\n"
                    "  (1 of its 2 sites attached at +2.314000000 s: no events of that site before)\n"
-                   "plugin:load                        1           0.400         0\n"
+                   // From its attach at 3.314 s to the last event at 3.5 s.
+                   "plugin:load                        1           5.376         0\n"
                    "  (attached at +2.314000000 s, 22:13:22.314 UTC: no events before)\n") != std::string::npos);
 
   MemoryTrace j;
@@ -341,7 +342,7 @@ TEST_CASE("summary says when probes attached during the recording became active"
   REQUIRE(o.code == 0);
   CHECK(o.out.find("\"name\":\"tick\",\"count\":2,\"lost\":0,\"rate_per_s\":0.800,\"late_sites\":1,"
                    "\"late_sites_since_ns\":3314000000,\"args\"") != std::string::npos);
-  CHECK(o.out.find("\"name\":\"load\",\"count\":1,\"lost\":0,\"rate_per_s\":0.400,"
+  CHECK(o.out.find("\"name\":\"load\",\"count\":1,\"lost\":0,\"rate_per_s\":5.376,"
                    "\"active_since_ns\":3314000000,\"args\"") != std::string::npos);
 
   // A file of another host: its time moves onto the first file's clock.
