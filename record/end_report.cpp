@@ -27,6 +27,9 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     uint64_t hits = 0;
     uint64_t lost = 0;
     bool tracepoint = false;
+    // The earliest attach of its sites when all came during the recording.
+    uint64_t late_since = 0;
+    bool all_late = true;
   };
   std::vector<Probe> probes;
   std::map<std::string, size_t> index;
@@ -45,6 +48,11 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     Probe& p = probes[it->second];
     if (i < r.events_per_site.size()) p.hits += r.events_per_site[i];
     if (i < r.lost_per_site.size()) p.lost += r.lost_per_site[i];
+    if (site.active_since_ns == 0) {
+      p.all_late = false;
+    } else if (p.late_since == 0 || site.active_since_ns < p.late_since) {
+      p.late_since = site.active_since_ns;
+    }
   }
   // A tracepoint wildcard (tracepoint:sched:*) selects dozens of events,
   // most of which never fire: beyond a few, the silent ones are counted in
@@ -65,11 +73,19 @@ void print_end_report(const EndReport& r, std::ostream& out) {
   for (const Probe& p : probes) width = std::max(width, p.label.size());
   for (const Probe& p : probes) {
     char rate[64];
-    double per_second = r.seconds > 0 ? static_cast<double>(p.hits) / r.seconds : 0;
+    double seconds = r.seconds;
+    const bool late = p.all_late && p.late_since != 0 && r.end_ns > p.late_since;
+    if (late) seconds = static_cast<double>(r.end_ns - p.late_since) / 1e9;
+    double per_second = seconds > 0 ? static_cast<double>(p.hits) / seconds : 0;
     std::snprintf(rate, sizeof rate, "%.1f", per_second);
     out << "usdt-record:   " << p.label << std::string(width - p.label.size() + 2, ' ') << p.hits
         << " hits  " << rate << "/s";
     if (p.lost != 0) out << "  (" << p.lost << " lost)";
+    if (late && p.late_since > r.start_ns) {
+      char at[64];
+      std::snprintf(at, sizeof at, "%.3f", static_cast<double>(p.late_since - r.start_ns) / 1e9);
+      out << "  (attached at +" << at << " s)";
+    }
     out << '\n';
   }
   if (silent != 0) out << "usdt-record:   and " << silent << " more tracepoints with 0 hits\n";

@@ -19,6 +19,8 @@ struct EndReport {
   uint64_t lost = 0;
   uint64_t bytes = 0;
   double seconds = 0;
+  uint64_t start_ns = 0;  // CLOCK_MONOTONIC of the start and of the end: a probe
+  uint64_t end_ns = 0;    // attached later (ProbeSite::active_since_ns) counts its rate from then
   std::vector<format::ProbeSite> sites;
   std::vector<uint64_t> events_per_site;
   std::vector<uint64_t> lost_per_site;

@@ -670,6 +670,8 @@ int RecordSession::finish(bool failed) {
     report.lost = drainer_->lost();
     report.bytes = writer_thread_->bytes_written();
     report.seconds = static_cast<double>(end_ns_ - start_ns_) / 1e9;
+    report.start_ns = start_ns_;
+    report.end_ns = end_ns_;
     report.sites = probe_sites_;
     report.events_per_site = drainer_->events_per_site();
     report.lost_per_site = drainer_->lost_per_site();

@@ -51,6 +51,31 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
         "usdt-record:   uretprobe:f (libx.so)  0 hits  0.0/s\n");
 }
 
+TEST_CASE("the end report counts a probe attached later from its attach", "[end_report]") {
+  EndReport r;
+  r.output = "out.trace";
+  r.events = 30;
+  r.seconds = 4;
+  r.start_ns = 1000000000;
+  r.end_ns = 5000000000;
+  for (uint32_t i = 0; i < 2; ++i) {
+    format::ProbeSite s;
+    s.id = i;
+    s.provider = "demo";
+    s.name = i == 0 ? "early" : "late";
+    // demo:late is in a library loaded 3 s into the recording.
+    if (i == 1) s.active_since_ns = 4000000000;
+    r.sites.push_back(s);
+  }
+  r.events_per_site = {20, 10};
+  std::ostringstream out;
+  print_end_report(r, out);
+  CHECK(out.str() ==
+        "usdt-record: 30 events recorded, 0 lost, 0 bytes written to out.trace\n"
+        "usdt-record:   demo:early  20 hits  5.0/s\n"
+        "usdt-record:   demo:late   10 hits  10.0/s  (attached at +3.000 s)\n");
+}
+
 TEST_CASE("the end report counts silent tracepoints of a wildcard in one line", "[end_report]") {
   EndReport r;
   r.output = "out.trace";
