@@ -514,6 +514,8 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   std::vector<PlannedSite> sites;
   std::vector<SiteAttach> attach;
   std::vector<SiteDecoding> decodings;
+  std::optional<Error> first_failure;
+  size_t failures = 0;
   for (PlannedSite& site : *planned) {
     const uint32_t id = first + static_cast<uint32_t>(sites.size());
     SiteAttach a = to_site_attach(site, id);
@@ -525,9 +527,7 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
       Result<std::vector<RawArg>> layout = define_added_site(site, id, *group_, a);
       if (!layout) {
         // This site only: the others of the file are still worth having.
-        if (!options_.quiet) {
-          std::cerr << "usdt-record: warning: " << layout.error().message() << ": not recorded\n";
-        }
+        if (failures++ == 0) first_failure = layout.error();
         continue;
       }
       d.raw_args = std::move(*layout);
@@ -535,6 +535,11 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
     sites.push_back(std::move(site));
     attach.push_back(std::move(a));
     decodings.push_back(std::move(d));
+  }
+  if (first_failure && !options_.quiet) {
+    std::cerr << "usdt-record: warning: " << first_failure->message() << ": not recorded";
+    if (failures > 1) std::cerr << " (nor " << failures - 1 << " more sites of " << path << ")";
+    std::cerr << '\n';
   }
   if (sites.empty()) return Status::success();
   const size_t first_event = events_->event_count();
