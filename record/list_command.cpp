@@ -71,8 +71,9 @@ bool list_file(const std::string& open_path, const std::string& display_path,
 // Lists the functions a uprobe/uretprobe spec selects in its file, one per
 // line as uprobe:PATH:SYMBOL (-v: address, size, file offset, binding);
 // returns false (after printing the error) when the file cannot be read.
-bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& finder,
-                    std::ostream& out, std::ostream& err, size_t* printed) {
+bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<StringArgs>& strings,
+                    const LibraryFinder& finder, std::ostream& out, std::ostream& err,
+                    size_t* printed) {
   if (has_wildcard(spec.path)) {
     print_error(err, Error("cannot list '" + spec.text + "': name one file, without wildcards"));
     return false;
@@ -100,8 +101,12 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const LibraryFinder& fi
         << (f.dynamic ? " (.dynsym)" : " (.symtab)");
     if (f.raw != f.display) out << ", symbol " << f.raw;
     out << '\n';
-    print_function_args(params.read(*path, f.file_offset, spec.offset, ret), ret,
-                        f.address - f.file_offset, out);
+    FunctionParams args = params.read(*path, f.file_offset, spec.offset, ret);
+    std::string name = f.display;
+    if (spec.has_offset) name.append("+").append(std::to_string(spec.offset));
+    const uint32_t strings_mask =
+        function_string_mask(strings, *path, ret ? "uretprobe" : "uprobe", name, args);
+    print_function_args(args, ret, f.address - f.file_offset, out, strings_mask);
   }
   return true;
 }
@@ -203,7 +208,9 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   LibraryFinder finder = LibraryFinder::system();
   if (!function_specs.empty()) {
     for (const ProbeSpec& spec : function_specs) {
-      if (!list_functions(spec, options.verbose, finder, out, err, &printed)) failed = true;
+      if (!list_functions(spec, options.verbose, options.strings, finder, out, err, &printed)) {
+        failed = true;
+      }
     }
     if (targets.empty() && options.pids.empty()) {
       if (printed == 0 && !failed) err << "usdt-record: note: no function matches the given patterns\n";

@@ -13,7 +13,7 @@ usdt_tag_tests(TARGET usdt_probe_test MARKER real PREFIX usdt_probe_test LABEL u
 usdt_tag_tests(TARGET usdt_probe_readelf_test MARKER real PREFIX usdt_probe_readelf_test LABEL unit)
 usdt_unit_test(record_options_test SOURCES record_options_test.cpp LIBS usdt_record_lib)
 # Runs the built usdt-record -l on fixtures and on bad input.
-usdt_unit_test(list_command_test SOURCES list_command_test.cpp LIBS usdt_common usdt_fixture_paths)
+usdt_unit_test(list_command_test SOURCES list_command_test.cpp LIBS usdt_common usdt_fixture_paths usdt_params_fixture_paths)
 target_compile_definitions(list_command_test PRIVATE USDT_RECORD_BINARY="$<TARGET_FILE:usdt-record>")
 add_dependencies(list_command_test usdt-record)
 usdt_unit_test(demangle_test SOURCES demangle_test.cpp LIBS usdt_common)

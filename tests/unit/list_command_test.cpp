@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fixture_paths.h"
+#include "params_fixture_paths.h"
 
 namespace {
 
@@ -135,6 +136,23 @@ TEST_CASE("verbose listing shows --string arguments as the kernel's string reads
   CHECK(r.out.find("    arg0: -8@%rdi  int64 in %rdi  [sampled register]\n") != std::string::npos);
   CHECK(r.out.find("    arg1: -8@%rax  int64 in %rax  [string read by the kernel: "
                    "a1=+0(%ax):string]\n") != std::string::npos);
+}
+
+TEST_CASE("verbose listing of a function takes --string by parameter name and by number",
+          "[list_command]") {
+  const std::string f = FIXTURE_PARAMS_O2;
+  auto plain = run("-l -v 'uprobe:" + f + ":p_string'");
+  CHECK(plain.out.find("    arg0 name (const char *): 8@%rdi  uint64 in %rdi  [sampled register]\n") !=
+        std::string::npos);
+  for (const std::string& which : {std::string("name"), std::string("arg0")}) {
+    auto r = run("-l -v --string 'uprobe:" + f + ":p_string=" + which + "' 'uprobe:" + f + ":p_string'");
+    INFO(r.out);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("    arg0 name (const char *): 8@%rdi  uint64 in %rdi  [string read by the "
+                     "kernel: a0=+0(%di):string]\n") != std::string::npos);
+    CHECK(r.out.find("    arg1 count (int): -4@%esi  int32 in %esi  [sampled register]\n") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("patterns through -e and several targets", "[list_command]") {
