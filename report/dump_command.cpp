@@ -6,7 +6,8 @@
 // built once per site and file with JsonWriter; the per-event loop adds only
 // numbers and null, with put_* into the output buffer, for speed.
 // csv: an argument that was not recorded is `null`, an argument the probe
-// does not have (another probe has more) is an empty field.
+// does not have (another probe has more) is an empty field. A path column
+// follows name when two selected probes share a name in different files.
 //
 // String arguments (report/string_text.h): text "quoted, escaped", with `...`
 // after the closing quote when the recorder cut the string; jsonl a JSON
@@ -363,6 +364,12 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::vector<SitePrefix> prefixes(catalog.site_count());
   size_t max_args = 0;
   bool strings = false;  // a selected site has string arguments
+  // csv: a path column after name when two selected probes share a name in
+  // different files (functions of one name), as jsonl then gives "path".
+  bool paths = false;
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    paths = paths || (filter->site_selected(s) && catalog.probe_of_site(s).ambiguous());
+  }
   for (uint32_t s = 0; s < catalog.site_count(); ++s) {
     const ProbeInfo& p = catalog.probe_of_site(s);
     prefixes[s].info = &catalog.site(s);
@@ -410,7 +417,10 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
         w.key("args").begin_array();
         break;
       }
-      case DumpFormat::csv: prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name); break;
+      case DumpFormat::csv:
+        prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name);
+        if (paths) prefixes[s].text += "," + csv_field(p.path);
+        break;
     }
   }
   // Host labels per file, already escaped for the format.
@@ -443,6 +453,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   if (format == DumpFormat::csv) {
     std::string header = hosts ? "host," : "";
     header += "time_ns,pid,tid,cpu,comm,provider,name";
+    if (paths) header += ",path";
     for (size_t i = 0; i < max_args; ++i) header += ",arg" + std::to_string(i);
     if (strings) header += ",truncated_args";
     if (stacks) header += ",stack";
