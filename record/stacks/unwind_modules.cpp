@@ -131,6 +131,12 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
     } else if (is_file_backed(mapping.path)) {
       file = open_path(mapping);
       layout = layouts.find(mapping, file);
+      // The process may exit between the check and the read: its
+      // /proc/PID/root is gone then, the path itself still works.
+      if (layout == nullptr && file != mapping.path) {
+        file = mapping.path;
+        layout = layouts.find(mapping, file);
+      }
     }
     if (layout == nullptr) continue;
     const std::optional<uint64_t> bias = layout->bias_of(mapping.start, mapping.file_offset);
@@ -172,6 +178,11 @@ bool UnwindModules::report(const Module& module) {
   } else {
     reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), module.file.c_str(), -1,
                                module.bias, true);
+    // /proc/PID/root/... of a process that has exited since: the path.
+    if (reported == nullptr && module.file != module.path) {
+      reported = dwfl_report_elf(dwfl_.get(), module.path.c_str(), module.path.c_str(), -1,
+                                 module.bias, true);
+    }
   }
   if (reported == nullptr) return false;
   reported_.push_back(module);
