@@ -1,6 +1,8 @@
 #include "record/drainer.h"
 
 #include <algorithm>
+#include <ctime>
+#include <optional>
 
 namespace usdt::record {
 namespace {
@@ -107,10 +109,30 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   flush();
 }
 
+void Drainer::snapshot(std::vector<RingBuffer>& buffers) {
+  const size_t side = std::min(side_band_from_, buffers.size());
+  for (size_t i = 0; i < side; ++i) buffers[i].begin_read();
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const uint64_t cutoff = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
+                          static_cast<uint64_t>(now.tv_nsec);
+  for (size_t i = side; i < buffers.size(); ++i) {
+    RingBuffer& buffer = buffers[i];
+    buffer.begin_read();
+    while (const perf_event_header* record = buffer.next()) {
+      std::optional<uint64_t> time = decoder_.side_record_time(record);
+      if (time && *time > cutoff) {
+        buffer.cut_before(record);
+        break;
+      }
+    }
+    buffer.rewind();
+  }
+}
+
 void Drainer::apply_mapping_records(std::vector<RingBuffer>& buffers) {
   mapping_records_.clear();
   for (RingBuffer& buffer : buffers) {
-    buffer.begin_read();
     while (const perf_event_header* record = buffer.next()) {
       if (changes_mappings(record) && decoder_.decode(record) == SampleDecoder::Kind::process) {
         mapping_records_.push_back(decoder_.process());
@@ -186,15 +208,11 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
 
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
+  snapshot(buffers);
   if (stacks_ != nullptr) {
     apply_mapping_records(buffers);  // leaves each buffer at its snapshot's start
-    for (RingBuffer& buffer : buffers) drain_buffer(buffer, records);
-  } else {
-    for (RingBuffer& buffer : buffers) {
-      buffer.begin_read();
-      drain_buffer(buffer, records);
-    }
   }
+  for (RingBuffer& buffer : buffers) drain_buffer(buffer, records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   flush();

@@ -39,9 +39,19 @@ class Drainer {
  public:
   Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count);
 
-  // Reads every buffer up to its current head; returns how many records
-  // were read. Batches are queued as they fill and at the end.
+  // Reads every buffer up to its current head (side-band buffers: up to the
+  // moment the samples' buffers were read, see below); returns how many
+  // records were read. Batches are queued as they fill and at the end.
+  //
+  // buffers[side_band_from...] hold the side-band records (comm, fork,
+  // exit, mmap; record/event_set.h), apart from the samples. A pass first
+  // takes the samples' buffers' heads, then reads the clock, then takes the
+  // side-band heads and keeps only the records up to that time: the rest
+  // waits for the next pass, with the samples written meanwhile. Otherwise
+  // a process's exit, or an exec, read in this pass would apply before its
+  // last samples, read in the next one, are unwound.
   size_t drain(std::vector<RingBuffer>& buffers);
+  void set_side_band_from(size_t index) { side_band_from_ = index; }
 
   // Reads until the buffers are empty, then settles the waiting samples.
   void drain_to_end(std::vector<RingBuffer>& buffers);
@@ -88,6 +98,8 @@ class Drainer {
   void accept(const format::Event& event);
   void settle_waiting(bool final);
   void apply_mapping_records(std::vector<RingBuffer>& buffers);
+  // Takes every buffer's snapshot, the side band's up to the samples' (drain()).
+  void snapshot(std::vector<RingBuffer>& buffers);
   void drain_buffer(RingBuffer& buffer, size_t& records);
   void add_event(const format::Event& event);
   // An event waiting for its process to be known, its stack copied.
@@ -116,6 +128,7 @@ class Drainer {
   std::vector<pid_t> new_processes_;
   bool filter_ = false;
   uint32_t first_filtered_site_ = 0;
+  size_t side_band_from_ = ~size_t{0};
   bool watch_mappings_ = false;
   std::vector<format::ProcessEvent> new_mappings_;
   std::unordered_set<uint32_t> traced_;

@@ -17,17 +17,32 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   }
   EventSet set(features, buffer_pages);
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  // Wake the reader when a quarter of the buffer is full: few wakeups, and
-  // three quarters of headroom while it drains.
-  set.options_.wakeup_bytes = static_cast<uint32_t>(buffer_pages * page / 4);
   set.options_.identifier = identifier;
   set.options_.mmap = track_mmaps;
   set.options_.mmap_build_id = track_mmaps && features.mmap_build_id;
+  // Samples: wake the reader when a quarter of the buffer is full: few
+  // wakeups, and three quarters of headroom while it drains.
+  set.options_.wakeup_bytes = static_cast<uint32_t>(buffer_pages * page / 4);
   for (int cpu : features.cpus) {
     Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, set.options_);
     if (!anchor) return anchor.error();
     Result<RingBuffer> buffer = RingBuffer::map(anchor->fd(), buffer_pages);
     if (!buffer) return buffer.error().context("CPU " + std::to_string(cpu));
+    set.anchors_.push_back(std::move(*anchor));
+    set.buffers_.push_back(std::move(*buffer));
+  }
+  // Then the side-band buffers, whose every record wakes the reader, so that
+  // a new mapping is seen at once. They come after the samples' buffers:
+  // a pass snapshots the buffers in this order, so every mapping record
+  // written before a sample it reads is in the pass too (a sample is
+  // unwound against the mappings up to its time, record/drainer.h).
+  EventOptions side = set.options_;
+  side.wakeup_bytes = 1;
+  for (int cpu : features.cpus) {
+    Result<PerfEvent> anchor = PerfEvent::open_anchor(EventTarget{0, cpu, false}, side);
+    if (!anchor) return anchor.error();
+    Result<RingBuffer> buffer = RingBuffer::map(anchor->fd(), kSideBandPages);
+    if (!buffer) return buffer.error().context("CPU " + std::to_string(cpu) + " side band");
     set.anchors_.push_back(std::move(*anchor));
     set.buffers_.push_back(std::move(*buffer));
   }
@@ -41,11 +56,12 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
   std::vector<EventIdSite> ids;
   for (size_t i = 0; i < features_.cpus.size(); ++i) {
     EventTarget target{pid, features_.cpus[i], inherit};
+    const size_t cpus = features_.cpus.size();
     const int buffer_fd = buffers_[i].fd();
     if (tracking) {
       Result<PerfEvent> event = PerfEvent::open_tracking(target, options_);
       if (!event) return event.error();
-      if (Status s = event->set_output_fd(buffer_fd); !s) return s;
+      if (Status s = event->set_output_fd(buffers_[cpus + i].fd()); !s) return s;
       ids.emplace_back(event->id(), format::kNoSite);
       opened.push_back(std::move(*event));
     }

@@ -25,7 +25,11 @@
 // Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
 // itself, which never exits, so the buffer never reports POLLHUP while
 // traced tasks come and go. Per CPU and task, one dummy tracking event
-// reports COMM/FORK/EXIT.
+// reports COMM/FORK/EXIT (and MMAP2 when asked) into a second, small
+// "side-band" buffer of the CPU, whose every record wakes the reader: a
+// library a traced process maps is seen at once (record/mapping_follower.h),
+// not at the next wakeup of the samples' buffer (a quarter full) or the
+// next poll. perf does the same for its side-band events.
 // Everything is opened disabled; enable_all() turns it on at once.
 #pragma once
 
@@ -78,8 +82,11 @@ class EventSet {
   // one by one made a 19-site recording take 4 s to exit.
   ~EventSet();
 
+  // The samples' buffers (one per CPU), then the side-band buffers (one per
+  // CPU), from index side_band_from().
   std::vector<RingBuffer>& buffers() { return buffers_; }
   const std::vector<RingBuffer>& buffers() const { return buffers_; }
+  size_t side_band_from() const { return features_.cpus.size(); }
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }
   size_t event_count() const { return events_.size(); }
@@ -94,9 +101,11 @@ class EventSet {
   KernelFeatures features_;
   size_t buffer_pages_ = 0;
   EventOptions options_;
-  std::vector<PerfEvent> anchors_;  // index = cpu index
+  // Side-band records of one CPU (comm, fork, exit, mmap): rare and small.
+  static constexpr size_t kSideBandPages = 64;
+  std::vector<PerfEvent> anchors_;   // as buffers_
   std::vector<PerfEvent> events_;
-  std::vector<RingBuffer> buffers_;  // index = cpu index
+  std::vector<RingBuffer> buffers_;  // cpu index: samples; cpus + cpu index: side band
   std::vector<EventIdSite> ids_;
 };
 

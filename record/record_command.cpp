@@ -75,10 +75,7 @@ void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& e
 constexpr size_t kMaxQueuedBatches = 64;
 // How often -p liveness is checked when no buffer wakes the loop.
 constexpr int kPollMillis = 200;
-// How often the buffers are read for new mappings when following them: a
-// mapping record does not wake the reader (the watermark counts bytes), and
-// a library's probes are attached only once its mapping has been read.
-constexpr int kFollowPollMillis = 20;
+
 const std::vector<SiteAttach> kNoSites;
 
 // "1.234" seconds, "12.3" milliseconds (0 for a negative span).
@@ -327,6 +324,7 @@ Status RecordSession::attach() {
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, plan_.sites.size());
   drainer_->set_stack_collector(stacks_.get());
+  drainer_->set_side_band_from(events_->side_band_from());
   if (follower_) drainer_->watch_mappings();
 
   if (plan_.tracefs) {
@@ -450,7 +448,7 @@ Status RecordSession::loop() {
   uint64_t next_liveness = 0;
   epoll_event ready[16];
   for (;;) {
-    int n = epoll_wait(epoll.get(), ready, 16, follower_ ? kFollowPollMillis : kPollMillis);
+    int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
     bool stop = false;
     for (int i = 0; i < n; ++i) {

@@ -46,6 +46,9 @@ class RingBuffer {
     tail_ = read_start_;
     corrupt_skips_ = corrupt_at_start_;
   }
+  // Ends the snapshot before last, the record next() just returned: it and
+  // the records after it stay in the buffer for the next begin_read().
+  void cut_before(const perf_event_header* last) { head_ = tail_ - last->size; }
   // Hands everything read so far back to the kernel; reading may go on
   // (records returned before are then no longer valid).
   void end_read();

@@ -184,6 +184,17 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
   for (SiteDecoding& d : sites) add_site(std::move(d));
 }
 
+std::optional<uint64_t> SampleDecoder::side_record_time(const perf_event_header* record) const {
+  if (record->type == PERF_RECORD_SAMPLE) return std::nullopt;
+  Trailer t;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof *record;
+  if (record->size < sizeof *record ||
+      !read_trailer(p, record->size - sizeof *record, trailer_bytes_, t)) {
+    return std::nullopt;
+  }
+  return t.time;
+}
+
 void SampleDecoder::add_site(SiteDecoding d) {
   Site site;
   site.regs.set_layout(d.regs_mask);
