@@ -123,6 +123,32 @@ TEST_CASE("rewind reads the same snapshot again, counting a bad record once",
   CHECK(rb->corrupt_skips() == 1);
 }
 
+TEST_CASE("cut_before leaves a record and those after it for the next read", "[ring_buffer]") {
+  FakePerfMmap fake;
+  auto rb = RingBuffer::map(fake.fd, 1);
+  REQUIRE(rb.ok());
+  fake.write_record(16, 1);
+  fake.write_record(24, 2);
+  fake.write_record(32, 3);
+  rb->begin_read();
+  REQUIRE(rb->next() != nullptr);
+  const perf_event_header* second = rb->next();
+  REQUIRE(second != nullptr);
+  rb->cut_before(second);  // the drainer's side band: a record newer than the samples read
+  CHECK(rb->next() == nullptr);
+  rb->rewind();
+  REQUIRE(rb->next() != nullptr);
+  CHECK(rb->next() == nullptr);
+  rb->end_read();
+  CHECK(fake.meta()->data_tail == 16);
+  rb->begin_read();
+  const perf_event_header* again = rb->next();
+  REQUIRE(again != nullptr);
+  CHECK(again->size == 24);
+  REQUIRE(rb->next() != nullptr);
+  CHECK(rb->next() == nullptr);
+}
+
 TEST_CASE("the page count must be a power of two", "[ring_buffer]") {
   FakePerfMmap fake;
   CHECK_FALSE(RingBuffer::map(fake.fd, 3).ok());
