@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "common/glob_match.h"
-#include "common/proc_maps.h"
 #include "common/probe_spec.h"
+#include "common/proc_maps.h"
 
 namespace usdt::record {
 namespace {

@@ -9,8 +9,9 @@
 // the mapping itself (/proc/PID/map_files/START-END, root only): a file
 // deleted or replaced since, one in another mount namespace, or a memfd
 // ("/memfd:NAME (deleted)", which no path opens). Only the path outlives
-// the mapping: a map_files path works while the process keeps it mapped. Files are told apart by device and inode, so a library mapped
-// by many processes, or unloaded and loaded again, is examined once.
+// the mapping: a map_files path works while the process keeps it mapped. Files are told apart by
+// device and inode, so a library mapped by many processes, or unloaded and loaded again, is
+// examined once.
 #pragma once
 
 #include <sys/types.h>

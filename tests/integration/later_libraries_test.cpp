@@ -214,14 +214,14 @@ TEST_CASE("a library dlclose()d and another loaded at its address: each call goe
 
 TEST_CASE("-p follows the process's later dlopen()", "[.root][later_pid]") {
   ensure_tracefs();
-  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1500",
-                                   "ITEST_DLOPEN_PAUSE_MS=300", program("itest_dlopen"), "file",
-                                   kLib1, "25"},
-                                  false, true, false);
+  Process target =
+      Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1500", "ITEST_DLOPEN_PAUSE_MS=300",
+                      program("itest_dlopen"), "file", kLib1, "25"},
+                     false, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   std::string trace = temp_trace("later_pid");
-  RunResult r = run({recorder(), "-o", trace, "-e", "dynlib:call", "-p",
-                     std::to_string(target.pid())});
+  RunResult r =
+      run({recorder(), "-o", trace, "-e", "dynlib:call", "-p", std::to_string(target.pid())});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(target.wait() == 0);
@@ -250,10 +250,10 @@ TEST_CASE("-a follows every process's new mappings", "[.root][later_all]") {
   // process only all the same.
   const std::string lib = temp_trace("later_all") + ".so";
   std::filesystem::copy_file(kLib1, lib, std::filesystem::copy_options::overwrite_existing);
-  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1000",
-                                   "ITEST_DLOPEN_PAUSE_MS=300", program("itest_dlopen"), "file",
-                                   lib, "15"},
-                                  false, true, false);
+  Process target =
+      Process::start({"/usr/bin/env", "ITEST_DLOPEN_START_MS=1000", "ITEST_DLOPEN_PAUSE_MS=300",
+                      program("itest_dlopen"), "file", lib, "15"},
+                     false, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   std::string trace = temp_trace("later_all");
   RunResult r = run({recorder(), "-o", trace, "-a", "-e", "dynlib:call", "--duration", "2.5"});

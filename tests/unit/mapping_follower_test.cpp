@@ -44,8 +44,7 @@ TEST_CASE("a new file is examined once and gives the sites the specs select",
   CHECK(follower.files_examined() == 1);
 }
 
-TEST_CASE("searched files, anonymous code and unreadable paths are skipped",
-          "[mapping_follower]") {
+TEST_CASE("searched files, anonymous code and unreadable paths are skipped", "[mapping_follower]") {
   MappingFollower follower({"fixturelib:*"}, {});
   follower.mark_searched(FIXTURE_LIB);
   CHECK(follower.examine(mmap_of(FIXTURE_LIB)).empty());
