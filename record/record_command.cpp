@@ -509,6 +509,11 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   Result<std::vector<PlannedSite>> planned =
       plan_added_sites(options_, found, plan_.tracefs.has_value());
   if (!planned) return planned.error().context(path);
+  if (!options_.quiet) {
+    // What the start says of the sites it found, said of these too.
+    warn_missing_args(*planned, std::cerr);
+    warn_relro_semaphores(*planned, std::cerr);
+  }
   std::vector<PlannedSite> sites;
   std::vector<SiteAttach> attach;
   std::vector<SiteDecoding> decodings;
