@@ -110,36 +110,30 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
 }
 
 void Drainer::snapshot(std::vector<RingBuffer>& buffers) {
-  const size_t side = std::min(side_band_from_, buffers.size());
-  for (size_t i = 0; i < side; ++i) buffers[i].begin_read();
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   const uint64_t cutoff = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
                           static_cast<uint64_t>(now.tv_nsec);
-  for (size_t i = side; i < buffers.size(); ++i) {
+  mapping_records_.clear();
+  for (size_t i = 0; i < buffers.size(); ++i) {
     RingBuffer& buffer = buffers[i];
     buffer.begin_read();
+    const bool samples = i < side_band_from_;
+    if (samples && stacks_ == nullptr) continue;
     while (const perf_event_header* record = buffer.next()) {
-      std::optional<uint64_t> time = decoder_.side_record_time(record);
+      std::optional<uint64_t> time = decoder_.record_time(record);
       if (time && *time > cutoff) {
         buffer.cut_before(record);
         break;
       }
-    }
-    buffer.rewind();
-  }
-}
-
-void Drainer::apply_mapping_records(std::vector<RingBuffer>& buffers) {
-  mapping_records_.clear();
-  for (RingBuffer& buffer : buffers) {
-    while (const perf_event_header* record = buffer.next()) {
-      if (changes_mappings(record) && decoder_.decode(record) == SampleDecoder::Kind::process) {
+      if (stacks_ != nullptr && changes_mappings(record) &&
+          decoder_.decode(record) == SampleDecoder::Kind::process) {
         mapping_records_.push_back(decoder_.process());
       }
     }
     buffer.rewind();
   }
+  if (stacks_ == nullptr) return;
   std::stable_sort(mapping_records_.begin(), mapping_records_.end(),
                    [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
                      return a.time_ns < b.time_ns;
@@ -208,10 +202,7 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
 
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
-  snapshot(buffers);
-  if (stacks_ != nullptr) {
-    apply_mapping_records(buffers);  // leaves each buffer at its snapshot's start
-  }
+  snapshot(buffers);  // leaves each buffer at its snapshot's start
   for (RingBuffer& buffer : buffers) drain_buffer(buffer, records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);

@@ -39,17 +39,21 @@ class Drainer {
  public:
   Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count);
 
-  // Reads every buffer up to its current head (side-band buffers: up to the
-  // moment the samples' buffers were read, see below); returns how many
-  // records were read. Batches are queued as they fill and at the end.
+  // Reads every buffer up to the moment the pass began (see below); returns
+  // how many records were read. Batches are queued as they fill and at the
+  // end.
   //
   // buffers[side_band_from...] hold the side-band records (comm, fork,
-  // exit, mmap; record/event_set.h), apart from the samples. A pass first
-  // takes the samples' buffers' heads, then reads the clock, then takes the
-  // side-band heads and keeps only the records up to that time: the rest
-  // waits for the next pass, with the samples written meanwhile. Otherwise
-  // a process's exit, or an exec, read in this pass would apply before its
-  // last samples, read in the next one, are unwound.
+  // exit, mmap; record/event_set.h), apart from the samples. A pass reads
+  // the clock, then takes every buffer's head and keeps only the records
+  // up to that time: the rest waits for the next pass. Every buffer is one
+  // CPU's, in time order, so a pass holds everything up to one moment and
+  // nothing after it, and a sample is unwound against exactly the mappings
+  // of its time. Reading the samples' heads before the clock left a window:
+  // a program that ran its last hits and exited in it had its exit applied
+  // in this pass and its samples, read in the next one, unwound against no
+  // mappings at all. Without call stacks the order of samples and mappings
+  // does not matter and the samples' buffers are read to their heads.
   size_t drain(std::vector<RingBuffer>& buffers);
   void set_side_band_from(size_t index) { side_band_from_ = index; }
 
@@ -97,8 +101,8 @@ class Drainer {
  private:
   void accept(const format::Event& event);
   void settle_waiting(bool final);
-  void apply_mapping_records(std::vector<RingBuffer>& buffers);
-  // Takes every buffer's snapshot, the side band's up to the samples' (drain()).
+  // Takes every buffer's snapshot up to now (drain()); with call stacks,
+  // hands the pass's mapping records to the collector, sorted by time.
   void snapshot(std::vector<RingBuffer>& buffers);
   void drain_buffer(RingBuffer& buffer, size_t& records);
   void add_event(const format::Event& event);

@@ -32,10 +32,9 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
     set.buffers_.push_back(std::move(*buffer));
   }
   // Then the side-band buffers, whose every record wakes the reader, so that
-  // a new mapping is seen at once. They come after the samples' buffers:
-  // a pass snapshots the buffers in this order, so every mapping record
-  // written before a sample it reads is in the pass too (a sample is
-  // unwound against the mappings up to its time, record/drainer.h).
+  // a new mapping is seen at once. A pass reads every buffer up to one
+  // moment (record/drainer.h), so a sample is unwound against the mappings
+  // up to its time whichever CPU's buffer each came in.
   EventOptions side = set.options_;
   side.wakeup_bytes = 1;
   for (int cpu : features.cpus) {

@@ -184,14 +184,20 @@ SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
   for (SiteDecoding& d : sites) add_site(std::move(d));
 }
 
-std::optional<uint64_t> SampleDecoder::side_record_time(const perf_event_header* record) const {
-  if (record->type == PERF_RECORD_SAMPLE) return std::nullopt;
-  Trailer t;
+std::optional<uint64_t> SampleDecoder::record_time(const perf_event_header* record) const {
+  if (record->size < sizeof *record) return std::nullopt;
   const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof *record;
-  if (record->size < sizeof *record ||
-      !read_trailer(p, record->size - sizeof *record, trailer_bytes_, t)) {
-    return std::nullopt;
+  const size_t size = record->size - sizeof *record;
+  if (record->type == PERF_RECORD_SAMPLE) {
+    // [identifier] pid, tid, time: the layout decode_sample() reads.
+    const size_t at = (identifier_ ? 8 : 0) + 8;
+    if (size < at + 8) return std::nullopt;
+    uint64_t time;
+    std::memcpy(&time, p + at, sizeof time);
+    return time;
   }
+  Trailer t;
+  if (!read_trailer(p, size, trailer_bytes_, t)) return std::nullopt;
   return t.time;
 }
 

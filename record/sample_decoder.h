@@ -137,9 +137,10 @@ class SampleDecoder {
   // tracking event (site_id == format::kNoSite).
   void add_event(uint64_t kernel_id, uint32_t site_id);
 
-  // The time in a non-sample record's sample_id trailer (side-band records:
-  // comm, fork, exit, mmap, lost); nullopt for a sample or a record too short.
-  std::optional<uint64_t> side_record_time(const perf_event_header* record) const;
+  // A record's time: a sample's own, or the one in a side-band record's
+  // sample_id trailer (comm, fork, exit, mmap, lost); nullopt for a record
+  // too short to hold it or of a kind without one.
+  std::optional<uint64_t> record_time(const perf_event_header* record) const;
 
   // Decodes one record. The result is in event()/process()/lost() until the
   // next call; Kind::none for records that are skipped (counted below).

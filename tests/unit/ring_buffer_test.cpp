@@ -2,51 +2,13 @@
 // page, then the data pages, with records that wrap around the end.
 #include "record/ring_buffer.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
 
+#include "fake_perf_mmap.h"
+
 using namespace usdt::record;
-
-namespace {
-
-struct FakePerfMmap {
-  int fd = -1;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t data_size = page;  // one data page
-  uint8_t* base = nullptr;
-  uint64_t head = 0;
-
-  FakePerfMmap() {
-    fd = memfd_create("fake_perf", MFD_CLOEXEC);
-    REQUIRE(fd >= 0);
-    REQUIRE(ftruncate(fd, static_cast<off_t>(2 * page)) == 0);
-    base =
-        static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-    REQUIRE(base != MAP_FAILED);
-    meta()->data_offset = page;
-    meta()->data_size = data_size;
-  }
-  ~FakePerfMmap() {
-    munmap(base, 2 * page);
-    close(fd);
-  }
-  perf_event_mmap_page* meta() { return reinterpret_cast<perf_event_mmap_page*>(base); }
-  // Writes a record of size bytes (multiple of 8) filled with its index.
-  void write_record(uint16_t size, uint8_t fill) {
-    std::vector<uint8_t> r(size, fill);
-    perf_event_header h{PERF_RECORD_SAMPLE, 0, size};
-    std::memcpy(r.data(), &h, sizeof h);
-    for (size_t i = 0; i < size; ++i) base[page + ((head + i) % data_size)] = r[i];
-    head += size;
-    meta()->data_head = head;
-  }
-};
-
-}  // namespace
 
 TEST_CASE("records are read in order, also across the wrap", "[ring_buffer]") {
   FakePerfMmap fake;

@@ -132,6 +132,8 @@ TEST_CASE("with one site, records need no identifier", "[sample_decoder]") {
   RecordBuilder comm(PERF_RECORD_COMM);
   comm.u32(42).u32(43).raw("prog\0\0\0\0", 8).u32(42).u32(43).u64(2000).u32(1).u32(0);
   REQUIRE(decoder.decode(comm.done()) == SampleDecoder::Kind::process);
+  CHECK(decoder.record_time(comm.done()) == 2000u);
+  CHECK(decoder.record_time(r.done()) == 1000u);  // without identifier
   CHECK(decoder.process().time_ns == 2000);
   CHECK(decoder.process().comm == "prog");
   RecordBuilder lost(PERF_RECORD_LOST);
@@ -157,6 +159,7 @@ TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
     r.u64(100).u32(42).u32(43).u64(123456789).u32(1).u32(0);
     r.u64(PERF_SAMPLE_REGS_ABI_64).u64(0xffffffff80000000ull /* rax */).u64(77 /* rdi */);
     REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+    CHECK(decoder.record_time(r.done()) == 123456789u);
     const format::Event& e = decoder.event();
     CHECK(e.site_id == 0);
     CHECK(e.pid == 42);
