@@ -45,10 +45,13 @@ int binding_rank(uint8_t binding) {
   return 2;
 }
 
-// The order in which aliases at one address are preferred.
+// The order in which aliases at one address are preferred. An IFUNC comes
+// last: the code there is its resolver, which another name may call so.
 bool preferred(const FunctionSymbol& a, const FunctionSymbol& b) {
-  return std::make_tuple(binding_rank(a.binding), underscores(a.raw), a.raw.size(), a.raw) <
-         std::make_tuple(binding_rank(b.binding), underscores(b.raw), b.raw.size(), b.raw);
+  return std::make_tuple(a.ifunc, binding_rank(a.binding), underscores(a.raw), a.raw.size(),
+                         a.raw) <
+         std::make_tuple(b.ifunc, binding_rank(b.binding), underscores(b.raw), b.raw.size(),
+                         b.raw);
 }
 
 }  // namespace
@@ -84,6 +87,7 @@ Result<std::vector<FunctionSymbol>> read_function_symbols(const std::string& pat
       f.size = sym.st_size;
       f.binding = static_cast<uint8_t>(GELF_ST_BIND(sym.st_info));
       f.dynamic = shdr.sh_type == SHT_DYNSYM;
+      f.ifunc = type == STT_GNU_IFUNC;
       bool mapped = false;
       for (const Segment& s : segments) {
         if (f.address >= s.vaddr && f.address < s.vaddr + s.filesz) {

@@ -28,6 +28,11 @@ struct FunctionSymbol {
   uint64_t file_offset = 0;
   uint8_t binding = 0;   // STB_GLOBAL, STB_WEAK, STB_LOCAL
   bool dynamic = false;  // from .dynsym
+  // STT_GNU_IFUNC: the address is the resolver, which the dynamic linker
+  // runs when it binds the name (once per process and reference) to pick
+  // an implementation for this CPU; calls go to that implementation. A
+  // probe here counts bindings, not calls.
+  bool ifunc = false;
 };
 
 // The file's functions in address order, aliases included. Fails when the
@@ -42,8 +47,8 @@ bool function_matches(std::string_view pattern, const FunctionSymbol& f);
 
 // The functions the pattern selects, one per address (see above), in
 // address order. Of several names at one address the first in this order
-// is kept: global, then weak, then local; fewer leading underscores; shorter;
-// alphabetical.
+// is kept: not an IFUNC (the resolver's own name, when it has one), then
+// global, weak, local; fewer leading underscores; shorter; alphabetical.
 std::vector<FunctionSymbol> select_functions(const std::vector<FunctionSymbol>& all,
                                              std::string_view pattern);
 

@@ -100,7 +100,9 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
         << (f.binding == STB_LOCAL ? "local" : f.binding == STB_WEAK ? "weak" : "global")
         << (f.dynamic ? " (.dynsym)" : " (.symtab)");
     if (f.raw != f.display) out << ", symbol " << f.raw;
+    if (f.ifunc) out << ", IFUNC: the resolver, not the code calls run (cannot be probed)";
     out << '\n';
+    if (f.ifunc) continue;
     FunctionParams args = params.read(*path, f.file_offset, spec.offset, ret);
     std::string name = f.display;
     if (spec.has_offset) name.append("+").append(std::to_string(spec.offset));

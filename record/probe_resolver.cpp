@@ -126,6 +126,7 @@ class Resolver {
   std::vector<ResolvedSite> take_sites() { return std::move(sites_); }
   void take_notes(ResolveNotes& notes) {
     notes.waiting = std::move(waiting_);
+    notes.warnings = std::move(warnings_);
     for (const SearchFile& f : search_) searched_.insert(f.open_path);
     notes.searched.assign(searched_.begin(), searched_.end());
   }
@@ -195,14 +196,32 @@ class Resolver {
       FunctionSymbol function;
     };
     std::vector<Match> matches;
+    std::vector<Match> ifuncs;  // matched, left out
     for (const SearchFile& file : files) {
       Result<const std::vector<FunctionSymbol>*> functions = functions_of(file);
       if (!functions) {
         if (file.named) return functions.error().context("probe '" + spec.text + "'");
         continue;
       }
-      for (FunctionSymbol& f : select_functions(**functions, spec.name))
+      for (FunctionSymbol& f : select_functions(**functions, spec.name)) {
+        if (f.ifunc) {
+          ifuncs.push_back({&file, std::move(f)});
+          continue;
+        }
         matches.push_back({&file, std::move(f)});
+      }
+    }
+    if (!ifuncs.empty()) {
+      if (!has_wildcard(spec.name) || matches.empty()) {
+        return ifunc_error(spec, *ifuncs.front().file, ifuncs.front().function);
+      }
+      std::string names;
+      for (size_t i = 0; i < ifuncs.size() && i < 5; ++i)
+        names += (i == 0 ? "" : ", ") + ifuncs[i].function.display;
+      if (ifuncs.size() > 5) names += ", ...";
+      warnings_.push_back("probe '" + spec.text + "': left out " + std::to_string(ifuncs.size()) +
+                          (ifuncs.size() == 1 ? " IFUNC" : " IFUNCs") + " (" + names +
+                          "): a probe there would count the dynamic linker's bindings, not calls");
     }
     if (matches.empty()) {
       std::string where = files.size() == 1 ? "'" + files[0].path + "'"
@@ -294,6 +313,35 @@ class Resolver {
     return Error(msg);
   }
 
+  // A uprobe naming an IFUNC: its implementations, when the file names them.
+  Error ifunc_error(const ProbeSpec& spec, const SearchFile& file, const FunctionSymbol& ifunc) {
+    std::vector<std::string> implementations;
+    if (Result<const std::vector<FunctionSymbol>*> all = functions_of(file)) {
+      for (const FunctionSymbol& f : **all) {
+        if (!f.ifunc && f.raw != ifunc.raw && f.raw.find(ifunc.raw + "_") != std::string::npos)
+          implementations.push_back(f.raw);
+      }
+    }
+    std::string msg = "probe '" + spec.text + "': " + ifunc.display + " in '" + file.path +
+                      "' is an IFUNC: its address is the resolver the dynamic linker runs to "
+                      "pick an implementation, not the code calls run, so a probe there would "
+                      "count bindings, not calls";
+    if (implementations.empty()) {
+      msg += "\nhint: this file names none of its implementations (a stripped library); "
+             "probe its callers instead";
+    } else {
+      std::sort(implementations.begin(), implementations.end());
+      implementations.erase(std::unique(implementations.begin(), implementations.end()),
+                            implementations.end());
+      std::string names;
+      for (const std::string& n : implementations) names += (names.empty() ? "" : ", ") + n;
+      msg += "\nhint: probe its implementations (" + names + "), e.g. -e '" +
+             (spec.kind == ProbeKind::uretprobe ? "uretprobe:" : "uprobe:") + spec.path + ":*" +
+             ifunc.raw + "_*'";
+    }
+    return Error(msg);
+  }
+
   // The searched files' paths, the first 10 of them.
   static std::string file_names(const std::vector<SearchFile>& files) {
     constexpr size_t kShown = 10;
@@ -309,6 +357,7 @@ class Resolver {
   LibraryFinder finder_;
   FunctionParamReader params_;
   std::vector<std::pair<std::string, std::string>> waiting_;
+  std::vector<std::string> warnings_;
   std::set<std::string> searched_;
   std::vector<SearchFile> search_;
   std::optional<Error> scope_error_;

@@ -73,14 +73,18 @@ struct ResolveNotes {
   std::vector<std::pair<std::string, std::string>> waiting;
   // Every file searched for PROVIDER:NAME or named by a spec, as opened.
   std::vector<std::string> searched;
+  // What the user should know about sites left out (IFUNC resolvers that a
+  // uprobe pattern matched), one line each.
+  std::vector<std::string> warnings;
 };
 
 // Resolves the specs, in order, without duplicate sites (same file, offset
 // and kind). Fails on a bad spec, an unreadable named file, a spec that
 // matches nothing (listing the probes of the searched files), a uprobe
 // pattern matching more than max_functions functions (--max-functions: each
-// costs perf events and a breakpoint in every traced process), or an +OFFSET beyond
-// the function's size.
+// costs perf events and a breakpoint in every traced process), an +OFFSET beyond
+// the function's size, or a uprobe naming an IFUNC (function_symbols.h: a
+// probe there would count bindings, not calls; a pattern leaves them out).
 Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
                                                  const SearchScope& scope,
                                                  size_t max_functions = 1000,

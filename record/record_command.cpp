@@ -209,6 +209,9 @@ Status RecordSession::prepare() {
     resolved = resolve_probes(probe_specs, scope, options_.max_functions, &notes);
   }
   if (!resolved) return resolved.error();
+  for (const std::string& w : notes.warnings) {
+    if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
+  }
   if (scope.follow) {
     std::vector<std::string> waiting;
     for (const auto& [spec, why] : notes.waiting) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture_paths.h"
 #include "integration_support.h"
 
 using namespace usdt::itest;
@@ -307,4 +308,24 @@ TEST_CASE("malloc and free of libc through .dynsym: exact counts and latency", "
   CHECK(has(json, "\"count\":" + std::to_string(t.of("uretprobe", "malloc").size()) + ","));
   CHECK(has(json, "\"unmatched_starts\":0"));
   CHECK(has(json, "\"unmatched_ends\":0"));
+}
+
+TEST_CASE("an IFUNC is refused with its implementations named, which record every call",
+          "[.root][fn_ifunc]") {
+  const std::string prog = FIXTURE_IFUNC;
+  std::string refused = temp_trace("fn_ifunc_refused");
+  RunResult r0 = record(refused, {"uprobe:" + prog + ":scale"}, {prog, "7"});
+  CHECK(r0.status != 0);
+  CHECK(has(r0.err, "is an IFUNC"));
+  CHECK(has(r0.err, "hint: probe its implementations (scale_fast, scale_plain)"));
+
+  // What the hint says: the resolver picked scale_fast, which ran 7 times.
+  std::string out = temp_trace("fn_ifunc");
+  RunResult r = record(out, {"uprobe:" + prog + ":*scale_*"}, {prog, "7"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out == "42\n");
+  Trace t = read_trace(out);
+  CHECK(t.of("uprobe", "scale_fast").size() == 7);
+  CHECK(t.of("uprobe", "scale_plain").empty());
 }

@@ -141,6 +141,42 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   CHECK(many.error().message().find("--max-functions") != std::string::npos);
 }
 
+TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out",
+          "[probe_resolver]") {
+  const std::string path = FIXTURE_IFUNC;
+  // Named: an error that names the implementations the file has.
+  auto named = resolve_probes({"uprobe:" + path + ":scale"}, SearchScope{});
+  REQUIRE_FALSE(named.ok());
+  const std::string& msg = named.error().message();
+  CHECK(msg.find("scale in '" + path + "' is an IFUNC") != std::string::npos);
+  CHECK(msg.find("hint: probe its implementations (scale_fast, scale_plain)") !=
+        std::string::npos);
+  CHECK(msg.find("-e 'uprobe:" + path + ":*scale_*'") != std::string::npos);
+  // A pattern: the implementations, not the IFUNC, with a warning.
+  ResolveNotes notes;
+  auto pattern = resolve_probes({"uprobe:" + path + ":scal*"}, SearchScope{}, 1000, &notes);
+  REQUIRE(pattern.ok());
+  std::vector<std::string> names;
+  for (const ResolvedSite& s : *pattern) names.push_back(s.name);
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"scale_fast", "scale_plain"});
+  REQUIRE(notes.warnings.size() == 1);
+  CHECK(notes.warnings[0].find("left out 1 IFUNC (scale)") != std::string::npos);
+  // The resolver's own name, at the IFUNC's address, is the resolver: kept.
+  ResolveNotes all_notes;
+  auto all = resolve_probes({"uprobe:" + path + ":*scale*"}, SearchScope{}, 1000, &all_notes);
+  REQUIRE(all.ok());
+  names.clear();
+  for (const ResolvedSite& s : *all) names.push_back(s.name);
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"resolve_scale", "scale_fast", "scale_plain"});
+  CHECK(all_notes.warnings.empty());
+  // A pattern matching only IFUNCs: the same error as the name.
+  auto only = resolve_probes({"uprobe:" + path + ":scal?"}, SearchScope{});
+  REQUIRE_FALSE(only.ok());
+  CHECK(only.error().message().find("is an IFUNC") != std::string::npos);
+}
+
 TEST_CASE("a named file that does not exist is an error", "[probe_resolver]") {
   auto sites = resolve_probes({"usdt:/nonexistent/file:a:b"}, SearchScope{});
   REQUIRE_FALSE(sites.ok());
