@@ -193,8 +193,15 @@ struct TraceSummary {
   std::vector<uint64_t> lost_per_site;    // indexed by site id
   // Samples the recorder dropped itself, by cause (e.g. {"malformed", 3},
   // {"foreign_process", 120}); none of them is in the trace. Empty for
-  // files written before version 1.1.
+  // files written before version 1.1. One cause is not samples:
+  // kLostProcessRecords.
   std::vector<std::pair<std::string, uint64_t>> dropped;
 };
+
+// The cause in TraceSummary::dropped that counts process records (comm,
+// fork, exit, mmap) the kernel dropped from a full side-band ring: not
+// events (not in `lost`), but thread names and, with call stacks, the
+// mappings stacks are unwound and named against may be incomplete.
+inline constexpr const char* kLostProcessRecords = "process_records_lost";
 
 }  // namespace usdt::format

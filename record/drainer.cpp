@@ -1,5 +1,7 @@
 #include "record/drainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <optional>
@@ -157,7 +159,7 @@ void Drainer::add_event(const format::Event& decoded) {
   }
 }
 
-void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
+void Drainer::drain_buffer(RingBuffer& buffer, bool side_band, size_t& records) {
   size_t unreleased = 0;
   while (const perf_event_header* record = buffer.next()) {
     ++records;
@@ -167,6 +169,10 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
         break;
       case SampleDecoder::Kind::lost: {
         const format::LostEvent& l = decoder_.lost();
+        if (side_band) {  // process records, not events: see lost_process_records()
+          lost_process_records_ += l.count;
+          break;
+        }
         batch_.lost.push_back(l);
         lost_ += l.count;
         if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
@@ -174,6 +180,8 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
       }
       case SampleDecoder::Kind::process: {
         const format::ProcessEvent& p = decoder_.process();
+        // The recorder's own renames (EventSet::flush_pending_losses).
+        if (p.pid == self_pid_ && p.kind == format::ProcessEventKind::comm) break;
         if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
             (!filter_ || traced(p.parent_pid))) {
           traced_.insert(p.pid);
@@ -203,7 +211,7 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
   snapshot(buffers);  // leaves each buffer at its snapshot's start
-  for (RingBuffer& buffer : buffers) drain_buffer(buffer, records);
+  for (size_t i = 0; i < buffers.size(); ++i) drain_buffer(buffers[i], i >= side_band_from_, records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   flush();

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <unordered_set>
@@ -88,6 +89,11 @@ class Drainer {
 
   uint64_t events() const { return events_; }
   uint64_t lost() const { return lost_; }
+  // Process records (comm, fork, exit, mmap) the kernel dropped because the
+  // side band was full. Not events, so not in lost(): what they cost is the
+  // names of threads and, with -g, the mappings that stacks of that time
+  // are unwound and named against.
+  uint64_t lost_process_records() const { return lost_process_records_; }
   const std::vector<uint64_t>& events_per_site() const { return events_per_site_; }
   const std::vector<uint64_t>& lost_per_site() const { return lost_per_site_; }
   // Traced processes seen starting (FORK of a new process) since the last call.
@@ -104,7 +110,7 @@ class Drainer {
   // Takes every buffer's snapshot up to now (drain()); with call stacks,
   // hands the pass's mapping records to the collector, sorted by time.
   void snapshot(std::vector<RingBuffer>& buffers);
-  void drain_buffer(RingBuffer& buffer, size_t& records);
+  void drain_buffer(RingBuffer& buffer, bool side_band, size_t& records);
   void add_event(const format::Event& event);
   // An event waiting for its process to be known, its stack copied.
   struct Waiting {
@@ -127,6 +133,8 @@ class Drainer {
   EventBatch batch_;
   uint64_t events_ = 0;
   uint64_t lost_ = 0;
+  uint64_t lost_process_records_ = 0;
+  const uint32_t self_pid_ = static_cast<uint32_t>(getpid());
   std::vector<uint64_t> events_per_site_;
   std::vector<uint64_t> lost_per_site_;
   std::vector<pid_t> new_processes_;

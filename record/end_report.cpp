@@ -14,13 +14,24 @@ void print_end_report(const EndReport& r, std::ostream& out) {
         << r.truncated_stacks << " truncated\n";
   }
   std::string dropped;
+  uint64_t lost_process_records = 0;
   for (const auto& [cause, count] : r.dropped) {
     if (count == 0) continue;
+    if (cause == format::kLostProcessRecords) {
+      lost_process_records = count;
+      continue;
+    }
     if (!dropped.empty()) dropped += ", ";
     dropped += std::to_string(count) + " " + cause;
   }
   if (!dropped.empty()) {
     out << "usdt-record: samples the recorder dropped (not in the trace): " << dropped << '\n';
+  }
+  if (lost_process_records > 0) {
+    out << "usdt-record: warning: the kernel dropped " << lost_process_records
+        << " process records (comm, fork, exit, mmap; the side-band ring was full): thread "
+           "names"
+        << (r.call_stacks ? " and the stacks" : "") << " of that time may be incomplete\n";
   }
   struct Probe {
     std::string label;

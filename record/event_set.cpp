@@ -1,5 +1,7 @@
 #include "record/event_set.h"
 
+#include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,6 +120,23 @@ void EventSet::close_site_fds(uint32_t site_id) const {
 
 void EventSet::disable_all() {
   for (const PerfEvent& e : events_) (void)e.disable();
+}
+
+void EventSet::flush_pending_losses() const {
+  cpu_set_t original;
+  char name[16] = {};  // TASK_COMM_LEN
+  if (sched_getaffinity(0, sizeof original, &original) != 0) return;
+  if (prctl(PR_GET_NAME, name) != 0) return;
+  for (int cpu : features_.cpus) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    // The thread runs on cpu when this returns (the kernel migrates it
+    // first); a CPU it may not run on (a cpuset) keeps its pending count.
+    if (sched_setaffinity(0, sizeof one, &one) != 0) continue;
+    (void)prctl(PR_SET_NAME, name);
+  }
+  (void)sched_setaffinity(0, sizeof original, &original);
 }
 
 }  // namespace usdt::record

@@ -90,6 +90,15 @@ class EventSet {
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }
   size_t event_count() const { return events_.size(); }
+  // The kernel reports a ring's lost records lazily: as a LOST record
+  // written in front of the next record that fits there. Losses at the end
+  // of a recording, with nothing written after them, would go unreported.
+  // Each CPU's anchors carry the calling thread's comm changes (it must be
+  // the thread that called create()): this renames it to its own name on
+  // every CPU in turn, which writes a COMM record, and any pending LOST in
+  // front of it, into both rings of each CPU. Call it after disable_all(),
+  // before the last drain; the COMM records carry the recorder's own pid.
+  void flush_pending_losses() const;
   // Closes the events of one site, leaving the object's bookkeeping alone:
   // only for a process that is about to exit (the background detacher).
   void close_site_fds(uint32_t site_id) const;

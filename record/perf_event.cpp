@@ -176,6 +176,8 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
 Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventOptions& options) {
   perf_event_attr attr = dummy_attr(target, options);
   attr.disabled = 0;
+  // The recorder's own comm changes: EventSet::flush_pending_losses().
+  attr.comm = 1;
   return open_dummy(attr, target, "the ring buffer of CPU " + std::to_string(target.cpu));
 }
 

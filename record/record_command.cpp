@@ -639,13 +639,15 @@ std::vector<std::pair<std::string, uint64_t>> RecordSession::dropped_by_cause() 
   return {{"malformed", decoder_->malformed()},
           {"unknown_event_id", decoder_->unknown_ids()},
           {"corrupt_ring_tail", corrupt},
-          {"foreign_process", drainer_->foreign()}};
+          {"foreign_process", drainer_->foreign()},
+          {format::kLostProcessRecords, drainer_->lost_process_records()}};
 }
 
 int RecordSession::finish(bool failed) {
   end_ns_ = clock_ns(CLOCK_MONOTONIC);
   if (events_) {
     events_->disable_all();
+    events_->flush_pending_losses();
     // Disabled events write nothing more: drain until a pass is empty.
     if (drainer_) {
       drainer_->drain_to_end(events_->buffers());

@@ -369,13 +369,16 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   t += "\n";
   if (truncated) t += "truncated: yes: events after the cut are missing\n";
   if (chunks_bad > 0) t += "corrupted: " + std::to_string(chunks_bad) + " chunk(s) skipped\n";
-  if (!dropped.empty()) {
-    t += "dropped by the recorder: ";
-    for (size_t i = 0; i < dropped.size(); ++i) {
-      t += (i > 0 ? ", " : "") + std::to_string(dropped[i].second) + " " + dropped[i].first;
+  std::string dropped_text;
+  for (const auto& [cause, count] : dropped) {
+    if (cause == format::kLostProcessRecords) {
+      t += "process records lost: " + std::to_string(count) +
+           " (comm, fork, exit, mmap: thread names and stacks of that time may be incomplete)\n";
+      continue;
     }
-    t += "\n";
+    dropped_text += (dropped_text.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
   }
+  if (!dropped_text.empty()) t += "dropped by the recorder: " + dropped_text + "\n";
   t += "\n";
 
   size_t name_width = 24;

@@ -767,3 +767,78 @@ TEST_CASE("a recorder killed by SIGKILL leaves a readable trace of what it drain
   REQUIRE(tick.size() == 10);
   for (int64_t k = 0; k < 10; ++k) CHECK(s(tick[static_cast<size_t>(k)].args[0]) == k);
 }
+
+TEST_CASE("process records the kernel drops from a full side band are counted, not as lost events",
+          "[.root][side_band_lost]") {
+  const long kMaps = 20000;  // ~130 bytes each: ten times the side band's 64 pages
+  Process target = Process::start({program("itest_mmaps"), std::to_string(kMaps)}, true, true,
+                                  false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string out = trace_for("side_band_lost");
+  // -g fp: mappings are tracked (and the loss said to touch stacks).
+  Process rec = Process::start({recorder(), "-e", "mmaps:done", "-g", "fp", "-o", out, "-p",
+                                std::to_string(target.pid())},
+                               false, false, true);
+  REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
+  // Stopped, the recorder reads nothing while the burst fills its side band.
+  rec.signal(SIGSTOP);
+  target.write_line("go");
+  CHECK(target.read_line() == std::optional<std::string>("done"));
+  rec.signal(SIGCONT);
+  target.close_stdin();
+  CHECK(target.wait() == 0);
+  std::string rest = rec.read_rest(true);
+  const std::string err = rec.stderr_seen + rest;
+  INFO(err);
+  REQUIRE(rec.wait() == 0);
+  CHECK(err.find("usdt-record: 1 events recorded, 0 lost") != std::string::npos);
+  CHECK(err.find("usdt-record: warning: the kernel dropped ") != std::string::npos);
+  CHECK(err.find(" process records (comm, fork, exit, mmap; the side-band ring was full): "
+                 "thread names and the stacks of that time may be incomplete") !=
+        std::string::npos);
+
+  Trace t = read_trace(out);
+  CHECK(t.of("mmaps", "done").size() == 1);
+  CHECK(t.lost_count() == 0);
+  RunResult summary = run({USDT_REPORT_PATH, "summary", out});
+  INFO(summary.err);
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("process records lost: ") != std::string::npos);
+  CHECK(summary.out.find("dropped by the recorder") == std::string::npos);
+  RunResult json = run({USDT_REPORT_PATH, "summary", "--format", "json", out});
+  CHECK(json.out.find("\"process_records_lost\":") != std::string::npos);
+  unlink(out.c_str());
+}
+
+TEST_CASE("events the kernel drops at the very end are counted: recorded + lost = fired",
+          "[.root][lost_at_end][itest_control]") {
+  // The kernel reports a full ring's losses only in front of the next record
+  // that fits; here nothing comes after the burst, so the recorder must make
+  // it write one (EventSet::flush_pending_losses).
+  const long kFired = 100000;  // ~80 bytes each: far more than 8 pages per CPU hold
+  Process target = Process::start({program("itest_control")}, true, true, false);
+  REQUIRE(target.read_line() == std::optional<std::string>("ready"));
+  std::string out = trace_for("lost_at_end");
+  Process rec = Process::start({recorder(), "-e", "itest:tick", "--buffer-pages", "8", "-o", out,
+                                "-p", std::to_string(target.pid())},
+                               false, false, true);
+  REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
+  rec.signal(SIGSTOP);
+  target.write_line("fire " + std::to_string(kFired));
+  CHECK(target.read_line() == std::optional<std::string>("fired 100000 gated 0"));
+  rec.signal(SIGCONT);
+  usleep(300000);  // the recorder drains what fitted; nothing else is written
+  rec.signal(SIGINT);
+  std::string rest = rec.read_rest(true);
+  INFO(rec.stderr_seen << rest);
+  REQUIRE(rec.wait() == 0);
+  target.write_line("exit");
+  CHECK(target.wait() == 0);
+
+  Trace t = read_trace(out);
+  const uint64_t recorded = t.of("itest", "tick").size();
+  CHECK(recorded > 0);
+  CHECK(t.lost_count() > 0);
+  CHECK(recorded + t.lost_count() == static_cast<uint64_t>(kFired));
+  unlink(out.c_str());
+}
