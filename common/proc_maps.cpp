@@ -1,6 +1,7 @@
 #include "common/proc_maps.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -134,6 +135,15 @@ Result<std::vector<MappedFile>> mapped_elf_files(pid_t pid) {
       f.open_path = proc + "/map_files/" + range;
     } else {
       f.open_path = proc + "/root" + m.path;
+      // The plain path when it is the same file (the process shares our
+      // mount namespace): it stays valid after the process exits, which
+      // -a meets all the time among the processes it found at its start.
+      struct stat rooted, plain;
+      if (::stat(f.open_path.c_str(), &rooted) == 0 && ::stat(m.path.c_str(), &plain) == 0 &&
+          rooted.st_dev == plain.st_dev && rooted.st_ino == plain.st_ino &&
+          plain.st_ino == m.inode) {
+        f.open_path = m.path;
+      }
     }
     f.is_main_binary = m.path == exe;
     if (!is_elf(f.open_path)) continue;

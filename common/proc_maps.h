@@ -32,7 +32,10 @@ struct MapEntry {
 // A distinct ELF file mapped by a process.
 struct MappedFile {
   std::string path;       // as in maps (without " (deleted)")
-  std::string open_path;  // /proc/PID/root/PATH or /proc/PID/map_files/START-END
+  // Where to read it: PATH when that is the mapped file, else
+  // /proc/PID/root/PATH (another mount namespace), or
+  // /proc/PID/map_files/START-END for a deleted file.
+  std::string open_path;
   bool deleted = false;
   bool is_main_binary = false;  // the file /proc/PID/exe names
 };

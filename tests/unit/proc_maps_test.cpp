@@ -63,7 +63,8 @@ TEST_CASE("reads this process's maps", "[proc_maps]") {
   REQUIRE(n > 0);
   CHECK(files->front().path == std::string(exe, static_cast<size_t>(n)));
   CHECK(files->front().is_main_binary);
-  CHECK(files->front().open_path == "/proc/" + std::to_string(getpid()) + "/root" + files->front().path);
+  // Our own mount namespace: the plain path, valid after the process exits.
+  CHECK(files->front().open_path == files->front().path);
   bool libc = false;
   for (const auto& f : *files) {
     if (std::filesystem::path(f.path).filename() == "libc.so.6") libc = true;
