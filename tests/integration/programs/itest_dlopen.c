@@ -6,10 +6,10 @@
  * i = 0..N-1, each firing dynlib:call(i, TAG) (TAG 1 or 2, the library's).
  * With LIB2: dlclose(LIB) (unmapped), dlopen(LIB2) (mapped where LIB was,
  * or over part of it) and N2 calls of its dynlib_call.
- * Environment: ITEST_DLOPEN_START_MS: print "ready" and sleep this long
- * before the first dlopen (for -p); ITEST_DLOPEN_PAUSE_MS: sleep this long
- * after each dlopen
- * (time for the recorder to attach: then every call is recorded);
+ * Environment: ITEST_DLOPEN_WAIT=1: print "ready" and wait for a line on
+ * stdin before the first dlopen (time for -p to attach), and after each
+ * dlopen print "loaded LIBNO" and wait for a line (the test sends it once
+ * the recorder said it attached the library: then every call is recorded);
  * ITEST_DLOPEN_GAP_US: sleep this long before each call.
  * Prints, per call, "call LIBNO I TIME_NS" (CLOCK_MONOTONIC just before the
  * call: the test checks every call after the sites became active was
@@ -57,6 +57,13 @@ static const char* load_path(const char* mode, const char* lib, char* buf, size_
   return buf;
 }
 
+/* Flushes stdout and waits for a line on stdin (EOF: go on). */
+static void wait_for_line(void) {
+  char line[64];
+  fflush(stdout);
+  if (fgets(line, sizeof line, stdin) == NULL) return;
+}
+
 static void* load(int libno, const char* mode, const char* lib) {
   char buf[64];
   void* handle = dlopen(load_path(mode, lib, buf, sizeof buf), RTLD_NOW);
@@ -67,8 +74,10 @@ static void* load(int libno, const char* mode, const char* lib) {
   Dl_info info;
   void* call = dlsym(handle, "dynlib_call");
   if (call != NULL && dladdr(call, &info) != 0) printf("base %d %p\n", libno, info.dli_fbase);
-  long pause_ms = env_long("ITEST_DLOPEN_PAUSE_MS");
-  if (pause_ms > 0) usleep((useconds_t)(pause_ms * 1000));
+  if (env_long("ITEST_DLOPEN_WAIT") != 0) {
+    printf("loaded %d\n", libno);
+    wait_for_line();
+  }
   return handle;
 }
 
@@ -88,11 +97,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: itest_dlopen file|memfd LIB N [LIB2 N2]\n");
     return 2;
   }
-  long start_ms = env_long("ITEST_DLOPEN_START_MS");
-  if (start_ms > 0) {
+  if (env_long("ITEST_DLOPEN_WAIT") != 0) {
     printf("ready\n");
-    fflush(stdout);
-    usleep((useconds_t)(start_ms * 1000));
+    wait_for_line();
   }
   void* first = load(1, argv[1], argv[2]);
   run(1, first, atol(argv[3]));
