@@ -100,6 +100,13 @@ void print_end_report(const EndReport& r, std::ostream& out) {
     out << '\n';
   }
   if (silent != 0) out << "usdt-record:   and " << silent << " more tracepoints with 0 hits\n";
+  uint64_t attributed = 0;
+  for (const Probe& p : probes) attributed += p.lost;
+  if (r.lost > attributed) {
+    out << "usdt-record:   " << r.lost - attributed
+        << " lost events of no known probe: the kernel counts a full ring buffer's losses per "
+           "CPU, not per probe\n";
+  }
 }
 
 }  // namespace usdt::record

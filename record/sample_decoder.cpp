@@ -381,10 +381,18 @@ SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bo
   lost_.time_end_ns = t.time;
   lost_.time_begin_ns = t.cpu < last_time_by_cpu_.size() ? last_time_by_cpu_[t.cpu] : 0;
   if (lost_.time_begin_ns == 0 || lost_.time_begin_ns > t.time) lost_.time_begin_ns = t.time;
-  auto it = site_by_id_.find(id);
-  lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
-  // Without identifiers, lost samples can only be the one site's.
-  if (samples_only && !identifier_ && sites_.size() == 1) lost_.site_id = 0;
+  if (samples_only) {
+    // LOST_SAMPLES names the event that lost them.
+    auto it = site_by_id_.find(id);
+    lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
+    // Without identifiers, lost samples can only be the one site's.
+    if (!identifier_ && sites_.size() == 1) lost_.site_id = sites_[0].decoding.site_id;
+  } else {
+    // A full ring: the kernel counts what every event writing there lost
+    // and reports it with the id of the event that writes next, which need
+    // not be one that lost anything. Only with one site are they its.
+    lost_.site_id = sites_.size() == 1 ? sites_[0].decoding.site_id : format::kNoSite;
+  }
   note_time(t.cpu, t.time);
   return Kind::lost;
 }

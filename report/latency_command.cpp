@@ -146,9 +146,20 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   StackStore stacks;
   const bool want_stacks = options.slowest > 0;
   Record r;
+  // Events the kernel lost among those paired (of their sites, or of no
+  // known site): a lost start or end leaves its partner unmatched or, on
+  // a key that repeats, paired with the wrong one.
+  uint64_t lost = 0;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
       if (want_stacks) symbols.on_process(r.file, *r.process);
+      continue;
+    }
+    if (r.kind == format::RecordKind::lost) {
+      const bool known = r.lost->site_id != format::kNoSite;
+      const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
+      const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
+      if (paired && filter->in_time_window(r.time)) lost += r.lost->count;
       continue;
     }
     if (r.kind != format::RecordKind::event) continue;
@@ -177,6 +188,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     w.key("unmatched_ends").uint(analyzer.unmatched_ends());
     w.key("missing_key_starts").uint(analyzer.missing_key_starts());
     w.key("missing_key_ends").uint(analyzer.missing_key_ends());
+    w.key("lost_events").uint(lost);
     if (options.by) {
       w.key("by").string(options.by->text()).key("groups").begin_array();
       for (const LatencyGroup* g : analyzer.groups()) {
@@ -244,6 +256,10 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
          std::to_string(analyzer.missing_key_ends()) + " ends";
   }
   t += "\n";
+  if (lost > 0) {
+    t += "  events lost while recording: " + std::to_string(lost) +
+         " (the kernel's ring buffer was full): pairs around them may be missing or wrong\n";
+  }
   t += "  percentiles within " + json_double(LogLinearHistogram::kRelativeError * 100) +
        "% of the true value (relative_error " + json_double(LogLinearHistogram::kRelativeError) +
        "); count, min, mean and max are exact\n\n";

@@ -49,6 +49,13 @@ TEST_CASE("the end report sums the sites of a probe", "[end_report]") {
         "usdt-record:   demo:multi             20 hits  10.0/s  (2 lost)\n"
         "usdt-record:   demo:x                 10 hits  5.0/s\n"
         "usdt-record:   uretprobe:f (libx.so)  0 hits  0.0/s\n");
+  // Losses of a full ring shared by several probes belong to none of them.
+  r.lost = 7;
+  std::ostringstream unattributed;
+  print_end_report(r, unattributed);
+  CHECK(unattributed.str().ends_with(
+      "usdt-record:   5 lost events of no known probe: the kernel counts a full ring buffer's "
+      "losses per CPU, not per probe\n"));
 }
 
 TEST_CASE("the end report counts a probe attached later from its attach", "[end_report]") {

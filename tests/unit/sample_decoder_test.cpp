@@ -215,14 +215,16 @@ TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
     }
     CHECK(decoder.malformed() == copy.size() - sizeof(perf_event_header));
   }
-  SECTION("lost records name the site through their id") {
+  SECTION("a full ring's losses belong to no site when several share it") {
     RecordBuilder sample(PERF_RECORD_SAMPLE);
     sample.u64(100).u32(1).u32(1).u64(1000).u32(1).u32(0).u64(2).u64(1).u64(2);
     REQUIRE(decoder.decode(sample.done()) == SampleDecoder::Kind::event);
+    // The id is that of the event that wrote next (site 1), not of those
+    // that lost: the kernel counts per ring.
     RecordBuilder r(PERF_RECORD_LOST);
     r.u64(101).u64(17).trailer(0, 0, 2000, 1, 101);
     REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::lost);
-    CHECK(decoder.lost().site_id == 1);
+    CHECK(decoder.lost().site_id == format::kNoSite);
     CHECK(decoder.lost().count == 17);
     CHECK(decoder.lost().cpu == 1);
     CHECK(decoder.lost().time_begin_ns == 1000);
