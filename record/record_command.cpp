@@ -153,7 +153,6 @@ class RecordSession {
   std::unique_ptr<SampleDecoder> decoder_;
   std::unique_ptr<StackCollector> stacks_;  // -g
   std::unique_ptr<MappingFollower> follower_;  // PROVIDER:NAME specs in libraries loaded later
-  std::vector<std::string> follow_specs_;
   size_t ids_registered_ = 0;
   BatchQueue queue_{kMaxQueuedBatches};
   std::unique_ptr<Drainer> drainer_;
@@ -191,11 +190,12 @@ Status RecordSession::prepare() {
   split_tracepoint_specs(options_.probes, tracepoint_specs, probe_specs);
   // PROVIDER:NAME specs are also looked for in every file the traced
   // processes map later (dlopen()).
+  std::vector<std::string> follow_specs;
   for (const std::string& text : probe_specs) {
     Result<ProbeSpec> spec = ProbeSpec::parse(text);
-    if (spec && spec->kind == ProbeKind::usdt && spec->path.empty()) follow_specs_.push_back(text);
+    if (spec && spec->kind == ProbeKind::usdt && spec->path.empty()) follow_specs.push_back(text);
   }
-  scope.follow = !follow_specs_.empty();
+  scope.follow = !follow_specs.empty();
   // -a: PROVIDER:NAME is looked for in what every running process maps now,
   // and in what any process maps later.
   if (options_.all && scope.follow) {
@@ -222,7 +222,7 @@ Status RecordSession::prepare() {
       std::cerr << "usdt-record: warning: " << first
                 << "; waiting for a library loaded later that has it\n";
     }
-    follower_ = std::make_unique<MappingFollower>(follow_specs_, waiting);
+    follower_ = std::make_unique<MappingFollower>(std::move(follow_specs), waiting);
     for (const std::string& path : notes.searched) follower_->mark_searched(path);
   }
   if (!options_.pids.empty() && !resolved->empty()) {
