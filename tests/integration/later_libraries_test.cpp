@@ -118,6 +118,20 @@ Recording record_dlopen(const std::string& name, const std::vector<std::string>&
   return rec;
 }
 
+// A running itest_dlopen (ITEST_DLOPEN_WAIT=1, past "ready") and a
+// recorder attaching it (-p or -a): lets the program load lib once the
+// recording runs, and call it once the recorder attached it; then waits
+// for the program's end.
+void run_through_load(Process& target, Process& rec, const std::string& lib, std::string& out) {
+  REQUIRE(rec.wait_for_stderr("Ctrl-C to end"));
+  target.write_line("go");
+  REQUIRE(read_until(target, "loaded 1", out));
+  REQUIRE(rec.wait_for_stderr("usdt-record: attached 1 probe site in " + lib));
+  target.write_line("go");
+  target.close_stdin();
+  CHECK(target.wait() == 0);
+}
+
 // Copies of the two libraries in a directory of one test's own, removed at
 // its end: the sites of a library mapped late are system-wide, so two tests
 // running at once on one file would see each other's calls (counted as
@@ -289,13 +303,7 @@ TEST_CASE("-p follows the process's later dlopen()", "[.root][later_pid]") {
   Process rec = Process::start(
       {recorder(), "-o", trace, "-e", "dynlib:call", "-p", std::to_string(target.pid())}, false,
       false, true);
-  REQUIRE(rec.wait_for_stderr("Ctrl-C to end"));
-  target.write_line("go");
-  REQUIRE(read_until(target, "loaded 1", out));
-  REQUIRE(rec.wait_for_stderr("usdt-record: attached 1 probe site in " + own.lib1));
-  target.write_line("go");
-  target.close_stdin();
-  CHECK(target.wait() == 0);
+  run_through_load(target, rec, own.lib1, out);
   // -p ends when the process is gone.
   const std::string rest = rec.read_rest(true);
   INFO(rec.stderr_seen << rest);
@@ -332,13 +340,7 @@ TEST_CASE("-a follows every process's new mappings", "[.root][later_all]") {
   std::string trace = temp_trace("later_all");
   Process rec =
       Process::start({recorder(), "-o", trace, "-a", "-e", "dynlib:call"}, false, false, true);
-  REQUIRE(rec.wait_for_stderr("Ctrl-C to end"));
-  target.write_line("go");
-  REQUIRE(read_until(target, "loaded 1", out));
-  REQUIRE(rec.wait_for_stderr("usdt-record: attached 1 probe site in " + own.lib1));
-  target.write_line("go");
-  target.close_stdin();
-  CHECK(target.wait() == 0);
+  run_through_load(target, rec, own.lib1, out);
   rec.signal(SIGINT);
   const std::string rest = rec.read_rest(true);
   INFO(rec.stderr_seen << rest);
