@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +118,7 @@ class RecordSession {
   // Attaches the probes of files the traced processes mapped since the
   // last pass (record/mapping_follower.h).
   void follow_new_mappings();
+  Status attach_all_processes();
   Status attach_added_sites(const std::vector<ResolvedSite>& found, const std::string& path,
                             uint64_t mapped_ns);
   void warn_never_matched() const;
@@ -360,8 +362,10 @@ Status RecordSession::attach() {
   // Without tracefs, uprobe-PMU events cannot be inherited (event_set.h):
   // system-wide, and with -- and -p the drainer keeps only the traced
   // processes' samples.
-  if (!plan_.per_task) {
-    if (Status s = events_->add_target(-1, false, options_.all, attach_); !s) return s;
+  if (!plan_.per_task && !options_.all) {
+    if (Status s = events_->add_target(-1, false, false, attach_); !s) return s;
+  } else if (!plan_.per_task) {
+    if (Status s = attach_all_processes(); !s) return s;
   }
   for (; ids_registered_ < events_->ids().size(); ++ids_registered_) {
     decoder_->add_event(events_->ids()[ids_registered_].first,
@@ -486,6 +490,28 @@ Status RecordSession::loop() {
       }
     }
   }
+}
+
+// -a: the process tracking on every CPU, then each site on its own. The
+// sites of files that only running processes named (PROVIDER:NAME searched
+// in what each maps) may be gone by now: a process that exited, a library
+// deleted, reached through /proc/PID. Those are left out with a warning,
+// not the whole recording.
+Status RecordSession::attach_all_processes() {
+  if (Status s = events_->add_target(-1, false, true, kNoSites); !s) return s;
+  for (size_t i = 0; i < attach_.size(); ++i) {
+    Status s = events_->add_target(-1, false, false, {attach_[i]});
+    if (s) continue;
+    const ResolvedSite& site = plan_.sites[i].resolved;
+    struct stat st;
+    if (site.open_path == site.path || ::stat(site.open_path.c_str(), &st) == 0) return s;
+    if (!options_.quiet) {
+      std::cerr << "usdt-record: warning: " << site.provider << ':' << site.name << " in "
+                << site.path << ": the process it was found in is gone (" << site.open_path
+                << "): not recorded\n";
+    }
+  }
+  return Status::success();
 }
 
 void RecordSession::follow_new_mappings() {

@@ -188,7 +188,9 @@ TEST_CASE("sched_switch with -p: only that process, prev_comm decoded",
       Process::start({recorder(), "-o", out, "-e", "tracepoint:sched:sched_switch", "-e",
                       "tracepoint:sched:sched_stat_runtime", "-p", pid},
                      false, false, true);
-  REQUIRE(rec_process.wait_for_stderr("usdt-record: recording 2 tracepoints"));
+  const bool recording = rec_process.wait_for_stderr("usdt-record: recording 2 tracepoints");
+  INFO(rec_process.stderr_seen);
+  REQUIRE(recording);
   prog.write_line("go");
   CHECK(prog.wait() == 0);
   INFO(rec_process.read_rest(true));
