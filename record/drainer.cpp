@@ -211,7 +211,8 @@ void Drainer::drain_buffer(RingBuffer& buffer, bool side_band, size_t& records) 
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
   snapshot(buffers);  // leaves each buffer at its snapshot's start
-  for (size_t i = 0; i < buffers.size(); ++i) drain_buffer(buffers[i], i >= side_band_from_, records);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    drain_buffer(buffers[i], i >= side_band_from_, records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   flush();

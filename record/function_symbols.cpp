@@ -50,8 +50,7 @@ int binding_rank(uint8_t binding) {
 bool preferred(const FunctionSymbol& a, const FunctionSymbol& b) {
   return std::make_tuple(a.ifunc, binding_rank(a.binding), underscores(a.raw), a.raw.size(),
                          a.raw) <
-         std::make_tuple(b.ifunc, binding_rank(b.binding), underscores(b.raw), b.raw.size(),
-                         b.raw);
+         std::make_tuple(b.ifunc, binding_rank(b.binding), underscores(b.raw), b.raw.size(), b.raw);
 }
 
 }  // namespace

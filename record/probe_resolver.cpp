@@ -327,8 +327,9 @@ class Resolver {
                       "pick an implementation, not the code calls run, so a probe there would "
                       "count bindings, not calls";
     if (implementations.empty()) {
-      msg += "\nhint: this file names none of its implementations (a stripped library); "
-             "probe its callers instead";
+      msg +=
+          "\nhint: this file names none of its implementations (a stripped library); "
+          "probe its callers instead";
     } else {
       std::sort(implementations.begin(), implementations.end());
       implementations.erase(std::unique(implementations.begin(), implementations.end()),

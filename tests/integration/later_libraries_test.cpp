@@ -212,8 +212,7 @@ TEST_CASE("a library dlopen()ed during the recording is attached; every later ca
 TEST_CASE("a library dlopen()ed before its calls: every call recorded exactly",
           "[.root][later_pause]") {
   OwnLibraries own("later_pause");
-  Recording rec =
-      record_dlopen("later_pause", {}, {"file", own.lib1, "50"}, {}, 1);
+  Recording rec = record_dlopen("later_pause", {}, {"file", own.lib1, "50"}, {}, 1);
   INFO(rec.result.err);
   REQUIRE(rec.result.status == 0);
   Trace t = read_trace(rec.trace);
@@ -230,8 +229,7 @@ TEST_CASE("a library dlopen()ed before its calls: every call recorded exactly",
 TEST_CASE("a provider library copied into a memfd and dlopen()ed from /proc/self/fd is traced",
           "[.root][later_memfd]") {
   OwnLibraries own("later_memfd");
-  Recording rec =
-      record_dlopen("later_memfd", {}, {"memfd", own.lib1, "40"}, {}, 1);
+  Recording rec = record_dlopen("later_memfd", {}, {"memfd", own.lib1, "40"}, {}, 1);
   INFO(rec.result.err);
   REQUIRE(rec.result.status == 0);
   Trace t = read_trace(rec.trace);
@@ -294,9 +292,9 @@ TEST_CASE("a library dlclose()d and another loaded at its address: each call goe
 TEST_CASE("-p follows the process's later dlopen()", "[.root][later_pid]") {
   OwnLibraries own("later_pid");
   ensure_tracefs();
-  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_WAIT=1", program("itest_dlopen"),
-                                   "file", own.lib1, "25"},
-                                  true, true, false);
+  Process target = Process::start(
+      {"/usr/bin/env", "ITEST_DLOPEN_WAIT=1", program("itest_dlopen"), "file", own.lib1, "25"},
+      true, true, false);
   std::string out;
   REQUIRE(read_until(target, "ready", out));
   std::string trace = temp_trace("later_pid");
@@ -332,9 +330,9 @@ TEST_CASE("-a follows every process's new mappings", "[.root][later_all]") {
   // start in a process that has it); the events are counted for this
   // process only all the same.
   OwnLibraries own("later_all");
-  Process target = Process::start({"/usr/bin/env", "ITEST_DLOPEN_WAIT=1", program("itest_dlopen"),
-                                   "file", own.lib1, "15"},
-                                  true, true, false);
+  Process target = Process::start(
+      {"/usr/bin/env", "ITEST_DLOPEN_WAIT=1", program("itest_dlopen"), "file", own.lib1, "15"},
+      true, true, false);
   std::string out;
   REQUIRE(read_until(target, "ready", out));
   std::string trace = temp_trace("later_all");

@@ -771,14 +771,14 @@ TEST_CASE("a recorder killed by SIGKILL leaves a readable trace of what it drain
 TEST_CASE("process records the kernel drops from a full side band are counted, not as lost events",
           "[.root][side_band_lost]") {
   const long kMaps = 20000;  // ~130 bytes each: ten times the side band's 64 pages
-  Process target = Process::start({program("itest_mmaps"), std::to_string(kMaps)}, true, true,
-                                  false);
+  Process target =
+      Process::start({program("itest_mmaps"), std::to_string(kMaps)}, true, true, false);
   REQUIRE(target.read_line() == std::optional<std::string>("ready"));
   std::string out = trace_for("side_band_lost");
   // -g fp: mappings are tracked (and the loss said to touch stacks).
-  Process rec = Process::start({recorder(), "-e", "mmaps:done", "-g", "fp", "-o", out, "-p",
-                                std::to_string(target.pid())},
-                               false, false, true);
+  Process rec = Process::start(
+      {recorder(), "-e", "mmaps:done", "-g", "fp", "-o", out, "-p", std::to_string(target.pid())},
+      false, false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
   // Stopped, the recorder reads nothing while the burst fills its side band.
   rec.signal(SIGSTOP);

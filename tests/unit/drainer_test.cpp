@@ -78,8 +78,7 @@ struct Buffers {
 
 }  // namespace
 
-TEST_CASE("with call stacks a pass takes no record written after it began",
-          "[drainer]") {
+TEST_CASE("with call stacks a pass takes no record written after it began", "[drainer]") {
   // A sample before the pass, then one written (with the process's exit)
   // while the pass takes the buffers: the exit must not apply before the
   // second sample is unwound, so both wait for the next pass.

@@ -141,16 +141,14 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   CHECK(many.error().message().find("--max-functions") != std::string::npos);
 }
 
-TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out",
-          "[probe_resolver]") {
+TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out", "[probe_resolver]") {
   const std::string path = FIXTURE_IFUNC;
   // Named: an error that names the implementations the file has.
   auto named = resolve_probes({"uprobe:" + path + ":scale"}, SearchScope{});
   REQUIRE_FALSE(named.ok());
   const std::string& msg = named.error().message();
   CHECK(msg.find("scale in '" + path + "' is an IFUNC") != std::string::npos);
-  CHECK(msg.find("hint: probe its implementations (scale_fast, scale_plain)") !=
-        std::string::npos);
+  CHECK(msg.find("hint: probe its implementations (scale_fast, scale_plain)") != std::string::npos);
   CHECK(msg.find("-e 'uprobe:" + path + ":*scale_*'") != std::string::npos);
   // A pattern: the implementations, not the IFUNC, with a warning.
   ResolveNotes notes;
