@@ -913,7 +913,7 @@ def main():
     ap.add_argument("--workloads",
                     default="loop,threads,reg6,mem,kread,sema,fentry,fret,postgres,isolation,detach,ctxswitch,"
                     "loss,report,micro")
-    ap.add_argument("--iso-hits", type=int, default=1000000,
+    ap.add_argument("--iso-hits", type=int, default=100000000,
                     help="hits of the untraced instance in the isolation workload")
     ap.add_argument("--iso-reps", type=int, default=3,
                     help="runs of the untraced instance per condition and round (the fastest counts)")
