@@ -180,6 +180,10 @@ class ChunkDecoder {
   // Bytes held besides the payload once drained (the decoded records).
   size_t drained_size() const { return drained_size_; }
 
+  // Gives up the payload's buffer, for the next chunk's decompression to
+  // reuse (ChunkLoader::recycle); the decoder is done with after this.
+  std::string take_payload_buffer() { return std::move(payload_); }
+
   // Decodes every remaining record now (call right after a successful
   // start()) and keeps them, so that the stream that follows is the same
   // sequence of records, ending the same way (error() set when it failed),

@@ -4,6 +4,11 @@
 
 namespace usdt::format {
 
+void ChunkLoader::recycle(ChunkDecoder& done) {
+  std::string buf = done.take_payload_buffer();
+  if (buf.capacity() > spare_payload_.capacity()) spare_payload_ = std::move(buf);
+}
+
 PreparedChunk ChunkLoader::load(const IndexEntry& e,
                                 const std::function<bool(uint64_t content)>& may_decompress) {
   PreparedChunk out;
@@ -35,7 +40,8 @@ PreparedChunk ChunkLoader::load(const IndexEntry& e,
   }
   out.content = zstd_content_size(frame);
   if (!may_decompress(out.content)) return out;
-  std::string payload;
+  std::string payload = std::move(spare_payload_);
+  spare_payload_ = std::string();
   s = zstd_.decompress(frame, ctx_.max_chunk_payload, payload);
   if (!s) {
     out.decode_error = s.error().message();

@@ -47,9 +47,16 @@ class ChunkLoader {
   PreparedChunk load(const IndexEntry& e,
                      const std::function<bool(uint64_t content)>& may_decompress);
 
+  // Keeps a finished decoder's payload buffer for the next load. A fresh
+  // megabyte per chunk costs page faults, and with several reader threads
+  // in one process every release of one costs the others a TLB shootdown
+  // (measured: 14% more CPU for latency on 2 threads).
+  void recycle(ChunkDecoder& done);
+
  private:
   ChunkLoadContext ctx_;
   std::string block_buf_;
+  std::string spare_payload_;  // a recycled buffer, or empty
   ZstdDecompressor zstd_;
 };
 

@@ -30,9 +30,22 @@ ChunkMerger::ChunkMerger(ReaderState& state, std::vector<IndexEntry> chunks)
   });
 }
 
-void ChunkMerger::bad_chunk(uint64_t offset, const std::string& why) {
+std::vector<IndexEntry> ChunkMerger::entries() const {
+  std::vector<IndexEntry> out(chunks_.size());
+  for (const Chunk& c : chunks_) out[c.seq] = c.entry;
+  return out;
+}
+
+std::vector<ChunkHeader> ChunkMerger::chunk_headers() const {
+  std::vector<ChunkHeader> out(chunks_.size());
+  for (const Chunk& c : chunks_) out[c.seq] = c.entry.header;
+  return out;
+}
+
+void ChunkMerger::bad_chunk(const IndexEntry& e, const std::string& why) {
+  if (!filter_.owns(e.header)) return;  // another segment's reader says it
   ++st_.diag.chunks_bad;
-  st_.problem(offset, "chunk at " + st_.where(offset) + " is damaged (" + why + "): skipped");
+  st_.problem(e.offset, "chunk at " + st_.where(e.offset) + " is damaged (" + why + "): skipped");
 }
 
 bool ChunkMerger::within_cap(uint64_t content) const {
@@ -44,22 +57,21 @@ bool ChunkMerger::within_cap(uint64_t content) const {
 
 std::unique_ptr<ChunkDecoder> ChunkMerger::accept(const IndexEntry& e, PreparedChunk p) {
   if (!p.frame_error.empty()) {
-    bad_chunk(e.offset, p.frame_error);
+    bad_chunk(e, p.frame_error);
     return nullptr;
   }
   if (!within_cap(p.content)) {
-    bad_chunk(e.offset, "it overlaps in time with chunks_ holding " +
-                            std::to_string(active_payload_) + " bytes already, and " +
-                            std::to_string(p.content) +
-                            " more would exceed the reader's limit of " +
-                            std::to_string(st_.options.max_active_payload));
+    bad_chunk(e, "it overlaps in time with chunks_ holding " + std::to_string(active_payload_) +
+                     " bytes already, and " + std::to_string(p.content) +
+                     " more would exceed the reader's limit of " +
+                     std::to_string(st_.options.max_active_payload));
     return nullptr;
   }
   if (!p.decode_error.empty() || !p.decoder) {
-    bad_chunk(e.offset, p.decode_error);
+    bad_chunk(e, p.decode_error);
     return nullptr;
   }
-  ++st_.diag.chunks_read;
+  if (filter_.owns(e.header)) ++st_.diag.chunks_read;
   return std::move(p.decoder);
 }
 
@@ -120,18 +132,27 @@ void ChunkMerger::load_due() {
     if (!filter_.chunk_may_match(c.entry.header)) continue;
     auto d = load(c.entry);
     if (!d) continue;
+    const bool owned = filter_.owns(c.entry.header);
     uint64_t skipped = d->records_skipped();
-    st_.diag.records_skipped += skipped;
-    if (!d->has_next()) continue;
+    if (owned) st_.diag.records_skipped += skipped;
+    if (!d->has_next()) {
+      drop(std::move(d));
+      continue;
+    }
     active_payload_ += d->payload_size();
-    push(Active{std::move(d), c.seq, c.entry.offset, 0, skipped});
+    const bool check = !filter_.passes_whole(c.entry.header);
+    push(Active{std::move(d), c.seq, c.entry.offset, 0, skipped, owned, check});
   }
   pending_min_ = pending_ < chunks_.size() ? chunks_[pending_].entry.header.min_time_ns
                                            : std::numeric_limits<uint64_t>::max();
 }
 
+void ChunkMerger::drop(std::unique_ptr<ChunkDecoder> d) {
+  if (d && !prefetch_) loader_.recycle(*d);
+}
+
 void ChunkMerger::retire_current() {
-  if (cur_.d->failed()) {
+  if (cur_.d->failed() && cur_.owned) {
     ++st_.diag.chunks_bad;
     st_.problem(cur_.offset, "chunk at " + st_.where(cur_.offset) + " is damaged after " +
                                  std::to_string(cur_.emitted) + " records (" + cur_.d->error() +
@@ -139,7 +160,7 @@ void ChunkMerger::retire_current() {
   }
   // Records of unknown kinds met after the chunk was loaded (a drained
   // decoder met them all before).
-  st_.diag.records_skipped += cur_.d->records_skipped() - cur_.skipped;
+  if (cur_.owned) st_.diag.records_skipped += cur_.d->records_skipped() - cur_.skipped;
   active_payload_ -= cur_.d->payload_size();
   retired_ = std::move(cur_.d);
   cur_ = Active{};
@@ -147,7 +168,7 @@ void ChunkMerger::retire_current() {
 }
 
 bool ChunkMerger::next() {
-  if (retired_) retired_.reset();
+  if (retired_) drop(std::move(retired_));
   if (done_) return false;
   if (!started_) {
     started_ = true;
@@ -161,6 +182,7 @@ bool ChunkMerger::next() {
       return false;
     }
     ChunkDecoder* d = cur_.d.get();
+    const bool check = cur_.check;
     d->advance();
     ++cur_.emitted;
     out_ = d;
@@ -172,7 +194,7 @@ bool ChunkMerger::next() {
       std::push_heap(heap_.begin(), heap_.end(), heap_after);
       cur_ = std::move(next);
     }
-    if (!filter_.active() || filter_.matches(*out_)) return true;
+    if (!check || filter_.matches(*out_)) return true;
   }
 }
 

@@ -31,6 +31,11 @@ class ChunkMerger {
   // Before the first next().
   void set_filter(ReadFilter f) { filter_.set(std::move(f), st_.sites.size()); }
 
+  // The chunks as located, in file order (what the constructor was given).
+  std::vector<IndexEntry> entries() const;
+  // The headers of the chunks, in file order.
+  std::vector<ChunkHeader> chunk_headers() const;
+
   // Makes the next record that passes the filter current; false at the end.
   // The decoder of the previous record lives until this call (its strings).
   bool next();
@@ -49,9 +54,11 @@ class ChunkMerger {
     uint64_t offset = 0;
     uint64_t emitted = 0;
     uint64_t skipped = 0;  // records_skipped() counted so far
+    bool owned = true;     // its diagnostics are counted here (RecordFilter::owns)
+    bool check = true;     // its records go through the filter (RecordFilter::passes_whole)
   };
 
-  void bad_chunk(uint64_t offset, const std::string& why);
+  void bad_chunk(const IndexEntry& e, const std::string& why);
   // Reads, checks and decompresses one chunk (or takes it from the
   // prefetcher); nullptr when it is bad.
   std::unique_ptr<ChunkDecoder> load(const IndexEntry& e);
@@ -71,6 +78,8 @@ class ChunkMerger {
   // smallest one among the active chunks.
   void load_due();
   void retire_current();
+  // Ends a decoder, keeping its buffer for the next load (serial path).
+  void drop(std::unique_ptr<ChunkDecoder> d);
 
   ReaderState& st_;
   RecordFilter filter_;

@@ -21,7 +21,7 @@ namespace usdt::format {
 
 struct ReaderState {
   std::string path;
-  std::unique_ptr<ByteSource> src;
+  std::shared_ptr<ByteSource> src;  // shared with forked readers (TraceReader::fork)
   ReaderOptions options;
   TraceMetadata metadata;
   // The probe table's sites, then those of the added probe sites blocks

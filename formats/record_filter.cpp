@@ -6,8 +6,11 @@ namespace usdt::format {
 
 void RecordFilter::set(ReadFilter f, size_t site_count) {
   filter_ = std::move(f);
+  segment_ = filter_.segment_begin_ns || filter_.segment_end_ns;
+  only_segment_ = filter_.site_ids.empty() && !filter_.pid && !filter_.tid &&
+                  !filter_.time_min_ns && !filter_.time_max_ns;
   filtering_ = !filter_.site_ids.empty() || filter_.pid || filter_.tid || filter_.time_min_ns ||
-               filter_.time_max_ns;
+               filter_.time_max_ns || segment_;
   site_wanted_.clear();
   site_bloom_wanted_ = ~uint64_t{0};
   if (!filter_.site_ids.empty()) {
@@ -20,8 +23,24 @@ void RecordFilter::set(ReadFilter f, size_t site_count) {
   }
 }
 
+bool RecordFilter::passes_whole(const ChunkHeader& h) const {
+  if (!filtering_) return true;
+  if (!only_segment_) return false;
+  const auto& f = filter_;
+  return (!f.segment_begin_ns || h.min_time_ns >= *f.segment_begin_ns) &&
+         (!f.segment_end_ns || h.max_time_ns < *f.segment_end_ns);
+}
+
+bool RecordFilter::owns(const ChunkHeader& h) const {
+  const auto& f = filter_;
+  return (!f.segment_begin_ns || h.min_time_ns >= *f.segment_begin_ns) &&
+         (!f.segment_end_ns || h.min_time_ns < *f.segment_end_ns);
+}
+
 bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
   const auto& f = filter_;
+  if (f.segment_begin_ns && h.max_time_ns < *f.segment_begin_ns) return false;
+  if (f.segment_end_ns && h.min_time_ns >= *f.segment_end_ns) return false;
   if (f.time_max_ns && h.min_time_ns > *f.time_max_ns) return false;
   bool in_window = !(f.time_min_ns && h.max_time_ns < *f.time_min_ns);
   bool thread_ok = (!f.pid || (h.pid_bloom & bloom_bit(*f.pid))) &&
@@ -34,6 +53,13 @@ bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
 
 bool RecordFilter::matches(const ChunkDecoder& d) const {
   const auto& f = filter_;
+  if (segment_) {
+    uint64_t t = d.kind() == RecordKind::lost    ? d.lost().time_begin_ns
+                 : d.kind() == RecordKind::event ? d.event().time_ns
+                                                 : d.process().time_ns;
+    if (f.segment_begin_ns && t < *f.segment_begin_ns) return false;
+    if (f.segment_end_ns && t >= *f.segment_end_ns) return false;
+  }
   switch (d.kind()) {
     case RecordKind::event: {
       const Event& e = d.event();

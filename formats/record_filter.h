@@ -22,10 +22,18 @@ class RecordFilter {
   bool chunk_may_match(const ChunkHeader& h) const;
   // Whether the decoder's current record passes.
   bool matches(const ChunkDecoder& d) const;
+  // Whether every record of the chunk passes unchecked: the filter is only
+  // a segment, and the chunk lies inside it.
+  bool passes_whole(const ChunkHeader& h) const;
+  // Whether the chunk's diagnostics are this reader's to count: without a
+  // segment always, else when its min_time_ns lies in the segment.
+  bool owns(const ChunkHeader& h) const;
 
  private:
   ReadFilter filter_;
   bool filtering_ = false;
+  bool segment_ = false;
+  bool only_segment_ = false;      // no filter but the segment
   std::vector<bool> site_wanted_;  // by site id, when filter_.site_ids is set
   uint64_t site_bloom_wanted_ = ~uint64_t{0};
 };

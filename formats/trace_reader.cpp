@@ -129,6 +129,29 @@ const TraceMetadata& TraceReader::metadata() const { return impl_->state.metadat
 const std::vector<ProbeSite>& TraceReader::sites() const { return impl_->state.sites; }
 const std::vector<ObjectTable>& TraceReader::objects() const { return impl_->state.objects; }
 void TraceReader::set_filter(ReadFilter filter) { impl_->merger->set_filter(std::move(filter)); }
+TraceReader TraceReader::fork() const {
+  const ReaderState& from = impl_->state;
+  auto impl = std::make_unique<Impl>();
+  ReaderState& st = impl->state;
+  st.path = from.path;
+  st.src = from.src;
+  st.options = from.options;
+  st.options.decode_threads = 1;
+  st.metadata = from.metadata;
+  st.sites = from.sites;
+  st.site_arg_counts = from.site_arg_counts;
+  st.site_string_masks = from.site_string_masks;
+  st.site_frames = from.site_frames;
+  st.summary = from.summary;
+  st.objects = from.objects;
+  st.diag = from.diag;
+  impl->merger.emplace(st, impl_->merger->entries());
+  return TraceReader(std::move(impl));
+}
+
+std::vector<ChunkHeader> TraceReader::chunk_headers() const {
+  return impl_->merger->chunk_headers();
+}
 bool TraceReader::next() { return impl_->merger->next(); }
 // Before the first next() or after the last, the accessors return empty
 // records rather than crash.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "formats/file_layout.h"
 #include "formats/trace_types.h"
 
 namespace usdt::format {
@@ -24,12 +25,21 @@ enum class RecordKind : uint8_t { event, process, lost };
 //                    window still come, so that a report can name processes;
 //   lost events:     site in site_ids (or unknown site), [time_begin, time_end]
 //                    overlapping the window; pid and tid do not apply.
+// A segment (segment_begin_ns / segment_end_ns) cuts the record sequence
+// itself: only records whose order time (FORMAT.md section 4: time_ns, for
+// lost records time_begin_ns) lies in [segment_begin_ns, segment_end_ns)
+// come, of every kind, in the order they have in the whole sequence. The
+// segments of a partition of time return every record once (parallel
+// reports). A chunk's diagnostics (damaged, read, records skipped) belong
+// to the segment holding its min_time_ns, so that they are counted once.
 struct ReadFilter {
   std::vector<uint32_t> site_ids;  // events of these sites only
   std::optional<uint32_t> pid;
   std::optional<uint32_t> tid;
   std::optional<uint64_t> time_min_ns;  // inclusive, CLOCK_MONOTONIC
   std::optional<uint64_t> time_max_ns;  // inclusive
+  std::optional<uint64_t> segment_begin_ns;  // inclusive, CLOCK_MONOTONIC
+  std::optional<uint64_t> segment_end_ns;    // exclusive
 };
 
 // A problem found while reading: where and what.
@@ -90,6 +100,17 @@ class TraceReader {
 
   // Set before the first next(); lets the reader skip chunks via the index.
   void set_filter(ReadFilter filter);
+
+  // A second reader of the same file, at its first record, as a new open()
+  // would give it but without reading anything again: it shares the bytes
+  // (reads are pread) and copies what open() found (metadata, sites,
+  // objects, chunks, summary, diagnostics). It decodes on the calling
+  // thread; the filter is not copied. For parallel reports, one per thread.
+  TraceReader fork() const;
+
+  // The headers of the chunks found, in file order (their times and record
+  // counts: where a parallel report cuts the file into segments).
+  std::vector<ChunkHeader> chunk_headers() const;
 
   // Advances to the next record in time order (formats/FORMAT.md section 4:
   // by time_ns, for lost records time_begin_ns; at equal times process
