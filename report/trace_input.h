@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,28 @@ class TraceInput {
   virtual void set_read_filter(uint32_t file, const format::ReadFilter& filter) {
     (void)file;
     (void)filter;
+  }
+
+  // Parallel reading (report/segments.h). The timeline cut into at most n
+  // segments holding about as many records each: ascending bounds, the
+  // segment k being [bounds[k], bounds[k+1]). Fewer than 3 bounds (one
+  // segment) when the input cannot be cut: memory input, too few chunks.
+  virtual std::vector<uint64_t> segment_bounds(unsigned n) const {
+    (void)n;
+    return {};
+  }
+  // An input over the same files that returns only the records of this one
+  // whose time lies in [begin, end), in the same order, with the same read
+  // filters; before this input's first next(). nullptr when not possible.
+  virtual std::unique_ptr<TraceInput> open_segment(uint64_t begin, uint64_t end) const {
+    (void)begin;
+    (void)end;
+    return nullptr;
+  }
+  // After the segments were read to their ends, in order: this input takes
+  // their diagnostics (each counted once) as if it had read everything.
+  virtual void adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) {
+    (void)segments;
   }
 
   const ProbeCatalog& catalog() const { return catalog_; }

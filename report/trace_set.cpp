@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <optional>
 
 namespace usdt::report {
 
@@ -87,6 +89,8 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
     return Error("none of the " + std::to_string(paths.size()) + " trace files could be read");
   }
   set->compute_timeline();
+  set->read_filters_.assign(set->readers_.size(), format::ReadFilter{});
+  for (const format::TraceReader& r : set->readers_) set->open_diag_.push_back(r.diagnostics());
   set->live_.assign(set->readers_.size(), 0);
   set->heads_.assign(set->readers_.size(), Record{});
   set->head_time_.assign(set->readers_.size(), 0);
@@ -94,7 +98,116 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
 }
 
 void TraceSet::set_read_filter(uint32_t file, const format::ReadFilter& filter) {
-  if (file < readers_.size() && !primed_) readers_[file].set_filter(filter);
+  if (file < readers_.size() && !primed_) {
+    readers_[file].set_filter(filter);
+    read_filters_[file] = filter;
+  }
+}
+
+namespace {
+
+// A file time on the timeline, when it stays within 64 bits.
+std::optional<uint64_t> on_timeline(uint64_t file_time, int64_t shift_ns) {
+  __int128 t = static_cast<__int128>(file_time) + shift_ns;
+  if (t < 0 || t > static_cast<__int128>(UINT64_MAX)) return std::nullopt;
+  return static_cast<uint64_t>(t);
+}
+
+// A timeline time on a file's clock, clamped to 64 bits.
+uint64_t on_file_clock(uint64_t time, int64_t shift_ns) {
+  __int128 t = static_cast<__int128>(time) - shift_ns;
+  if (t < 0) return 0;
+  if (t > static_cast<__int128>(UINT64_MAX)) return UINT64_MAX;
+  return static_cast<uint64_t>(t);
+}
+
+}  // namespace
+
+std::vector<uint64_t> TraceSet::segment_bounds(unsigned n) const {
+  if (n < 2 || primed_) return {};
+  struct Span {
+    uint64_t start;
+    uint64_t records;
+  };
+  std::vector<Span> spans;
+  uint64_t total = 0;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    for (const format::ChunkHeader& h : readers_[i].chunk_headers()) {
+      if (h.records() == 0) continue;
+      std::optional<uint64_t> start = on_timeline(h.min_time_ns, files_[i].shift_ns);
+      // A clock so far off that it wraps: read in one piece, as serially.
+      if (!start || !on_timeline(h.max_time_ns, files_[i].shift_ns)) return {};
+      spans.push_back(Span{*start, h.records()});
+      total += h.records();
+    }
+  }
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.start < b.start; });
+  // Each bound is the start of the chunk at which the records before it
+  // reach the next n-th of all.
+  std::vector<uint64_t> bounds{0};
+  uint64_t before = 0;
+  unsigned next = 1;
+  for (const Span& sp : spans) {
+    if (next < n && before >= total / n * next && sp.start > bounds.back()) {
+      bounds.push_back(sp.start);
+      while (next < n && before >= total / n * next) ++next;
+    }
+    before += sp.records;
+  }
+  if (bounds.size() < 2) return {};
+  bounds.push_back(UINT64_MAX);
+  return bounds;
+}
+
+std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end) const {
+  if (primed_) return nullptr;
+  std::unique_ptr<TraceSet> seg(new TraceSet());
+  seg->catalog_ = catalog_;
+  seg->files_ = files_;
+  seg->timeline_start_ = timeline_start_;
+  seg->hosts_differ_ = hosts_differ_;
+  seg->read_filters_ = read_filters_;
+  seg->open_diag_ = open_diag_;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    seg->readers_.push_back(readers_[i].fork());
+    format::ReadFilter f = read_filters_[i];
+    // 0 and UINT64_MAX stand for the open ends of the first and last segment.
+    if (begin != 0) f.segment_begin_ns = on_file_clock(begin, files_[i].shift_ns);
+    if (end != UINT64_MAX) f.segment_end_ns = on_file_clock(end, files_[i].shift_ns);
+    seg->readers_.back().set_filter(f);
+  }
+  seg->live_.assign(seg->readers_.size(), 0);
+  seg->heads_.assign(seg->readers_.size(), Record{});
+  seg->head_time_.assign(seg->readers_.size(), 0);
+  return seg;
+}
+
+void TraceSet::adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) {
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    const format::ReadDiagnostics& open = open_diag_[i];
+    format::ReadDiagnostics d = open;
+    // Each segment's reader started from the diagnostics of the open and
+    // added those of the chunks it owns: the additions are summed.
+    for (const std::unique_ptr<TraceInput>& in : segments) {
+      const auto* seg = dynamic_cast<const TraceSet*>(in.get());
+      if (seg == nullptr || i >= seg->files_.size()) continue;
+      const format::ReadDiagnostics& s = seg->files_[i].diagnostics;
+      d.truncated = d.truncated || s.truncated;
+      d.chunks_read += s.chunks_read - open.chunks_read;
+      d.chunks_bad += s.chunks_bad - open.chunks_bad;
+      d.records_skipped += s.records_skipped - open.records_skipped;
+      if (s.problems.size() > open.problems.size()) {
+        d.problems.insert(d.problems.end(),
+                          s.problems.begin() + static_cast<ptrdiff_t>(open.problems.size()),
+                          s.problems.end());
+      }
+      if (seg->files_[i].read_to_end) files_[i].summary = seg->files_[i].summary;
+    }
+    files_[i].diagnostics = std::move(d);
+    files_[i].read_to_end = true;
+  }
+  adopted_ = true;
 }
 
 namespace {
@@ -138,6 +251,7 @@ void TraceSet::advance(size_t i) {
 }
 
 bool TraceSet::next(Record& record) {
+  if (adopted_) return false;  // read by its segments
   if (readers_.size() == 1) {
     // One file: no merge, no shift (a single host), no copies.
     primed_ = true;

@@ -33,6 +33,11 @@ class TraceSet : public TraceInput {
 
   bool next(Record& record) override;
   void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;
+  // Cut by the chunks' record counts and start times; the segments read the
+  // same files through forked readers (format::TraceReader::fork).
+  std::vector<uint64_t> segment_bounds(unsigned n) const override;
+  std::unique_ptr<TraceInput> open_segment(uint64_t begin, uint64_t end) const override;
+  void adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) override;
 
   const std::vector<std::string>& warnings() const { return warnings_; }
   const std::vector<std::string>& duplicates() const { return duplicates_; }
@@ -43,11 +48,14 @@ class TraceSet : public TraceInput {
   void finish_file(size_t i);
 
   std::vector<format::TraceReader> readers_;
+  std::vector<format::ReadFilter> read_filters_;    // per reader, as last set
+  std::vector<format::ReadDiagnostics> open_diag_;  // per reader, when opened
   std::vector<uint8_t> live_;
   std::vector<uint64_t> head_time_;
   std::vector<Record> heads_;  // each live reader's current record
   size_t last_ = SIZE_MAX;
   bool primed_ = false;
+  bool adopted_ = false;  // read by segments: next() has nothing more
   std::vector<std::string> warnings_;
   std::vector<std::string> duplicates_;
 };

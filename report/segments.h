@@ -1,0 +1,75 @@
+// Parallel reports by time: the trace's timeline is cut into as many
+// segments as threads (TraceInput::segment_bounds), each thread reads its
+// segment through its own readers and computes a partial result (a "pass"),
+// and the command merges the passes in time order. A pass must come out the
+// same, merged, as one pass over everything: counts add up, and what depends
+// on earlier events (a start paired with a later end, a process's name) is
+// carried across the cut by the merge. Decoding and the command's own work
+// are both split, which handing decoded chunks to one thread could not do.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "report/trace_input.h"
+
+namespace usdt::report {
+
+// The threads a command reads with: -j N, or every CPU when not given.
+unsigned report_threads(uint32_t jobs_option);
+
+// Segments per thread: a thread that finishes early (another process took
+// its CPU for a while, a segment decoded faster) takes the next one, so
+// that the threads end together.
+constexpr unsigned kSegmentsPerThread = 4;
+
+// Runs run(k, segment input) for each segment k, on `threads` threads (the
+// calling one among them) that take the segments in turn, and returns the
+// passes in time order, after the input took the segments' diagnostics
+// (TraceInput::adopt_segments). nullopt, having read nothing, when the
+// input cannot be cut: the command then reads it serially. An exception in
+// any pass is rethrown once all threads have ended.
+template <typename Pass, typename Run>
+std::optional<std::vector<Pass>> run_in_segments(TraceInput& input, unsigned threads, Run run) {
+  if (threads < 2) return std::nullopt;
+  std::vector<uint64_t> bounds = input.segment_bounds(threads * kSegmentsPerThread);
+  if (bounds.size() < 3) return std::nullopt;
+  std::vector<std::unique_ptr<TraceInput>> segments(bounds.size() - 1);
+  std::vector<std::optional<Pass>> passes(segments.size());
+  std::vector<std::exception_ptr> errors(segments.size());
+  std::atomic<size_t> next{0};
+  // Each thread opens its segments itself: what a segment writes per record
+  // then lies in that thread's own memory, not on a cache line that another
+  // thread's segment shares (that cost 10% more CPU on 2 threads).
+  auto work = [&] {
+    for (size_t k = next++; k < segments.size(); k = next++) {
+      try {
+        segments[k] = input.open_segment(bounds[k], bounds[k + 1]);
+        if (!segments[k]) throw std::runtime_error("cannot read the trace in parts");
+        passes[k].emplace(run(k, *segments[k]));
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned t = 1; t < threads && t < segments.size(); ++t) workers.emplace_back(work);
+    work();
+  }  // joined here
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  input.adopt_segments(segments);
+  std::vector<Pass> out;
+  out.reserve(passes.size());
+  for (std::optional<Pass>& p : passes) out.push_back(std::move(*p));
+  return out;
+}
+
+}  // namespace usdt::report
