@@ -4,6 +4,16 @@
 
 namespace usdt::report {
 
+void DurationStats::merge(const DurationStats& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0 || other.min_ < min_) min_ = other.min_;
+  if (other.max_ > max_) max_ = other.max_;
+  count_ += other.count_;
+  sum_ += other.sum_;
+  histogram_->merge(*other.histogram_);
+  if (linear_ && other.linear_) linear_->merge(*other.linear_);
+}
+
 std::string DurationStats::mean_text() const { return decimal_ratio(sum_, count_); }
 
 }  // namespace usdt::report

@@ -106,9 +106,90 @@ void LatencyAnalyzer::drop_abandoned(uint32_t* head, uint64_t return_frame) {
 
 // A return whose frame is below its innermost open entry's belongs to a call
 // that began before that entry was seen (before the recording): unmatched.
-bool LatencyAnalyzer::frames_agree(const Node& start, const format::Event& end) const {
-  if (config_.key.kind != KeySpec::Kind::tid || start.frame == 0 || end.frame == 0) return true;
-  return start.frame + 8 == end.frame;
+bool LatencyAnalyzer::frames_agree(const Node& start, uint64_t end_frame) const {
+  if (config_.key.kind != KeySpec::Kind::tid || start.frame == 0 || end_frame == 0) return true;
+  return start.frame + 8 == end_frame;
+}
+
+uint32_t LatencyAnalyzer::new_node() {
+  if (!free_.empty()) {
+    uint32_t index = free_.back();
+    free_.pop_back();
+    return index;
+  }
+  nodes_.emplace_back();
+  if (config_.keep_open_events) open_events_.emplace_back();
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
+  uint32_t& head = head_of(key);
+  nodes_[index].prev = head == 0 ? kNil : head - 1;
+  nodes_[index].live = true;
+  head = index + 1;
+  ++open_count_;
+}
+
+LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t end_frame,
+                                                uint32_t* index) {
+  uint32_t* head = find_head(key);
+  if (head != nullptr && end_frame != 0 && config_.key.kind == KeySpec::Kind::tid) {
+    drop_abandoned(head, end_frame);
+  }
+  if (head == nullptr || *head == 0) return Pop::none_open;
+  if (!frames_agree(nodes_[*head - 1], end_frame)) return Pop::frames_disagree;
+  *index = *head - 1;
+  Node& n = nodes_[*index];
+  if (n.prev != kNil) {
+    *head = n.prev + 1;
+  } else if (config_.key.kind == KeySpec::Kind::arg) {
+    // Argument keys (request ids) are unbounded: drop the empty stack.
+    erase_head(key);
+  } else {
+    // Thread and process keys are few and come back: keep the empty slot.
+    *head = 0;
+  }
+  n.live = false;
+  free_.push_back(*index);
+  --open_count_;
+  return Pop::paired;
+}
+
+void LatencyAnalyzer::merge(LatencyAnalyzer& later) {
+  for (const KeptEnd& end : later.kept_ends_) {
+    if (end.key.is_string) scratch_ = end.key_text;
+    uint32_t index = 0;
+    if (pop_start(end.key, end.frame, &index) != Pop::paired) {
+      ++unmatched_ends_;
+      continue;
+    }
+    const uint64_t start = nodes_[index].time;
+    overall_.add(end.time >= start ? end.time - start : 0);
+  }
+  // later's open starts, each key's from its outermost to its innermost.
+  std::vector<uint32_t> chain;
+  auto take_stack = [&](const Key& key, uint32_t head) {
+    chain.clear();
+    for (uint32_t i = head; i != 0;
+         i = later.nodes_[i - 1].prev == kNil ? 0 : later.nodes_[i - 1].prev + 1) {
+      chain.push_back(i - 1);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      uint32_t index = new_node();
+      nodes_[index] = later.nodes_[*it];
+      push_start(key, index);
+    }
+  };
+  later.open_.for_each([&](uint64_t k, uint32_t head) { take_stack(Key{false, k}, head); });
+  for (const auto& [text, head] : later.open_strings_) {
+    scratch_ = text;
+    take_stack(Key{true, 0}, head);
+  }
+  abandoned_starts_ += later.abandoned_starts_;
+  unmatched_ends_ += later.unmatched_ends_;
+  missing_key_starts_ += later.missing_key_starts_;
+  missing_key_ends_ += later.missing_key_ends_;
+  overall_.merge(later.overall_);
 }
 
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
@@ -128,15 +209,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     return Outcome::missing_key;
   }
   if (role == SiteRole::start) {
-    uint32_t index;
-    if (!free_.empty()) {
-      index = free_.back();
-      free_.pop_back();
-    } else {
-      index = static_cast<uint32_t>(nodes_.size());
-      nodes_.emplace_back();
-      if (config_.keep_open_events) open_events_.emplace_back();
-    }
+    uint32_t index = new_node();
     Node& n = nodes_[index];
     n.time = time;
     n.domain = domain;
@@ -145,37 +218,23 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
     n.site = global_site;
     n.frame = e.frame;
     n.tag = tag;
-    n.live = true;
     if (config_.by) n.group = group_of(global_site, domain, e);
     if (config_.keep_open_events) open_events_[index].assign(e);
-    uint32_t& head = head_of(key);
-    n.prev = head == 0 ? kNil : head - 1;
-    head = index + 1;
-    ++open_count_;
+    push_start(key, index);
     return Outcome::started;
   }
-  uint32_t* head = find_head(key);
-  if (head != nullptr && e.frame != 0 && config_.key.kind == KeySpec::Kind::tid) {
-    drop_abandoned(head, e.frame);
+  uint32_t index = 0;
+  Pop popped = pop_start(key, e.frame, &index);
+  if (popped == Pop::none_open && config_.later_segment) {
+    // Perhaps the end of a start in an earlier segment: merge() decides.
+    kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame});
+    return Outcome::unmatched_end;
   }
-  if (head == nullptr || *head == 0 || !frames_agree(nodes_[*head - 1], e)) {
+  if (popped != Pop::paired) {
     ++unmatched_ends_;
     return Outcome::unmatched_end;
   }
-  uint32_t index = *head - 1;
-  Node& n = nodes_[index];
-  if (n.prev != kNil) {
-    *head = n.prev + 1;
-  } else if (config_.key.kind == KeySpec::Kind::arg) {
-    // Argument keys (request ids) are unbounded: drop the empty stack.
-    erase_head(key);
-  } else {
-    // Thread and process keys are few and come back: keep the empty slot.
-    *head = 0;
-  }
-  n.live = false;
-  free_.push_back(index);
-  --open_count_;
+  const Node& n = nodes_[index];
 
   const uint64_t duration = time >= n.time ? time - n.time : 0;
   overall_.add(duration);

@@ -42,6 +42,11 @@ struct LatencyConfig {
   uint32_t top = 0;
   size_t max_groups = 1000;
   bool keep_open_events = false;  // export: the unmatched starts' events
+  // A parallel report's segment after the first (report/segments.h): an
+  // end that finds no open start of its key here may close one of an
+  // earlier segment, so it is kept for merge() instead of counted. Only
+  // without by, top and keep_open_events (their order is the whole input's).
+  bool later_segment = false;
 };
 
 // A group of --by (report/group_key.h): the start event's pid, tid or
@@ -83,6 +88,11 @@ class LatencyAnalyzer {
   // stack), kept with a start and returned in the pair's start_tag/end_tag.
   Outcome on_event(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t time,
                    LatencyPair* pair, uint64_t tag = 0);
+
+  // Takes later, the analyzer of the records that follow these (made with
+  // later_segment): its kept ends close the starts open here, as they
+  // would have read in one pass, then its open starts go on top of these.
+  void merge(LatencyAnalyzer& later);
 
   const DurationStats& overall() const { return overall_; }
   // Groups sorted by key (absent key last); empty without --by.
@@ -130,13 +140,29 @@ class LatencyAnalyzer {
     bool is_string = false;
     uint64_t value = 0;
   };
+  // An end with no open start of its key in this segment (later_segment).
+  struct KeptEnd {
+    Key key;
+    std::string key_text;  // scratch_ of a string key
+    uint64_t time = 0;
+    uint64_t frame = 0;
+  };
+  enum class Pop : uint8_t { paired, none_open, frames_disagree };
+
   bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key);
+  // A free node for a new open start.
+  uint32_t new_node();
+  // Makes node index the innermost open start of key.
+  void push_start(const Key& key, uint32_t index);
+  // Takes the open start of key that an end with this frame closes (the
+  // node stays readable until the next new_node()).
+  Pop pop_start(const Key& key, uint64_t end_frame, uint32_t* index);
   uint32_t* find_head(const Key& key);
   uint32_t& head_of(const Key& key);
   void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
   void drop_abandoned(uint32_t* head, uint64_t return_frame);
-  bool frames_agree(const Node& start, const format::Event& end) const;
+  bool frames_agree(const Node& start, uint64_t end_frame) const;
   const SiteInfo* site_info(uint32_t global_site) const;
   void record(const GroupKey& group, const LatencyPair& pair);
 
@@ -157,6 +183,7 @@ class LatencyAnalyzer {
   GroupIndex group_index_;  // group key -> index into groups_
   uint64_t pairs_outside_groups_ = 0;
   std::vector<LatencyPair> top_heap_;  // min-heap of the slowest
+  std::vector<KeptEnd> kept_ends_;     // later_segment, in time order
 };
 
 }  // namespace usdt::report

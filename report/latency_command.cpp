@@ -6,7 +6,9 @@
 // characters ("SELECT ..."...); JSON gives the whole string, and
 // "key_truncated":true when the recorder cut it.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "report/arg_format.h"
 #include "report/commands.h"
@@ -16,6 +18,7 @@
 #include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
+#include "report/segments.h"
 #include "report/stack_store.h"
 #include "report/stack_text.h"
 #include "report/string_text.h"
@@ -137,7 +140,6 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (SiteRole role : config->roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
   narrow_read_filter(*filter, wanted, input);
   for (const TraceFileInfo& f : input.files()) config->hosts.push_back(f.metadata.hostname);
-  LatencyAnalyzer analyzer(std::move(*config));
   const ProbeCatalog& catalog = input.catalog();
   std::vector<uint32_t> domains = file_domains(input);
   // --slowest: each start and end event is tagged with the number of its
@@ -145,29 +147,62 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   StackSymbolizer symbols(input.files());
   StackStore stacks;
   const bool want_stacks = options.slowest > 0;
-  Record r;
   // Events the kernel lost among those paired (of their sites, or of no
   // known site): a lost start or end leaves its partner unmatched or, on
   // a key that repeats, paired with the wrong one.
-  uint64_t lost = 0;
-  while (input.next(r)) {
-    if (r.kind == format::RecordKind::process) {
-      if (want_stacks) symbols.on_process(r.file, *r.process);
-      continue;
+  auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost) {
+    Record r;
+    while (in.next(r)) {
+      if (r.kind == format::RecordKind::process) {
+        if (want_stacks) symbols.on_process(r.file, *r.process);
+        continue;
+      }
+      if (r.kind == format::RecordKind::lost) {
+        const bool known = r.lost->site_id != format::kNoSite;
+        const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
+        const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
+        if (paired && filter->in_time_window(r.time)) lost += r.lost->count;
+        continue;
+      }
+      if (r.kind != format::RecordKind::event) continue;
+      uint32_t site = catalog.global_site(r.file, r.event->site_id);
+      if (!filter->accepts(site, *r.event, r.time)) continue;
+      const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
+      analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
     }
-    if (r.kind == format::RecordKind::lost) {
-      const bool known = r.lost->site_id != format::kNoSite;
-      const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
-      const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
-      if (paired && filter->in_time_window(r.time)) lost += r.lost->count;
-      continue;
-    }
-    if (r.kind != format::RecordKind::event) continue;
-    uint32_t site = catalog.global_site(r.file, r.event->site_id);
-    if (!filter->accepts(site, *r.event, r.time)) continue;
-    const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
-    analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
+  };
+  // Split by time on several threads when nothing depends on the order of
+  // the pairs (groups are admitted in order of appearance, --top and
+  // --slowest keep the first of equals, stacks are numbered in order).
+  struct Pass {
+    LatencyAnalyzer analyzer;
+    uint64_t lost = 0;
+  };
+  const bool splittable = !options.by && config->top == 0 && !want_stacks;
+  std::optional<std::vector<Pass>> passes;
+  if (splittable) {
+    passes =
+        run_in_segments<Pass>(input, report_threads(options.jobs), [&](size_t k, TraceInput& in) {
+          LatencyConfig c = *config;
+          c.later_segment = k > 0;
+          Pass p{LatencyAnalyzer(std::move(c))};
+          read(in, p.analyzer, p.lost);
+          return p;
+        });
   }
+  std::optional<Pass> whole;
+  if (passes) {
+    whole.emplace(std::move(passes->front()));
+    for (size_t k = 1; k < passes->size(); ++k) {
+      whole->analyzer.merge((*passes)[k].analyzer);
+      whole->lost += (*passes)[k].lost;
+    }
+  } else {
+    whole.emplace(Pass{LatencyAnalyzer(std::move(*config))});
+    read(input, whole->analyzer, whole->lost);
+  }
+  LatencyAnalyzer& analyzer = whole->analyzer;
+  const uint64_t lost = whole->lost;
   report_read_problems(input, io.err);
   std::vector<LatencyPair> slowest;
   if (want_stacks) {

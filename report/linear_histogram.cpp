@@ -37,6 +37,11 @@ LinearHistogram::LinearHistogram(LinearSpec spec) : spec_(spec) {
   counts_.assign(static_cast<size_t>(n) + 2, 0);
 }
 
+void LinearHistogram::merge(const LinearHistogram& other) {
+  for (size_t i = 0; i < counts_.size() && i < other.counts_.size(); ++i)
+    counts_[i] += other.counts_[i];
+}
+
 std::vector<HistogramBucket> LinearHistogram::buckets() const {
   std::vector<HistogramBucket> out;
   HistogramBucket below;

@@ -36,6 +36,9 @@ class LinearHistogram {
     }
   }
 
+  // Adds other's counts; other has the same spec.
+  void merge(const LinearHistogram& other);
+
   // Every bucket, including the empty ones and the two open-ended ones.
   std::vector<HistogramBucket> buckets() const;
 

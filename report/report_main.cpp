@@ -12,11 +12,11 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
     std::fputs(parsed.text.c_str(), parsed.to_stderr ? err : out);
     return parsed.exit_code;
   }
-  // One thread unless -j asks for more: measured on 2 cores, handing whole
-  // decoded chunks to the merge costs the main thread more than decoding
-  // them itself for summary (0.63 x the serial speed on 10 M events) and
-  // for a real recording's latency (0.77 x); only a latency on a trace
-  // whose decoding outweighs the pairing gained (1.34 x). README, -j.
+  // Decoding ahead of the merge only when -j asks for it: on 2 cores,
+  // handing whole decoded chunks to the main thread made summary 0.63 x and
+  // a real recording's latency 0.77 x the serial speed. summary and latency
+  // use every CPU by default through segments (report/segments.h), which
+  // read the files anew and never decode ahead.
   const uint32_t jobs = parsed.options.jobs == 0 ? 1 : parsed.options.jobs;
   Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces, jobs);
   if (!set) {

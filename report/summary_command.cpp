@@ -13,12 +13,14 @@
 // "late_sites" and "late_sites_since_ns" (the earliest of them). The rate of
 // a probe whose sites were all attached late counts from then.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "report/commands.h"
 #include "report/duration.h"
 #include "report/json_text.h"
 #include "report/json_writer.h"
+#include "report/segments.h"
 #include "report/summary_stats.h"
 
 namespace usdt::report {
@@ -138,6 +140,89 @@ std::string activity_text(const TraceInput& input, const ProbeActivity& a) {
          " or later: no events of them before)";
 }
 
+// What the records of the input (or of one segment of it) add up to.
+struct SummaryPass {
+  // What every pass reads the records with.
+  struct Context {
+    const ProbeCatalog& catalog;
+    const EventFilter& filter;
+    const std::vector<uint32_t>& domains;
+    const std::vector<uint32_t>& host_of_file;  // empty without --by host
+    size_t probe_count;
+  };
+
+  SummaryPass(const Context& c, size_t files, size_t hosts)
+      : stats(c.catalog, files),
+        lost_records_per_file(files, 0),
+        host_probe_events(c.host_of_file.empty() ? 0 : hosts * c.probe_count, 0) {}
+
+  // in_segment: process records are kept for the merge rather than applied
+  // (a fork takes its parent's name, which an earlier segment may give).
+  void read(const Context& c, TraceInput& input, bool in_segment) {
+    Record r;
+    while (input.next(r)) {
+      any_record = true;
+      last_record_time = std::max(last_record_time, r.time);
+      switch (r.kind) {
+        case format::RecordKind::event: {
+          uint32_t site = c.catalog.global_site(r.file, r.event->site_id);
+          if (site == ProbeCatalog::kUnknownSite) {
+            if (c.filter.selects_every_site() && c.filter.in_time_window(r.time)) {
+              stats.on_event(site, r.file, c.domains[r.file], *r.event, r.time);
+            }
+            break;
+          }
+          if (c.filter.accepts(site, *r.event, r.time)) {
+            stats.on_event(site, r.file, c.domains[r.file], *r.event, r.time);
+            if (!c.host_of_file.empty()) {
+              ++host_probe_events[c.host_of_file[r.file] * c.probe_count +
+                                  c.catalog.site(site).probe];
+            }
+          }
+          break;
+        }
+        case format::RecordKind::process:
+          if (in_segment) {
+            process_records.emplace_back(c.domains[r.file], *r.process);
+          } else {
+            stats.names().on_process(c.domains[r.file], *r.process);
+          }
+          break;
+        case format::RecordKind::lost: {
+          lost_records_per_file[r.file] += r.lost->count;
+          uint32_t site = r.lost->site_id == format::kNoSite
+                              ? ProbeCatalog::kUnknownSite
+                              : c.catalog.global_site(r.file, r.lost->site_id);
+          bool selected = site == ProbeCatalog::kUnknownSite || c.filter.site_selected(site);
+          if (selected && c.filter.in_time_window(r.time)) stats.on_lost(site, *r.lost);
+          break;
+        }
+      }
+    }
+  }
+
+  // Adds later, the pass of the records that follow these.
+  void merge(SummaryPass& later) {
+    stats.merge(later.stats);
+    for (size_t f = 0; f < lost_records_per_file.size(); ++f)
+      lost_records_per_file[f] += later.lost_records_per_file[f];
+    for (size_t i = 0; i < host_probe_events.size(); ++i)
+      host_probe_events[i] += later.host_probe_events[i];
+    if (later.any_record) {
+      any_record = true;
+      last_record_time = std::max(last_record_time, later.last_record_time);
+    }
+    for (const auto& [domain, p] : later.process_records) stats.names().on_process(domain, p);
+  }
+
+  SummaryStats stats;
+  std::vector<uint64_t> lost_records_per_file;
+  std::vector<uint64_t> host_probe_events;
+  uint64_t last_record_time = 0;
+  bool any_record = false;
+  std::vector<std::pair<uint32_t, format::ProcessEvent>> process_records;  // in_segment
+};
+
 }  // namespace
 
 int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
@@ -148,10 +233,6 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   const ProbeCatalog& catalog = input.catalog();
   std::vector<uint32_t> domains = file_domains(input);
-  SummaryStats stats(catalog, input.files().size());
-  std::vector<uint64_t> lost_records_per_file(input.files().size(), 0);
-  uint64_t last_record_time = 0;
-  bool any_record = false;
 
   // --by host: events per host (sorted names) and probe.
   const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
@@ -161,44 +242,35 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   std::vector<uint32_t> host_of_file;
   for (const TraceFileInfo& f : input.files()) {
+    if (!by_host) break;
     host_of_file.push_back(static_cast<uint32_t>(
         std::lower_bound(hosts.begin(), hosts.end(), f.metadata.hostname) - hosts.begin()));
   }
   const size_t probe_count = catalog.probes().size();
-  std::vector<uint64_t> host_probe_events(by_host ? hosts.size() * probe_count : 0, 0);
+  const SummaryPass::Context context{catalog, *filter, domains, host_of_file, probe_count};
+  const size_t files = input.files().size();
 
-  Record r;
-  while (input.next(r)) {
-    any_record = true;
-    last_record_time = std::max(last_record_time, r.time);
-    switch (r.kind) {
-      case format::RecordKind::event: {
-        uint32_t site = catalog.global_site(r.file, r.event->site_id);
-        if (site == ProbeCatalog::kUnknownSite) {
-          if (filter->selects_every_site() && filter->in_time_window(r.time)) {
-            stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
-          }
-          break;
-        }
-        if (filter->accepts(site, *r.event, r.time)) {
-          stats.on_event(site, r.file, domains[r.file], *r.event, r.time);
-          if (by_host) ++host_probe_events[host_of_file[r.file] * probe_count + catalog.site(site).probe];
-        }
-        break;
-      }
-      case format::RecordKind::process:
-        stats.names().on_process(domains[r.file], *r.process);
-        break;
-      case format::RecordKind::lost: {
-        lost_records_per_file[r.file] += r.lost->count;
-        uint32_t site = r.lost->site_id == format::kNoSite ? ProbeCatalog::kUnknownSite
-                                                            : catalog.global_site(r.file, r.lost->site_id);
-        bool selected = site == ProbeCatalog::kUnknownSite || filter->site_selected(site);
-        if (selected && filter->in_time_window(r.time)) stats.on_lost(site, *r.lost);
-        break;
-      }
-    }
+  // Split by time on several threads when the input can be cut; the first
+  // segment's pass takes the others in time order.
+  auto passes = run_in_segments<SummaryPass>(input, report_threads(options.jobs),
+                                             [&](size_t k, TraceInput& in) {
+                                               SummaryPass p(context, files, hosts.size());
+                                               p.read(context, in, k > 0);
+                                               return p;
+                                             });
+  std::optional<SummaryPass> whole;
+  if (passes) {
+    whole.emplace(std::move(passes->front()));
+    for (size_t k = 1; k < passes->size(); ++k) whole->merge((*passes)[k]);
+  } else {
+    whole.emplace(context, files, hosts.size());
+    whole->read(context, input, false);
   }
+  SummaryStats& stats = whole->stats;
+  const std::vector<uint64_t>& lost_records_per_file = whole->lost_records_per_file;
+  const std::vector<uint64_t>& host_probe_events = whole->host_probe_events;
+  const uint64_t last_record_time = whole->last_record_time;
+  const bool any_record = whole->any_record;
   report_read_problems(input, io.err);
 
   Span span = recording_span(input, last_record_time, any_record);

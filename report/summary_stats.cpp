@@ -22,6 +22,25 @@ void SummaryStats::on_lost(uint32_t global_site, const format::LostEvent& lost) 
   }
 }
 
+void SummaryStats::merge(const SummaryStats& later) {
+  if (later.events_ > 0) {
+    if (events_ == 0) first_time_ = later.first_time_;
+    last_time_ = later.last_time_;
+  }
+  events_ += later.events_;
+  unknown_site_events_ += later.unknown_site_events_;
+  for (size_t i = 0; i < per_probe_.size(); ++i) per_probe_[i] += later.per_probe_[i];
+  for (size_t i = 0; i < events_per_file_.size(); ++i)
+    events_per_file_[i] += later.events_per_file_[i];
+  later.per_process_.for_each([&](uint64_t k, uint64_t count) { per_process_[k] += count; });
+  last_process_ = nullptr;  // the map may have grown
+  lost_ += later.lost_;
+  lost_unknown_probe_ += later.lost_unknown_probe_;
+  for (size_t i = 0; i < lost_per_probe_.size(); ++i)
+    lost_per_probe_[i] += later.lost_per_probe_[i];
+  for (const auto& [cpu, count] : later.lost_per_cpu_) lost_per_cpu_[cpu] += count;
+}
+
 std::vector<ProcessCount> SummaryStats::processes() const {
   std::vector<ProcessCount> out;
   per_process_.for_each([&](uint64_t k, uint64_t count) {

@@ -47,6 +47,10 @@ class SummaryStats {
   }
 
   void on_lost(uint32_t global_site, const format::LostEvent& lost);
+  // Adds the counts of later, made of the records that follow these (a
+  // parallel report's next segment). Names are not merged: the caller feeds
+  // the process records to names() in order.
+  void merge(const SummaryStats& later);
   ProcessNames& names() { return names_; }
   const ProcessNames& names() const { return names_; }
 

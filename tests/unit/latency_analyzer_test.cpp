@@ -1,7 +1,11 @@
 #include "report/latency_analyzer.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <deque>
+#include <random>
 #include <string>
+#include <vector>
 
 using namespace usdt::report;
 using usdt::format::Event;
@@ -406,4 +410,111 @@ TEST_CASE("function latency: a return pairs only with entries of its own file",
   CHECK(p.key == 1);
   CHECK(a.unmatched_starts() == 1);
   CHECK(a.on_event(1, 0, ev(1, 1, 400), 400, &p) == LatencyAnalyzer::Outcome::unmatched_end);
+}
+
+namespace {
+
+// A random stream of starts and ends for the split-and-merge test: keys
+// repeat and nest, some ends have no start, some events lack the key, and
+// with frames some returns skip entries (a longjmp).
+struct Stream {
+  struct Item {
+    uint32_t site;
+    Event e;
+  };
+  std::vector<Item> items;
+  std::deque<std::string> texts;  // stable storage of the string keys
+  std::deque<usdt::format::StringArg> args;
+};
+
+enum class StreamKey { tid, number, string, frames };
+
+Stream random_stream(StreamKey mode, uint32_t seed, size_t n) {
+  std::mt19937 rng(seed);
+  Stream s;
+  std::vector<uint64_t> depth(3, 0);
+  constexpr uint64_t top = 0x7ffe0000;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t tid = 10 + rng() % 3;
+    const bool start = rng() % 2 == 0;
+    const uint64_t time = 1000 + i * 10 + rng() % 5;
+    Event e = ev(1, tid, time, {rng() % 5, 7});
+    if (rng() % 20 == 0) e.missing_mask = 1;  // no key argument
+    if (mode == StreamKey::string && e.has_arg(0)) {
+      s.texts.emplace_back(1, 'q');  // not "q" + ...: GCC 12 warns (-Wrestrict) wrongly
+      s.texts.back() += std::to_string(e.args[0]);
+      s.args.push_back(usdt::format::StringArg{s.texts.back(), rng() % 10 == 0});
+      e.string_mask = 1;
+      e.args[0] = reinterpret_cast<uintptr_t>(&s.args.back());
+    }
+    if (mode == StreamKey::frames) {
+      uint64_t& d = depth[tid - 10];
+      if (start) {
+        e.frame = top - 32 * ++d;
+      } else {
+        uint64_t skip = rng() % 4 == 0 ? rng() % 3 : 0;  // unwound past some entries
+        d = d > skip ? d - skip : 0;
+        e.frame = top - 32 * d + 8;  // d == 0: an entry before the recording
+        if (d > 0) --d;
+      }
+    }
+    s.items.push_back({start ? kStart : kEnd, e});
+  }
+  return s;
+}
+
+struct Figures {
+  uint64_t count, min, max, p50, p99, unmatched_starts, unmatched_ends, missing_starts,
+      missing_ends;
+  unsigned __int128 sum;
+  bool operator==(const Figures&) const = default;
+};
+
+Figures figures_of(const LatencyAnalyzer& a) {
+  const DurationStats& d = a.overall();
+  return Figures{d.count(),
+                 d.min(),
+                 d.max(),
+                 d.count() ? d.percentile(500) : 0,
+                 d.count() ? d.percentile(990) : 0,
+                 a.unmatched_starts(),
+                 a.unmatched_ends(),
+                 a.missing_key_starts(),
+                 a.missing_key_ends(),
+                 d.sum()};
+}
+
+}  // namespace
+
+TEST_CASE("segments read apart and merged give the figures of one pass", "[latency][segments]") {
+  for (StreamKey mode : {StreamKey::tid, StreamKey::number, StreamKey::string, StreamKey::frames}) {
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+      Stream s = random_stream(mode, seed, 400);
+      LatencyConfig c =
+          mode == StreamKey::number || mode == StreamKey::string ? config(arg_key(0)) : config();
+      LatencyAnalyzer whole(c);
+      for (const Stream::Item& it : s.items)
+        whole.on_event(it.site, 0, it.e, it.e.time_ns, nullptr);
+      REQUIRE(whole.overall().count() > 50);
+
+      // Cut into 2 to 5 segments at random places (some empty).
+      std::mt19937 rng(seed * 7919);
+      std::vector<size_t> cuts{0, s.items.size()};
+      for (size_t i = 0, n = 1 + rng() % 4; i < n; ++i)
+        cuts.push_back(rng() % (s.items.size() + 1));
+      std::sort(cuts.begin(), cuts.end());
+      std::vector<LatencyAnalyzer> parts;
+      for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+        LatencyConfig pc = c;
+        pc.later_segment = k > 0;
+        parts.emplace_back(pc);
+        for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
+          parts.back().on_event(s.items[i].site, 0, s.items[i].e, s.items[i].e.time_ns, nullptr);
+        }
+      }
+      for (size_t k = 1; k < parts.size(); ++k) parts[0].merge(parts[k]);
+      INFO("mode " << static_cast<int>(mode) << " seed " << seed << " segments " << parts.size());
+      CHECK(figures_of(parts[0]) == figures_of(whole));
+    }
+  }
 }

@@ -134,6 +134,12 @@ const std::vector<std::vector<std::string>>& commands() {
       {"latency", "--start", "srv:start", "--end", "srv:done", "--format", "json"},
       {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--top", "5"},
       {"latency", "--start", "srv:start", "--end", "srv:done", "--by", "host"},
+      {"latency", "--start", "srv:start", "--end", "srv:done"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--format", "json"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--since", "150us", "--until",
+       "700us"},
+      {"summary", "--tid", "51", "--format", "json"},
+      {"summary", "--since", "150us"},
       {"hist", "--probe", "srv:tick", "--arg", "1", "--by", "tid"},
   };
   return c;
@@ -237,4 +243,71 @@ TEST_CASE("events of several hosts carry their host", "[report][parallel]") {
   REQUIRE(l.out.find("{\"key\":\"beta\",\"count\":20,") != std::string::npos);
   Output s = run({"summary", "--by", "host", "--format", "json", a.str(), b.str()});
   REQUIRE(s.out.find("\"hosts\":[{\"host\":\"alpha\"") != std::string::npos);
+}
+
+namespace {
+
+// A server whose process 60 is forked from 50 in the middle of the
+// recording and named only by that fork: the name must reach events that a
+// later segment reads.
+void write_forking(const std::string& path) {
+  WriterOptions opt;
+  opt.chunk_bytes = 512;
+  opt.flush_interval_ms = 0;
+  TraceMetadata meta = meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000);
+  auto w = TraceWriter::create(path, meta, pair_sites(), opt);
+  REQUIRE(w.ok());
+  uint64_t now = meta.start_monotonic_ns + 1000;
+  REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
+  for (int i = 0; i < 3000; ++i) {
+    now += 50;
+    if (i == 1500)
+      REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::fork, 60, 60, 50, 50, ""}));
+    Event e;
+    e.time_ns = now;
+    e.pid = i > 1500 && i % 2 == 0 ? 60 : 50;
+    e.tid = e.pid;
+    e.site_id = 2;
+    e.arg_count = 2;
+    REQUIRE(w->append(e));
+  }
+  REQUIRE(w->finish(TraceSummary{}));
+}
+
+}  // namespace
+
+TEST_CASE("a process forked late is named in every segment", "[report][parallel]") {
+  TempPath a;
+  write_forking(a.str());
+  Output s = run({"summary", "--format", "json", "-j", "1", a.str()});
+  Output p = run({"summary", "--format", "json", "-j", "4", a.str()});
+  REQUIRE(s.rc == 0);
+  CHECK(p.out == s.out);
+  CHECK(p.err == s.err);
+  CHECK(s.out.find("{\"pid\":60,\"comm\":\"server\",\"events\":749}") != std::string::npos);
+}
+
+TEST_CASE("a damaged file says the same with -j 1 and -j N", "[report][parallel]") {
+  TempPath a, damaged;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);
+  const std::string bytes = read_file_bytes(a.str());
+  // Flipped bytes inside chunks at a third and two thirds of the file (each
+  // loses its chunk), then the same file cut short (no index: it is scanned).
+  std::string flipped = bytes;
+  flipped[flipped.size() / 3] ^= 0x5a;
+  flipped[flipped.size() * 2 / 3] ^= 0x5a;
+  for (const std::string& variant : {flipped, flipped.substr(0, flipped.size() * 9 / 10)}) {
+    write_file_bytes(damaged.str(), variant);
+    for (std::vector<std::string> cmd : commands()) {
+      cmd.push_back(damaged.str());
+      std::vector<std::string> serial = cmd, parallel = cmd;
+      serial.insert(serial.end(), {"-j", "1"});
+      parallel.insert(parallel.end(), {"-j", "3"});
+      Output s = run(serial), p = run(parallel);
+      INFO(cmd[0] << " " << cmd[1] << " on " << variant.size() << " bytes");
+      REQUIRE(s.err.find("corrupted chunk") != std::string::npos);
+      CHECK(s.out == p.out);
+      CHECK(s.err == p.err);
+    }
+  }
 }
