@@ -155,7 +155,8 @@ LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t end_fra
   return Pop::paired;
 }
 
-void LatencyAnalyzer::merge(LatencyAnalyzer& later) {
+bool LatencyAnalyzer::merge(LatencyAnalyzer& later) {
+  if (pairs_outside_groups_ > 0 || later.pairs_outside_groups_ > 0) return false;
   for (const KeptEnd& end : later.kept_ends_) {
     if (end.key.is_string) scratch_ = end.key_text;
     uint32_t index = 0;
@@ -163,8 +164,28 @@ void LatencyAnalyzer::merge(LatencyAnalyzer& later) {
       ++unmatched_ends_;
       continue;
     }
-    const uint64_t start = nodes_[index].time;
-    overall_.add(end.time >= start ? end.time - start : 0);
+    const Node& n = nodes_[index];
+    const uint64_t duration = end.time >= n.time ? end.time - n.time : 0;
+    overall_.add(duration);
+    if (config_.by) {
+      LatencyPair p;
+      p.duration = duration;
+      record(n.group.present ? n.group : end.group, p);
+    }
+  }
+  if (config_.by) {
+    for (const std::unique_ptr<LatencyGroup>& g : later.groups_) {
+      bool added = false;
+      std::optional<uint32_t> index =
+          group_index_.find_or_add(g->key, groups_.size() < config_.max_groups, &added);
+      if (!index) return false;
+      if (added) {
+        groups_.push_back(
+            std::make_unique<LatencyGroup>(LatencyGroup{g->key, DurationStats(config_.linear)}));
+      }
+      groups_[*index]->stats.merge(g->stats);
+    }
+    if (pairs_outside_groups_ > 0) return false;
   }
   // later's open starts, each key's from its outermost to its innermost.
   std::vector<uint32_t> chain;
@@ -190,6 +211,7 @@ void LatencyAnalyzer::merge(LatencyAnalyzer& later) {
   missing_key_starts_ += later.missing_key_starts_;
   missing_key_ends_ += later.missing_key_ends_;
   overall_.merge(later.overall_);
+  return true;
 }
 
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
@@ -227,7 +249,8 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   Pop popped = pop_start(key, e.frame, &index);
   if (popped == Pop::none_open && config_.later_segment) {
     // Perhaps the end of a start in an earlier segment: merge() decides.
-    kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame});
+    kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame,
+                                 config_.by ? group_of(global_site, domain, e) : GroupKey{}});
     return Outcome::unmatched_end;
   }
   if (popped != Pop::paired) {

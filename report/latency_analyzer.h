@@ -44,8 +44,8 @@ struct LatencyConfig {
   bool keep_open_events = false;  // export: the unmatched starts' events
   // A parallel report's segment after the first (report/segments.h): an
   // end that finds no open start of its key here may close one of an
-  // earlier segment, so it is kept for merge() instead of counted. Only
-  // without by, top and keep_open_events (their order is the whole input's).
+  // earlier segment, so it is kept for merge() instead of counted. Not with
+  // top or keep_open_events (the first of equal pairs is the whole input's).
   bool later_segment = false;
 };
 
@@ -91,8 +91,12 @@ class LatencyAnalyzer {
 
   // Takes later, the analyzer of the records that follow these (made with
   // later_segment): its kept ends close the starts open here, as they
-  // would have read in one pass, then its open starts go on top of these.
-  void merge(LatencyAnalyzer& later);
+  // would have read in one pass, then its open starts go on top of these,
+  // and its groups' figures add to these. False when the result could
+  // differ from one pass: with by, once max_groups is reached (which groups
+  // are kept depends on the order they came in); the caller then reads the
+  // input in one pass.
+  bool merge(LatencyAnalyzer& later);
 
   const DurationStats& overall() const { return overall_; }
   // Groups sorted by key (absent key last); empty without --by.
@@ -146,6 +150,7 @@ class LatencyAnalyzer {
     std::string key_text;  // scratch_ of a string key
     uint64_t time = 0;
     uint64_t frame = 0;
+    GroupKey group;  // with by: the end event's, for a start that lacks it
   };
   enum class Pop : uint8_t { paired, none_open, frames_disagree };
 

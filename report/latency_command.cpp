@@ -171,33 +171,31 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
     }
   };
-  // Split by time on several threads when nothing depends on the order of
-  // the pairs (groups are admitted in order of appearance, --top and
-  // --slowest keep the first of equals, stacks are numbered in order).
+  // Split by time on several threads unless the result depends on the
+  // order of all pairs: --top and --slowest keep the first of equals, and
+  // stacks are numbered in order. With --by, a merge that reaches the group
+  // limit gives up, and the trace is read in one pass.
   struct Pass {
     LatencyAnalyzer analyzer;
     uint64_t lost = 0;
   };
-  const bool splittable = !options.by && config->top == 0 && !want_stacks;
-  std::optional<std::vector<Pass>> passes;
-  if (splittable) {
-    passes =
-        run_in_segments<Pass>(input, report_threads(options.jobs), [&](size_t k, TraceInput& in) {
+  std::optional<Pass> whole;
+  if (config->top == 0 && !want_stacks) {
+    whole = read_in_segments<Pass>(
+        input, report_threads(options.jobs),
+        [&](size_t k, TraceInput& in) {
           LatencyConfig c = *config;
           c.later_segment = k > 0;
           Pass p{LatencyAnalyzer(std::move(c))};
           read(in, p.analyzer, p.lost);
           return p;
+        },
+        [](Pass& earlier, Pass& later) {
+          earlier.lost += later.lost;
+          return earlier.analyzer.merge(later.analyzer);
         });
   }
-  std::optional<Pass> whole;
-  if (passes) {
-    whole.emplace(std::move(passes->front()));
-    for (size_t k = 1; k < passes->size(); ++k) {
-      whole->analyzer.merge((*passes)[k].analyzer);
-      whole->lost += (*passes)[k].lost;
-    }
-  } else {
+  if (!whole) {
     whole.emplace(Pass{LatencyAnalyzer(std::move(*config))});
     read(input, whole->analyzer, whole->lost);
   }

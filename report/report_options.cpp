@@ -293,7 +293,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
       ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start")
       ("jobs,j", po::value(&jobs)->value_name("N"),
-       "read with N threads; the output is the same. summary and latency (without --by, --top, "
+       "read with N threads; the output is the same. summary and latency (without --top, "
        "--slowest) split the trace by time (default: every CPU); the others decode ahead of "
        "this thread (default 1, see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");

@@ -29,13 +29,15 @@ unsigned report_threads(uint32_t jobs_option);
 constexpr unsigned kSegmentsPerThread = 4;
 
 // Runs run(k, segment input) for each segment k, on `threads` threads (the
-// calling one among them) that take the segments in turn, and returns the
-// passes in time order, after the input took the segments' diagnostics
-// (TraceInput::adopt_segments). nullopt, having read nothing, when the
-// input cannot be cut: the command then reads it serially. An exception in
-// any pass is rethrown once all threads have ended.
-template <typename Pass, typename Run>
-std::optional<std::vector<Pass>> run_in_segments(TraceInput& input, unsigned threads, Run run) {
+// calling one among them) that take the segments in turn, then folds the
+// passes in time order with merge(earlier, later) and returns the result,
+// after the input took the segments' diagnostics (TraceInput::adopt_
+// segments). nullopt, and the input left unread, when it cannot be cut or
+// merge() returned false (the passes cannot give one pass's result): the
+// command then reads it serially. An exception in any pass is rethrown once
+// all threads have ended.
+template <typename Pass, typename Run, typename Merge>
+std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run run, Merge merge) {
   if (threads < 2) return std::nullopt;
   std::vector<uint64_t> bounds = input.segment_bounds(threads * kSegmentsPerThread);
   if (bounds.size() < 3) return std::nullopt;
@@ -65,11 +67,11 @@ std::optional<std::vector<Pass>> run_in_segments(TraceInput& input, unsigned thr
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  for (size_t k = 1; k < passes.size(); ++k) {
+    if (!merge(*passes[0], *passes[k])) return std::nullopt;
+  }
   input.adopt_segments(segments);
-  std::vector<Pass> out;
-  out.reserve(passes.size());
-  for (std::optional<Pass>& p : passes) out.push_back(std::move(*p));
-  return out;
+  return std::move(passes[0]);
 }
 
 }  // namespace usdt::report

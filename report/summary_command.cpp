@@ -252,17 +252,18 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
 
   // Split by time on several threads when the input can be cut; the first
   // segment's pass takes the others in time order.
-  auto passes = run_in_segments<SummaryPass>(input, report_threads(options.jobs),
-                                             [&](size_t k, TraceInput& in) {
-                                               SummaryPass p(context, files, hosts.size());
-                                               p.read(context, in, k > 0);
-                                               return p;
-                                             });
-  std::optional<SummaryPass> whole;
-  if (passes) {
-    whole.emplace(std::move(passes->front()));
-    for (size_t k = 1; k < passes->size(); ++k) whole->merge((*passes)[k]);
-  } else {
+  std::optional<SummaryPass> whole = read_in_segments<SummaryPass>(
+      input, report_threads(options.jobs),
+      [&](size_t k, TraceInput& in) {
+        SummaryPass p(context, files, hosts.size());
+        p.read(context, in, k > 0);
+        return p;
+      },
+      [](SummaryPass& earlier, SummaryPass& later) {
+        earlier.merge(later);
+        return true;
+      });
+  if (!whole) {
     whole.emplace(context, files, hosts.size());
     whole->read(context, input, false);
   }

@@ -135,6 +135,8 @@ const std::vector<std::vector<std::string>>& commands() {
       {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--top", "5"},
       {"latency", "--start", "srv:start", "--end", "srv:done", "--by", "host"},
       {"latency", "--start", "srv:start", "--end", "srv:done"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--by", "tid", "--format", "json"},
+      {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--by", "arg1"},
       {"latency", "--start", "srv:start", "--end", "srv:done", "--key", "arg0", "--format", "json"},
       {"latency", "--start", "srv:start", "--end", "srv:done", "--since", "150us", "--until",
        "700us"},
