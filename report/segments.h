@@ -23,10 +23,15 @@ namespace usdt::report {
 // The threads a command reads with: -j N, or every CPU when not given.
 unsigned report_threads(uint32_t jobs_option);
 
-// Segments per thread: a thread that finishes early (another process took
-// its CPU for a while, a segment decoded faster) takes the next one, so
-// that the threads end together.
-constexpr unsigned kSegmentsPerThread = 4;
+// The segments, from the input's cut into parts of equal record counts:
+// large ones first, then smaller and smaller ones (each about 1/(2 *
+// threads) of what is left, at least one part), which the threads take in
+// turn. A thread that finishes early (another process took its CPU for a
+// while, its segment decoded faster) takes the next one, and at the end at
+// most one small segment runs alone. Fewer bounds than parts + 1 when the
+// input has too few chunks.
+constexpr unsigned kPartsPerThread = 16;
+std::vector<uint64_t> guided_bounds(const std::vector<uint64_t>& parts, unsigned threads);
 
 // Runs run(k, segment input) for each segment k, on `threads` threads (the
 // calling one among them) that take the segments in turn, then folds the
@@ -39,7 +44,8 @@ constexpr unsigned kSegmentsPerThread = 4;
 template <typename Pass, typename Run, typename Merge>
 std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run run, Merge merge) {
   if (threads < 2) return std::nullopt;
-  std::vector<uint64_t> bounds = input.segment_bounds(threads * kSegmentsPerThread);
+  std::vector<uint64_t> bounds =
+      guided_bounds(input.segment_bounds(threads * kPartsPerThread), threads);
   if (bounds.size() < 3) return std::nullopt;
   std::vector<std::unique_ptr<TraceInput>> segments(bounds.size() - 1);
   std::vector<std::optional<Pass>> passes(segments.size());
