@@ -55,6 +55,8 @@ verdict() { if (( $(echo "$1" | bc) )); then echo met; else echo "NOT MET"; fi; 
 
 trace=$work/pairs.trace
 "$pair_trace" "$trace" "$events"
+# Written back now, not by a kernel thread taking a CPU while -j 2 wants both.
+sync
 echo "== usdt-report on $events events ($(du -h "$trace" | cut -f1)) =="
 # The best of ROUNDS runs of -j 1 and of -j 2, in turns: this machine's speed
 # drifts by 20% within a minute, and a block of one then the other measured
