@@ -12,6 +12,7 @@
 #include "common/file_io.h"
 #include "common/proc_maps.h"
 #include "common/unique_fd.h"
+#include "record/dwarf/debuginfo_finder.h"
 
 namespace usdt::record {
 namespace {
@@ -38,6 +39,18 @@ const Dwfl_Callbacks kCallbacks = {
 
 bool is_file_backed(const std::string& path) {
   return !path.empty() && path[0] == '/' && path != "//anon";
+}
+
+// Whether the file at path, opened instead of the process's own view of it
+// (/proc/PID/root/PATH, gone once the process exited, or not readable), is
+// the file mapped. A process in another mount namespace may map a different
+// file under the same name; unwinding with its tables would invent frames.
+// The build-id the kernel gave with the mapping decides; without one (a file
+// without the note) the path is taken at its word.
+bool is_mapped_file(const std::string& build_id, const std::string& path) {
+  if (build_id.empty()) return true;
+  Result<ElfFile> elf = ElfFile::open(path);
+  return elf && elf_build_id(elf->get()) == build_id;
 }
 
 std::string cache_key(const ExecMapping& mapping, const std::string& open_path) {
@@ -130,10 +143,11 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
       if (vdso_image(mapping) != nullptr) layout = &*vdso_layout_;
     } else if (is_file_backed(mapping.path)) {
       file = open_path(mapping);
-      layout = layouts.find(mapping, file);
+      if (!file.empty()) layout = layouts.find(mapping, file);
       // The process may exit between the check and the read: its
       // /proc/PID/root is gone then, the path itself still works.
-      if (layout == nullptr && file != mapping.path) {
+      if (layout == nullptr && file != mapping.path &&
+          is_mapped_file(mapping.build_id, mapping.path)) {
         file = mapping.path;
         layout = layouts.find(mapping, file);
       }
@@ -141,7 +155,8 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
     if (layout == nullptr) continue;
     const std::optional<uint64_t> bias = layout->bias_of(mapping.start, mapping.file_offset);
     if (!bias) continue;
-    Module module{mapping.path, *bias, layout->low + *bias, layout->high + *bias, file};
+    Module module{mapping.path,         *bias, layout->low + *bias,
+                  layout->high + *bias, file,  mapping.build_id};
     // One module per loaded file, however many executable mappings it has.
     if (std::find(wanted.begin(), wanted.end(), module) != wanted.end()) continue;
     wanted.push_back(std::move(module));
@@ -151,17 +166,22 @@ std::vector<UnwindModules::Module> UnwindModules::wanted_modules(const ProcessMa
 
 std::string UnwindModules::open_path(const ExecMapping& mapping) const {
   // Through the process's root, so that a process in a container finds its
-  // own files; the plain path when that is not readable (no permission);
-  // the mapping itself when no path names the file (a memfd, "/memfd:NAME
-  // (deleted)", or a file deleted since it was mapped).
+  // own files; the plain path when that is not readable (no permission, or
+  // the process is gone) and is the mapped file (is_mapped_file); the
+  // mapping itself when no path names the file (a memfd, "/memfd:NAME
+  // (deleted)", or a file deleted since it was mapped); else nothing.
   std::string rooted = "/proc/" + std::to_string(pid_) + "/root" + mapping.path;
   if (access(rooted.c_str(), R_OK) == 0) return rooted;
-  if (access(mapping.path.c_str(), R_OK) == 0) return mapping.path;
+  if (access(mapping.path.c_str(), R_OK) == 0 && is_mapped_file(mapping.build_id, mapping.path)) {
+    return mapping.path;
+  }
   // stat(), not access(): access() on map_files fails with ENOENT even for
   // root (measured on 6.18), where opening it works.
   std::string mapped = map_files_path(pid_, mapping.start, mapping.end - mapping.start);
   struct stat st;
-  return stat(mapped.c_str(), &st) == 0 ? mapped : mapping.path;
+  if (stat(mapped.c_str(), &st) == 0) return mapped;
+  // Nothing that is surely the mapped file: none (the caller skips it).
+  return is_mapped_file(mapping.build_id, mapping.path) ? mapping.path : std::string();
 }
 
 bool UnwindModules::report(const Module& module) {

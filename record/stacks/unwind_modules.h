@@ -93,6 +93,7 @@ class UnwindModules {
     uint64_t low = 0;  // runtime range the module covers
     uint64_t high = 0;
     std::string file;  // where to read it (open_path()); not part of its identity
+    std::string build_id;  // the mapping's (hex, may be empty); not part of its identity
     bool operator==(const Module& o) const {
       return path == o.path && bias == o.bias && low == o.low && high == o.high;
     }

@@ -1,6 +1,7 @@
 #include "record/stacks/dwarf_unwinder.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 #include <random>
 #include <string>
 
+#include "common/elf_file.h"
 #include "common/proc_maps.h"
+#include "record/dwarf/debuginfo_finder.h"
 #include "record/sample_decoder.h"
 #include "tests/unit/unwind_chain.h"
 
@@ -367,4 +370,59 @@ TEST_CASE("perf's register numbering becomes DWARF's") {
   absent.set_layout(mask);
   absent.set_values(reinterpret_cast<const uint8_t*>(values), false);
   REQUIRE(usdt::record::unwind_registers_from_perf(absent).valid == 0);
+}
+
+TEST_CASE("a process gone: its files are read by their paths only when the build-ids agree") {
+  CapturedStack c;
+  unwind_chain_nofp::sort_caller(&c, kWholeStack);
+  // A pid that no process has now: /proc/PID/root is gone, as for a
+  // process that exited before its samples were unwound.
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) _exit(0);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  const uint32_t gone = static_cast<uint32_t>(child);
+
+  std::string library;
+  {
+    DwarfUnwinder reference;
+    ProcessMappings all = self_mappings();
+    Walked w = walk(reference, all, c);
+    REQUIRE(w.frames.size() > 2);
+    library = all.find(w.frames[2])->path;
+  }
+  auto elf = usdt::ElfFile::open(library);
+  REQUIRE(elf.ok());
+  const std::string real_id = usdt::record::elf_build_id(elf->get());
+  REQUIRE(!real_id.empty());
+
+  // mappings with the library's build-id as the kernel gave it, or another.
+  auto mappings_with = [&](const std::string& id) {
+    ProcessMappings maps;
+    auto entries = usdt::read_proc_maps(getpid());
+    REQUIRE(entries.ok());
+    for (const usdt::MapEntry& e : *entries) {
+      if (e.perms.size() < 3 || e.perms[2] != 'x') continue;
+      std::string path = e.path.empty() ? "//anon" : e.path;
+      maps.add({e.start, e.end, e.offset, path, path == library ? id : ""});
+    }
+    return maps;
+  };
+  auto walk_gone = [&](const ProcessMappings& maps) {
+    DwarfUnwinder unwinder;
+    Walked w;
+    w.truncated =
+        unwinder.unwind(gone, maps, c.regs, c.stack.data(), c.stack.size(), 256, &w.frames);
+    return w;
+  };
+  Walked same = walk_gone(mappings_with(real_id));
+  CHECK(contains(same.frames, c.ra_a));  // through the library, read by its path
+  // Another file under the library's name (another mount namespace): its
+  // tables are not used, and the walk stops at the library's first frame.
+  Walked other = walk_gone(mappings_with(std::string(real_id.size(), '0')));
+  CHECK(other.truncated);
+  CHECK_FALSE(contains(other.frames, c.ra_a));
+  REQUIRE(other.frames.size() >= 3);
+  CHECK(other.frames[2] == same.frames[2]);
 }
