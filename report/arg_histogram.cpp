@@ -124,6 +124,31 @@ std::string ArgStats::mean_text() const {
   return json_double((float_sum_ + static_cast<double>(int_sum_)) / static_cast<double>(count()));
 }
 
+void SignedLog2Histogram::merge(const SignedLog2Histogram& other) {
+  for (size_t i = 0; i < negative_.size(); ++i) negative_[i] += other.negative_[i];
+  for (size_t i = 0; i < positive_.size(); ++i) positive_[i] += other.positive_[i];
+}
+
+bool ArgStats::merge(const ArgStats& later) {
+  if (float_count_ > 0 && later.float_count_ > 0) return false;
+  if (later.int_count_ > 0) {
+    if (int_count_ == 0 || later.int_min_ < int_min_) int_min_ = later.int_min_;
+    if (int_count_ == 0 || later.int_max_ > int_max_) int_max_ = later.int_max_;
+    int_sum_ += later.int_sum_;
+    int_count_ += later.int_count_;
+  }
+  if (later.float_count_ > 0) {
+    float_min_ = later.float_min_;
+    float_max_ = later.float_max_;
+    float_sum_ = later.float_sum_;
+    float_count_ = later.float_count_;
+  }
+  missing_ += later.missing_;
+  log2_.merge(later.log2_);
+  if (linear_ && later.linear_) linear_->merge(*later.linear_);
+  return true;
+}
+
 std::vector<HistogramBucket> ArgStats::buckets() const {
   return linear_ ? linear_->buckets() : log2_.buckets();
 }
@@ -164,6 +189,21 @@ void ArgHistogramAnalyzer::on_event(uint32_t global_site, uint32_t domain, const
   }
   overall_.add(e.args[i], type);
   if (group != nullptr) group->add(e.args[i], type);
+}
+
+bool ArgHistogramAnalyzer::merge(const ArgHistogramAnalyzer& later) {
+  if (outside_groups_ > 0 || later.outside_groups_ > 0) return false;
+  if (!overall_.merge(later.overall_)) return false;
+  for (const std::unique_ptr<ArgGroup>& g : later.groups_) {
+    bool added = false;
+    std::optional<uint32_t> index =
+        group_index_.find_or_add(g->key, groups_.size() < config_.max_groups, &added);
+    if (!index) return false;
+    if (added)
+      groups_.push_back(std::make_unique<ArgGroup>(ArgGroup{g->key, ArgStats(config_.linear)}));
+    if (!groups_[*index]->stats.merge(g->stats)) return false;
+  }
+  return true;
 }
 
 std::vector<const ArgGroup*> ArgHistogramAnalyzer::groups() const {

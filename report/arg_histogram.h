@@ -26,6 +26,7 @@ namespace usdt::report {
 class SignedLog2Histogram {
  public:
   void add(__int128 v);
+  void merge(const SignedLog2Histogram& other);
   std::vector<HistogramBucket> buckets() const;  // every bucket, negative first
 
  private:
@@ -40,6 +41,10 @@ class ArgStats {
   }
   void add(uint64_t raw, ArgType type);
   void add_missing() { ++missing_; }
+  // Adds later's values (of the events after these), as if each had been
+  // added here. False, having changed nothing, when both hold floating-point
+  // values: their sum would be rounded in another order than one pass's.
+  bool merge(const ArgStats& later);
 
   uint64_t count() const { return int_count_ + float_count_; }
   uint64_t missing() const { return missing_; }
@@ -83,6 +88,12 @@ class ArgHistogramAnalyzer {
   explicit ArgHistogramAnalyzer(ArgHistogramConfig config);
 
   void on_event(uint32_t global_site, uint32_t domain, const format::Event& e);
+  // Takes later, the analyzer of the events after these (a parallel
+  // report's next segment). False when the result could differ from one
+  // pass: once max_groups is reached (which groups are kept depends on the
+  // order of all events), or floating-point sums of both; the caller then
+  // reads the input in one pass.
+  bool merge(const ArgHistogramAnalyzer& later);
 
   const ArgStats& overall() const { return overall_; }
   std::vector<const ArgGroup*> groups() const;  // sorted by key (group_key_less)

@@ -1,6 +1,7 @@
 // usdt-report hist: the distribution of one argument of one probe (or of
 // the probes a pattern selects), optionally per pid, tid or the value of an
 // argument (--by argN: a number, or a string argument's text).
+#include <optional>
 #include <string>
 
 #include "report/arg_format.h"
@@ -9,6 +10,7 @@
 #include "report/histogram_text.h"
 #include "report/json_text.h"
 #include "report/json_writer.h"
+#include "report/segments.h"
 
 namespace usdt::report {
 
@@ -90,15 +92,33 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
       return 1;
     }
   }
-  ArgHistogramAnalyzer analyzer(std::move(config));
   std::vector<uint32_t> domains = file_domains(input);
-  Record r;
-  while (input.next(r)) {
-    if (r.kind != format::RecordKind::event) continue;
-    uint32_t site = catalog.global_site(r.file, r.event->site_id);
-    if (!filter->accepts(site, *r.event, r.time)) continue;
-    analyzer.on_event(site, domains[r.file], *r.event);
+  auto read = [&](TraceInput& in, ArgHistogramAnalyzer& analyzer) {
+    Record r;
+    while (in.next(r)) {
+      if (r.kind != format::RecordKind::event) continue;
+      uint32_t site = catalog.global_site(r.file, r.event->site_id);
+      if (!filter->accepts(site, *r.event, r.time)) continue;
+      analyzer.on_event(site, domains[r.file], *r.event);
+    }
+  };
+  // Split by time on several threads (report/segments.h); read in one pass
+  // when the parts cannot be merged exactly (ArgHistogramAnalyzer::merge).
+  std::optional<ArgHistogramAnalyzer> whole = read_in_segments<ArgHistogramAnalyzer>(
+      input, report_threads(options.jobs),
+      [&](size_t, TraceInput& in) {
+        ArgHistogramAnalyzer part(config);
+        read(in, part);
+        return part;
+      },
+      [](ArgHistogramAnalyzer& earlier, const ArgHistogramAnalyzer& later) {
+        return earlier.merge(later);
+      });
+  if (!whole) {
+    whole.emplace(std::move(config));
+    read(input, *whole);
   }
+  const ArgHistogramAnalyzer& analyzer = *whole;
   report_read_problems(input, io.err);
 
   // pid and tid groups of different hosts are different groups: say which.

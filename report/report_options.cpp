@@ -211,8 +211,8 @@ const char* kMainUsage =
     "by their wall clocks and each event is labelled with its host. The same\n"
     "recording given twice (one file under two names, or a copy: same host,\n"
     "command line and start times) is counted once, with a warning naming both.\n"
-    "-j N reads on N threads (default: every CPU for summary and latency, which\n"
-    "split the trace by time; one for the others); the output is the same.\n\n"
+    "-j N reads on N threads (default: every CPU for summary, hist and latency,\n"
+    "which split the trace by time; one for the others); the output is the same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -293,7 +293,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
       ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start")
       ("jobs,j", po::value(&jobs)->value_name("N"),
-       "read with N threads; the output is the same. summary and latency (without --top, "
+       "read with N threads; the output is the same. summary, hist and latency (without --top, "
        "--slowest) split the trace by time (default: every CPU); the others decode ahead of "
        "this thread (default 1, see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");

@@ -165,3 +165,34 @@ TEST_CASE("hist groups by a string argument", "[arg_histogram]") {
   CHECK(!g[3]->key.present);
   CHECK(a.overall().count() == 5);
 }
+
+TEST_CASE("statistics of two parts merge to those of one pass", "[arg_histogram][segments]") {
+  const std::vector<int64_t> values = {5, -3, 0, 1000, -70000, 42, 7, 7, 123456789, -1};
+  for (size_t cut = 0; cut <= values.size(); ++cut) {
+    ArgStats whole(std::nullopt), first(std::nullopt), second(std::nullopt);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint64_t raw = static_cast<uint64_t>(values[i]);
+      whole.add(raw, ArgType::signed_int);
+      (i < cut ? first : second).add(raw, ArgType::signed_int);
+    }
+    whole.add_missing();
+    second.add_missing();
+    REQUIRE(first.merge(second));
+    CHECK(first.count() == whole.count());
+    CHECK(first.missing() == whole.missing());
+    CHECK(first.min_text() == whole.min_text());
+    CHECK(first.max_text() == whole.max_text());
+    CHECK(first.mean_text() == whole.mean_text());
+    std::vector<HistogramBucket> got = first.buckets(), want = whole.buckets();
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].count == want[i].count);
+  }
+  // Floating-point sums of both parts would be rounded in another order.
+  ArgStats a(std::nullopt), b(std::nullopt), c(std::nullopt);
+  a.add(bits(0.1), ArgType::float64);
+  b.add(bits(0.2), ArgType::float64);
+  CHECK_FALSE(a.merge(b));
+  CHECK(a.mean_text() == "0.1");  // unchanged
+  CHECK(c.merge(b));              // one part without floats: exact
+  CHECK(c.mean_text() == b.mean_text());
+}

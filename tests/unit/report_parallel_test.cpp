@@ -143,6 +143,8 @@ const std::vector<std::vector<std::string>>& commands() {
       {"summary", "--tid", "51", "--format", "json"},
       {"summary", "--since", "150us"},
       {"hist", "--probe", "srv:tick", "--arg", "1", "--by", "tid"},
+      {"hist", "--probe", "srv:*", "--arg", "1", "--format", "json"},
+      {"hist", "--probe", "srv:start", "--arg", "0", "--linear", "0,400,50"},
   };
   return c;
 }
