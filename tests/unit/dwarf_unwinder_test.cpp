@@ -82,6 +82,16 @@ void require_chain(const CapturedStack& c, const Walked& w) {
   CHECK(w.frames[3] == c.ra_a);
 }
 
+// The library that calls sort_caller's comparison function back (libc;
+// libasan under ASan): the object of the stack's third frame.
+std::string callback_library(const CapturedStack& c) {
+  DwarfUnwinder reference;
+  ProcessMappings all = self_mappings();
+  Walked w = walk(reference, all, c);
+  REQUIRE(w.frames.size() > 2);
+  return all.find(w.frames[2])->path;
+}
+
 }  // namespace
 
 TEST_CASE("a chain built with frame pointers at -O0 unwinds to the outermost frame") {
@@ -263,16 +273,7 @@ TEST_CASE("max_depth is respected") {
 TEST_CASE("a change of the mappings (generation) is picked up; forget drops a process") {
   CapturedStack c;
   unwind_chain_nofp::sort_caller(&c, kWholeStack);
-  // The library that calls the comparison function back (libc; libasan
-  // under ASan).
-  std::string library;
-  {
-    DwarfUnwinder reference;
-    ProcessMappings all = self_mappings();
-    Walked w = walk(reference, all, c);
-    REQUIRE(w.frames.size() > 2);
-    library = all.find(w.frames[2])->path;
-  }
+  const std::string library = callback_library(c);
   auto without_library = [&](const std::string& path) { return path != library; };
   DwarfUnwinder unwinder;
   // Without that library: the walk stops at its return address, which is in
@@ -384,14 +385,7 @@ TEST_CASE("a process gone: its files are read by their paths only when the build
   REQUIRE(waitpid(child, &status, 0) == child);
   const uint32_t gone = static_cast<uint32_t>(child);
 
-  std::string library;
-  {
-    DwarfUnwinder reference;
-    ProcessMappings all = self_mappings();
-    Walked w = walk(reference, all, c);
-    REQUIRE(w.frames.size() > 2);
-    library = all.find(w.frames[2])->path;
-  }
+  const std::string library = callback_library(c);
   auto elf = usdt::ElfFile::open(library);
   REQUIRE(elf.ok());
   const std::string real_id = usdt::record::elf_build_id(elf->get());
