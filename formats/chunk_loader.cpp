@@ -9,6 +9,11 @@ void ChunkLoader::recycle(ChunkDecoder& done) {
   if (buf.capacity() > spare_payload_.capacity()) spare_payload_ = std::move(buf);
 }
 
+void ChunkLoader::release() {
+  std::string().swap(block_buf_);
+  std::string().swap(spare_payload_);
+}
+
 PreparedChunk ChunkLoader::load(const IndexEntry& e,
                                 const std::function<bool(uint64_t content)>& may_decompress) {
   PreparedChunk out;

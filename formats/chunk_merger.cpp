@@ -179,6 +179,7 @@ bool ChunkMerger::next() {
     if (!cur_.d) {
       done_ = true;
       out_ = nullptr;
+      loader_.release();  // a parallel report keeps its ended readers a while
       return false;
     }
     ChunkDecoder* d = cur_.d.get();

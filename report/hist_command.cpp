@@ -1,6 +1,7 @@
 // usdt-report hist: the distribution of one argument of one probe (or of
 // the probes a pattern selects), optionally per pid, tid or the value of an
 // argument (--by argN: a number, or a string argument's text).
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -93,9 +94,15 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
     }
   }
   std::vector<uint32_t> domains = file_domains(input);
-  auto read = [&](TraceInput& in, ArgHistogramAnalyzer& analyzer) {
+  // stop: a parallel read's (report/segments.h), checked now and then; set
+  // when the groups reach their limit (the parts can then not be merged).
+  auto read = [&](TraceInput& in, ArgHistogramAnalyzer& analyzer, std::atomic<bool>* stop) {
     Record r;
-    while (in.next(r)) {
+    for (uint64_t n = 0; in.next(r); ++n) {
+      if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.events_outside_groups() > 0)) {
+        *stop = true;
+        return;
+      }
       if (r.kind != format::RecordKind::event) continue;
       uint32_t site = catalog.global_site(r.file, r.event->site_id);
       if (!filter->accepts(site, *r.event, r.time)) continue;
@@ -106,9 +113,9 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // when the parts cannot be merged exactly (ArgHistogramAnalyzer::merge).
   std::optional<ArgHistogramAnalyzer> whole = read_in_segments<ArgHistogramAnalyzer>(
       input, report_threads(options.jobs),
-      [&](size_t, TraceInput& in) {
+      [&](size_t, TraceInput& in, std::atomic<bool>& stop) {
         ArgHistogramAnalyzer part(config);
-        read(in, part);
+        read(in, part, &stop);
         return part;
       },
       [](ArgHistogramAnalyzer& earlier, const ArgHistogramAnalyzer& later) {
@@ -116,7 +123,7 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
       });
   if (!whole) {
     whole.emplace(std::move(config));
-    read(input, *whole);
+    read(input, *whole, nullptr);
   }
   const ArgHistogramAnalyzer& analyzer = *whole;
   report_read_problems(input, io.err);

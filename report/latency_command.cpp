@@ -6,6 +6,7 @@
 // characters ("SELECT ..."...); JSON gives the whole string, and
 // "key_truncated":true when the recorder cut it.
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -150,9 +151,16 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // Events the kernel lost among those paired (of their sites, or of no
   // known site): a lost start or end leaves its partner unmatched or, on
   // a key that repeats, paired with the wrong one.
-  auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost) {
+  // stop: a parallel read's (report/segments.h), checked now and then; set
+  // when the groups reach their limit (the parts can then not be merged).
+  auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost,
+                  std::atomic<bool>* stop) {
     Record r;
-    while (in.next(r)) {
+    for (uint64_t n = 0; in.next(r); ++n) {
+      if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.pairs_outside_groups() > 0)) {
+        *stop = true;
+        return;
+      }
       if (r.kind == format::RecordKind::process) {
         if (want_stacks) symbols.on_process(r.file, *r.process);
         continue;
@@ -183,11 +191,11 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   if (config->top == 0 && !want_stacks) {
     whole = read_in_segments<Pass>(
         input, report_threads(options.jobs),
-        [&](size_t k, TraceInput& in) {
+        [&](size_t k, TraceInput& in, std::atomic<bool>& stop) {
           LatencyConfig c = *config;
           c.later_segment = k > 0;
           Pass p{LatencyAnalyzer(std::move(c))};
-          read(in, p.analyzer, p.lost);
+          read(in, p.analyzer, p.lost, &stop);
           return p;
         },
         [](Pass& earlier, Pass& later) {
@@ -197,7 +205,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   if (!whole) {
     whole.emplace(Pass{LatencyAnalyzer(std::move(*config))});
-    read(input, whole->analyzer, whole->lost);
+    read(input, whole->analyzer, whole->lost, nullptr);
   }
   LatencyAnalyzer& analyzer = whole->analyzer;
   const uint64_t lost = whole->lost;

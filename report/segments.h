@@ -11,6 +11,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -33,49 +34,77 @@ unsigned report_threads(uint32_t jobs_option);
 constexpr unsigned kPartsPerThread = 16;
 std::vector<uint64_t> guided_bounds(const std::vector<uint64_t>& parts, unsigned threads);
 
-// Runs run(k, segment input) for each segment k, on `threads` threads (the
-// calling one among them) that take the segments in turn, then folds the
-// passes in time order with merge(earlier, later) and returns the result,
-// after the input took the segments' diagnostics (TraceInput::adopt_
-// segments). nullopt, and the input left unread, when it cannot be cut or
-// merge() returned false (the passes cannot give one pass's result): the
-// command then reads it serially. An exception in any pass is rethrown once
-// all threads have ended.
+// Runs run(k, segment input, stop) for each segment k, on `threads` threads
+// (the calling one among them) that take the segments in turn, folds the passes
+// in time order with merge(earlier, later) and returns the result, after
+// the input took the segments' diagnostics (TraceInput::adopt_segments).
+// nullopt, and the input left unread, when it cannot be cut or merge()
+// returned false (the passes cannot give one pass's result): the command
+// then reads it serially. An exception in any pass is rethrown once all
+// threads have ended. A pass that sees early that it cannot be merged (a
+// group limit reached) sets stop and returns; the passes running check stop
+// now and then and end early, and the whole gives up at once.
+//
+// Memory: a pass is merged as soon as those before it are, so that at most
+// about one pass per thread waits (a latency pass --by holds up to 1000
+// histograms of 58 KiB); the segments' readers have let go of their
+// buffers at their ends.
 template <typename Pass, typename Run, typename Merge>
 std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run run, Merge merge) {
   if (threads < 2) return std::nullopt;
   std::vector<uint64_t> bounds =
       guided_bounds(input.segment_bounds(threads * kPartsPerThread), threads);
   if (bounds.size() < 3) return std::nullopt;
-  std::vector<std::unique_ptr<TraceInput>> segments(bounds.size() - 1);
-  std::vector<std::optional<Pass>> passes(segments.size());
-  std::vector<std::exception_ptr> errors(segments.size());
+  const size_t count = bounds.size() - 1;
+  std::vector<std::unique_ptr<TraceInput>> segments(count);
+  std::vector<std::optional<Pass>> passes(count);
+  std::exception_ptr error;
   std::atomic<size_t> next{0};
-  // Each thread opens its segments itself: what a segment writes per record
-  // then lies in that thread's own memory, not on a cache line that another
-  // thread's segment shares (that cost 10% more CPU on 2 threads).
+  std::atomic<bool> stop{false};
+  std::mutex mu;        // guards passes, merged, failed, error
+  size_t merged = 0;    // passes[0] holds the fold of passes before this
+  bool failed = false;  // a merge said no, or a pass threw
   auto work = [&] {
-    for (size_t k = next++; k < segments.size(); k = next++) {
+    for (size_t k = next++; k < count; k = next++) {
+      std::optional<Pass> pass;
       try {
         segments[k] = input.open_segment(bounds[k], bounds[k + 1]);
         if (!segments[k]) throw std::runtime_error("cannot read the trace in parts");
-        passes[k].emplace(run(k, *segments[k]));
+        pass.emplace(run(k, *segments[k], stop));
       } catch (...) {
-        errors[k] = std::current_exception();
+        std::lock_guard<std::mutex> lk(mu);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      if (failed || stop) {
+        failed = true;
+        stop = true;
+        next = count;  // the others stop after their current segment
+        return;
+      }
+      passes[k] = std::move(pass);
+      while (merged < count && passes[merged]) {
+        if (merged > 0) {
+          if (!merge(*passes[0], *passes[merged])) {
+            failed = true;
+            stop = true;
+            next = count;
+            return;
+          }
+          passes[merged].reset();
+        }
+        ++merged;
       }
     }
   };
   {
     std::vector<std::jthread> workers;
-    for (unsigned t = 1; t < threads && t < segments.size(); ++t) workers.emplace_back(work);
+    for (unsigned t = 1; t < threads && t < count; ++t) workers.emplace_back(work);
     work();
   }  // joined here
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-  for (size_t k = 1; k < passes.size(); ++k) {
-    if (!merge(*passes[0], *passes[k])) return std::nullopt;
-  }
+  if (error) std::rethrow_exception(error);
+  if (failed || stop || merged != count) return std::nullopt;
   input.adopt_segments(segments);
   return std::move(passes[0]);
 }

@@ -254,7 +254,7 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // segment's pass takes the others in time order.
   std::optional<SummaryPass> whole = read_in_segments<SummaryPass>(
       input, report_threads(options.jobs),
-      [&](size_t k, TraceInput& in) {
+      [&](size_t k, TraceInput& in, const std::atomic<bool>&) {
         SummaryPass p(context, files, hosts.size());
         p.read(context, in, k > 0);
         return p;

@@ -315,3 +315,26 @@ TEST_CASE("a damaged file says the same with -j 1 and -j N", "[report][parallel]
     }
   }
 }
+
+TEST_CASE("more groups than the limit: read again in one pass, the same bytes",
+          "[report][parallel]") {
+  TempPath a;
+  // 1500 requests, each its own arg0: over the limit of 1000 groups, so
+  // which groups are kept depends on the order of all events.
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 1500);
+  for (std::vector<std::string> cmd :
+       {std::vector<std::string>{"latency", "--start", "srv:start", "--end", "srv:done", "--by",
+                                 "arg0"},
+        std::vector<std::string>{"hist", "--probe", "srv:start", "--arg", "1", "--by", "arg0",
+                                 "--format", "json"}}) {
+    cmd.push_back(a.str());
+    std::vector<std::string> serial = cmd, parallel = cmd;
+    serial.insert(serial.end(), {"-j", "1"});
+    parallel.insert(parallel.end(), {"-j", "3"});
+    Output s = run(serial), p = run(parallel);
+    INFO(cmd[0]);
+    REQUIRE(s.rc == 0);
+    CHECK(p.out == s.out);
+    CHECK(p.err == s.err);
+  }
+}
