@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -68,16 +67,16 @@ std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run ru
     for (size_t k = next++; k < count; k = next++) {
       std::optional<Pass> pass;
       try {
+        // nullptr (the input was read already): the caller reads serially.
         segments[k] = input.open_segment(bounds[k], bounds[k + 1]);
-        if (!segments[k]) throw std::runtime_error("cannot read the trace in parts");
-        pass.emplace(run(k, *segments[k], stop));
+        if (segments[k]) pass.emplace(run(k, *segments[k], stop));
       } catch (...) {
         std::lock_guard<std::mutex> lk(mu);
         if (!error) error = std::current_exception();
         failed = true;
       }
       std::lock_guard<std::mutex> lk(mu);
-      if (failed || stop) {
+      if (failed || stop || !pass) {
         failed = true;
         stop = true;
         next = count;  // the others stop after their current segment
