@@ -1,7 +1,7 @@
-// Parallel reports by time: the trace's timeline is cut into as many
-// segments as threads (TraceInput::segment_bounds), each thread reads its
-// segment through its own readers and computes a partial result (a "pass"),
-// and the command merges the passes in time order. A pass must come out the
+// Parallel reports by time: the trace's timeline is cut into segments
+// (TraceInput::segment_bounds, guided_bounds below), each thread reads the
+// segments it takes through readers of their own and computes a partial
+// result (a "pass") of each, and the command merges the passes in time order. A pass must come out the
 // same, merged, as one pass over everything: counts add up, and what depends
 // on earlier events (a start paired with a later end, a process's name) is
 // carried across the cut by the merge. Decoding and the command's own work
