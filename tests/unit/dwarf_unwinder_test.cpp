@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -29,9 +30,11 @@ constexpr size_t kPerfStack = 8192;      // what the recorder asks the kernel fo
 const uint32_t kSelf = static_cast<uint32_t>(getpid());
 
 // This process's executable mappings, as the recorder would build them;
-// keep(path) says which to add.
+// keep(path) says which to add, build_id(path) the build-id each has as the
+// kernel would give it (none by default).
 template <typename Keep>
-ProcessMappings self_mappings(Keep keep) {
+ProcessMappings self_mappings(
+    Keep keep, const std::function<std::string(const std::string&)>& build_id = nullptr) {
   ProcessMappings maps;
   auto entries = usdt::read_proc_maps(getpid());
   REQUIRE(entries.ok());
@@ -39,7 +42,7 @@ ProcessMappings self_mappings(Keep keep) {
     if (e.perms.size() < 3 || e.perms[2] != 'x') continue;
     std::string path = e.path.empty() ? "//anon" : e.path;
     if (!keep(path)) continue;
-    maps.add({e.start, e.end, e.offset, path, ""});
+    maps.add({e.start, e.end, e.offset, path, build_id ? build_id(path) : ""});
   }
   return maps;
 }
@@ -393,15 +396,8 @@ TEST_CASE("a process gone: its files are read by their paths only when the build
 
   // mappings with the library's build-id as the kernel gave it, or another.
   auto mappings_with = [&](const std::string& id) {
-    ProcessMappings maps;
-    auto entries = usdt::read_proc_maps(getpid());
-    REQUIRE(entries.ok());
-    for (const usdt::MapEntry& e : *entries) {
-      if (e.perms.size() < 3 || e.perms[2] != 'x') continue;
-      std::string path = e.path.empty() ? "//anon" : e.path;
-      maps.add({e.start, e.end, e.offset, path, path == library ? id : ""});
-    }
-    return maps;
+    return self_mappings([](const std::string&) { return true; },
+                         [&](const std::string& path) { return path == library ? id : ""; });
   };
   auto walk_gone = [&](const ProcessMappings& maps) {
     DwarfUnwinder unwinder;
