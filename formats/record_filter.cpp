@@ -34,17 +34,10 @@ void RecordFilter::set(ReadFilter f, size_t site_count) {
 
 bool RecordFilter::passes_whole(const ChunkHeader& h) const {
   if (!filtering_) return true;
-  if (!only_segment_) return false;
-  const auto& f = filter_;
-  return (!f.segment_begin_ns || h.min_time_ns >= *f.segment_begin_ns) &&
-         (!f.segment_end_ns || h.max_time_ns < *f.segment_end_ns);
+  return only_segment_ && in_segment(h.min_time_ns) && in_segment(h.max_time_ns);
 }
 
-bool RecordFilter::owns(const ChunkHeader& h) const {
-  const auto& f = filter_;
-  return (!f.segment_begin_ns || h.min_time_ns >= *f.segment_begin_ns) &&
-         (!f.segment_end_ns || h.min_time_ns < *f.segment_end_ns);
-}
+bool RecordFilter::owns(const ChunkHeader& h) const { return in_segment(h.min_time_ns); }
 
 bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
   const auto& f = filter_;
@@ -66,8 +59,7 @@ bool RecordFilter::matches(const ChunkDecoder& d) const {
     uint64_t t = d.kind() == RecordKind::lost    ? d.lost().time_begin_ns
                  : d.kind() == RecordKind::event ? d.event().time_ns
                                                  : d.process().time_ns;
-    if (f.segment_begin_ns && t < *f.segment_begin_ns) return false;
-    if (f.segment_end_ns && t >= *f.segment_end_ns) return false;
+    if (!in_segment(t)) return false;
   }
   switch (d.kind()) {
     case RecordKind::event: {

@@ -30,6 +30,12 @@ class RecordFilter {
   bool owns(const ChunkHeader& h) const;
 
  private:
+  // Whether time lies in the segment (true without one).
+  bool in_segment(uint64_t time) const {
+    return (!filter_.segment_begin_ns || time >= *filter_.segment_begin_ns) &&
+           (!filter_.segment_end_ns || time < *filter_.segment_end_ns);
+  }
+
   ReadFilter filter_;
   bool filtering_ = false;
   bool segment_ = false;

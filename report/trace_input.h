@@ -60,8 +60,10 @@ class TraceInput {
 
   // Parallel reading (report/segments.h). The timeline cut into at most n
   // segments holding about as many records each: ascending bounds, the
-  // segment k being [bounds[k], bounds[k+1]). Fewer than 3 bounds (one
-  // segment) when the input cannot be cut: memory input, too few chunks.
+  // segment k being [bounds[k], bounds[k+1]); the first bound is 0 and the
+  // last UINT64_MAX, which open_segment takes for open ends. Fewer than 3
+  // bounds (one segment) when the input cannot be cut: memory input, too
+  // few chunks.
   virtual std::vector<uint64_t> segment_bounds(unsigned n) const {
     (void)n;
     return {};
