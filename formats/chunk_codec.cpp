@@ -437,6 +437,7 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (!seen[3] && header_.lost_records != 0) return fail("lost section missing");
   if (seen[5] && !seen[1]) return fail("stacks section without events");
   ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
+  decode_args_ = want_args_ || chunk_frames_;
   decode_batch();
   decode_process();
   decode_lost();
@@ -556,7 +557,7 @@ void ChunkDecoder::decode_batch() {
   uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
   if (n == 0) {
     // The string lengths must add up to the strings section exactly.
-    if (!strings_.at_end()) fail("strings section is longer than the events' strings");
+    if (decode_args_ && !strings_.at_end()) fail("strings section is longer than the events' strings");
     return;
   }
   const uint64_t first = header_.events - events_left_;  // of this batch, in event order
@@ -601,6 +602,11 @@ void ChunkDecoder::decode_batch() {
     if (count > site_args_[batch_site_[j]] || (missing >> count) != 0) {
       return (void)fail("event has more arguments than its probe site");
     }
+    if (!decode_args_) {  // skip_arguments(): the events read as having none
+      b[j].arg_count = 0;
+      b[j].missing_mask = 0;
+      continue;
+    }
     // Clear what the previous occupant of this slot had beyond our count.
     for (uint32_t i = count; i < b[j].arg_count; ++i) b[j].args[i] = 0;
     b[j].arg_count = static_cast<uint8_t>(count);
@@ -635,7 +641,7 @@ void ChunkDecoder::decode_batch() {
   } else {
     for (uint32_t j = 0; j < n; ++j) b[j].frame = 0;
   }
-  if (chunk_strings_ != 0 && !decode_strings(b, n)) return;
+  if (chunk_strings_ != 0 && decode_args_ && !decode_strings(b, n)) return;
   if (stack_refs_.empty()) {
     for (uint32_t j = 0; j < n; ++j) {
       b[j].stack = nullptr;

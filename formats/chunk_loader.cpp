@@ -54,6 +54,7 @@ PreparedChunk ChunkLoader::load(const IndexEntry& e,
   }
   auto d = std::make_unique<ChunkDecoder>(std::move(payload), ctx_.site_arg_counts,
                                           ctx_.site_string_masks, ctx_.site_frames);
+  if (!ctx_.arguments) d->skip_arguments();
   if (!d->start(e.header)) {
     out.decode_error = d->error();
     return out;

@@ -35,12 +35,16 @@ struct ChunkLoadContext {
   const std::vector<uint16_t>* site_string_masks = nullptr;
   const std::vector<uint8_t>* site_frames = nullptr;
   uint64_t max_chunk_payload = 0;
+  bool arguments = true;  // false: ChunkDecoder::skip_arguments (ReadFilter::arguments)
 };
 
 // One loader per thread: it owns the buffers and the zstd context it reuses.
 class ChunkLoader {
  public:
   explicit ChunkLoader(const ChunkLoadContext& ctx) : ctx_(ctx) {}
+
+  // Whether the chunks loaded from now on decode their events' arguments.
+  void set_arguments(bool decode) { ctx_.arguments = decode; }
 
   // Loads e. may_decompress(content) is asked before decompressing; when it
   // returns false, the result stops there (decoder unset, no decode_error).

@@ -96,7 +96,9 @@ void ChunkMerger::start_prefetch() {
   if (jobs.size() < 2) return;  // nothing to overlap
   size_t window = st_.options.decode_ahead_chunks;
   if (window == 0) window = 2 * size_t{threads};
-  prefetch_ = std::make_unique<ChunkPrefetcher>(context_of(st_), std::move(jobs), threads, window,
+  ChunkLoadContext ctx = context_of(st_);
+  ctx.arguments = arguments_;
+  prefetch_ = std::make_unique<ChunkPrefetcher>(ctx, std::move(jobs), threads, window,
                                                 st_.options.decode_ahead_bytes);
 }
 

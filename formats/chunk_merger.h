@@ -29,7 +29,11 @@ class ChunkMerger {
   ChunkMerger& operator=(const ChunkMerger&) = delete;
 
   // Before the first next().
-  void set_filter(ReadFilter f) { filter_.set(std::move(f), st_.sites.size()); }
+  void set_filter(ReadFilter f) {
+    loader_.set_arguments(f.arguments);
+    arguments_ = f.arguments;
+    filter_.set(std::move(f), st_.sites.size());
+  }
 
   // The chunks as located, in file order (what the constructor was given).
   std::vector<IndexEntry> entries() const;
@@ -94,6 +98,7 @@ class ChunkMerger {
   bool done_ = false;
   bool started_ = false;
   ChunkLoader loader_;                            // the serial path's
+  bool arguments_ = true;                         // ReadFilter::arguments, for the prefetcher's
   std::unique_ptr<ChunkPrefetcher> prefetch_;     // the parallel path's
   size_t prefetch_next_ = 0;                      // the next job to take
 };

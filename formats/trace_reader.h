@@ -40,6 +40,10 @@ struct ReadFilter {
   std::optional<uint64_t> time_max_ns;  // inclusive
   std::optional<uint64_t> segment_begin_ns;  // inclusive, CLOCK_MONOTONIC
   std::optional<uint64_t> segment_end_ns;    // exclusive
+  // false: the command reads no event's arguments, which the reader may
+  // then leave undecoded (events read as having none; ChunkDecoder::
+  // skip_arguments). The frame of function probes is still decoded.
+  bool arguments = true;
 };
 
 // A problem found while reading: where and what.

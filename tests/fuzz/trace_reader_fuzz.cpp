@@ -122,6 +122,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ReadFilter f;
     f.site_ids = {data[size - 1] % 5u};
     f.time_min_ns = reader->metadata().start_monotonic_ns;
+    // Bit 2: the arguments left undecoded (summary, latency by thread).
+    f.arguments = (data[size - 1] & 4) == 0;
     reader->set_filter(f);
   }
   uint64_t last = 0;

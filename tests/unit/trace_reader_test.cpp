@@ -271,6 +271,34 @@ TEST_CASE("filters return exactly the matching records", "[trace_reader]") {
   }
 }
 
+TEST_CASE("a reader told that no argument is read returns every record without arguments",
+          "[trace_reader]") {
+  for (uint64_t seed = 200; seed < 215; ++seed) {
+    INFO("seed " << seed);
+    TempPath tmp;
+    WriterOptions opt;
+    opt.chunk_bytes = 300 + seed * 97 % 2500;
+    WrittenTrace t = write_random(tmp.str(), seed, 2000, opt);
+    std::vector<Record> want = t.expected;
+    for (Record& r : want) {
+      if (Event* e = std::get_if<Event>(&r)) {
+        e->arg_count = 0;
+        e->missing_mask = 0;
+        e->string_mask = 0;
+      }
+    }
+    ReaderOptions options;
+    options.decode_threads = seed % 2 == 0 ? 1u : 3u;
+    auto r = TraceReader::open(tmp.str(), options);
+    REQUIRE(r.ok());
+    ReadFilter f;
+    f.arguments = false;
+    r->set_filter(f);
+    check_same(read_all(*r), want);
+    CHECK(r->diagnostics().chunks_bad == 0);
+  }
+}
+
 TEST_CASE("a time window skips the chunks outside it", "[trace_reader]") {
   TempPath tmp;
   auto sites = sample_sites(3);
@@ -471,6 +499,22 @@ TEST_CASE("string arguments round-trip: ASCII, empty, cut, invalid UTF-8, missin
   CHECK(got == want);
   CHECK(r->diagnostics().problems.empty());
   CHECK(r->diagnostics().chunks_bad == 0);
+
+  // Without arguments, the strings section is neither used nor checked.
+  auto bare = TraceReader::open(tmp.str());
+  REQUIRE(bare.ok());
+  ReadFilter f;
+  f.arguments = false;
+  bare->set_filter(f);
+  size_t events = 0;
+  while (bare->next()) {
+    REQUIRE(bare->kind() == RecordKind::event);
+    CHECK(bare->event().arg_count == 0);
+    CHECK(bare->event().string_mask == 0);
+    ++events;
+  }
+  CHECK(events == want.size());
+  CHECK(bare->diagnostics().problems.empty());
 }
 
 TEST_CASE("a string over 64 KiB is cut and marked truncated", "[trace_reader][strings]") {
@@ -661,4 +705,15 @@ TEST_CASE("a function probe's frame leaves its arguments and comes back as Event
   std::vector<std::string> want = {"100 n=1 frame=32752 5", "200 n=1 frame=0 6", "300 n=1 frame=0 7",
                                    "400 n=1 frame=0 8",     "500 n=2 frame=0 9 10", "600 n=1 frame=32744 null"};
   CHECK(got == want);
+
+  // A reader told that no argument is read still decodes them in a chunk
+  // with frames: a function probe's return pairs by its frame.
+  auto bare = TraceReader::open(tmp.str(), options);
+  REQUIRE(bare.ok());
+  ReadFilter f;
+  f.arguments = false;
+  bare->set_filter(f);
+  std::vector<std::string> frames;
+  while (bare->next()) frames.push_back(std::to_string(bare->event().frame));
+  CHECK(frames == std::vector<std::string>{"32752", "0", "0", "0", "0", "32744"});
 }
