@@ -38,9 +38,11 @@ format::ReadFilter reader_hint(const TraceInput& input, uint32_t file, format::R
 
 }  // namespace
 
-Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input) {
+Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input,
+                                bool reads_arguments) {
   Result<EventFilter> filter = EventFilter::create(input.catalog(), options.filter, input.timeline_start());
   if (!filter) return filter;
+  filter->set_reads_arguments(reads_arguments);
   for (uint32_t f = 0; f < input.files().size(); ++f) {
     format::ReadFilter rf = filter->read_filter(input.catalog(), f, input.files()[f].shift_ns);
     input.set_read_filter(f, reader_hint(input, f, std::move(rf)));

@@ -41,7 +41,10 @@ void print_warning(std::FILE* err, const std::string& message);
 std::vector<uint32_t> file_domains(const TraceInput& input);
 
 // Compiles the common filters and hands each reader its site hint.
-Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input);
+// reads_arguments false: the command looks at no event's arguments, which
+// the readers then leave undecoded (EventFilter::set_reads_arguments).
+Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input,
+                                bool reads_arguments = true);
 
 // Narrows the readers' site hint to the sites a command looks at (e.g.
 // latency's start and end sites among those the filter selects), so that

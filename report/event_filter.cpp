@@ -34,6 +34,7 @@ Result<EventFilter> EventFilter::create(const ProbeCatalog& catalog, const Filte
 format::ReadFilter EventFilter::read_filter(const ProbeCatalog& catalog, uint32_t file,
                                             int64_t shift_ns) const {
   format::ReadFilter rf;
+  rf.arguments = reads_arguments_;
   rf.pid = pid_;
   rf.tid = tid_;
   if (windowed_) {

@@ -33,6 +33,10 @@ class EventFilter {
   }
 
   bool in_time_window(uint64_t time) const { return time >= time_min_ && time <= time_max_; }
+
+  // A command that reads no argument says so, and the reader hint lets the
+  // files' readers leave them undecoded (format::ReadFilter::arguments).
+  void set_reads_arguments(bool reads) { reads_arguments_ = reads; }
   bool selects_every_site() const { return every_site_; }
   bool restricts_anything() const { return !every_site_ || pid_ || tid_ || windowed_; }
 
@@ -48,6 +52,7 @@ class EventFilter {
   std::optional<uint32_t> tid_;
   uint64_t time_min_ = 0;
   uint64_t time_max_ = UINT64_MAX;
+  bool reads_arguments_ = true;
 };
 
 }  // namespace usdt::report

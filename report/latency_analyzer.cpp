@@ -33,7 +33,7 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
       group_index_(config_.by && config_.by->kind != KeySpec::Kind::tid &&
                    config_.by->kind != KeySpec::Kind::pid) {}
 
-bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
+inline bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                              Key* key) {
   // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
   const uint64_t cls = global_site < config_.pair_class.size()
@@ -61,13 +61,13 @@ bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format
   return false;
 }
 
-uint32_t* LatencyAnalyzer::find_head(const Key& key) {
+inline uint32_t* LatencyAnalyzer::find_head(const Key& key) {
   if (!key.is_string) return open_.find(key.value);
   auto it = open_strings_.find(std::string_view(scratch_));
   return it == open_strings_.end() ? nullptr : &it->second;
 }
 
-uint32_t& LatencyAnalyzer::head_of(const Key& key) {
+inline uint32_t& LatencyAnalyzer::head_of(const Key& key) {
   if (!key.is_string) return open_[key.value];
   auto it = open_strings_.find(std::string_view(scratch_));
   if (it == open_strings_.end()) it = open_strings_.emplace(scratch_, 0).first;
@@ -111,7 +111,7 @@ bool LatencyAnalyzer::frames_agree(const Node& start, uint64_t end_frame) const 
   return start.frame + 8 == end_frame;
 }
 
-uint32_t LatencyAnalyzer::new_node() {
+inline uint32_t LatencyAnalyzer::new_node() {
   if (!free_.empty()) {
     uint32_t index = free_.back();
     free_.pop_back();
@@ -122,7 +122,7 @@ uint32_t LatencyAnalyzer::new_node() {
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
-void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
+inline void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
   uint32_t& head = head_of(key);
   nodes_[index].prev = head == 0 ? kNil : head - 1;
   nodes_[index].live = true;
@@ -130,7 +130,7 @@ void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
   ++open_count_;
 }
 
-LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t end_frame,
+inline LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t end_frame,
                                                 uint32_t* index) {
   uint32_t* head = find_head(key);
   if (head != nullptr && end_frame != 0 && config_.key.kind == KeySpec::Kind::tid) {

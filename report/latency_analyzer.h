@@ -154,16 +154,16 @@ class LatencyAnalyzer {
   };
   enum class Pop : uint8_t { paired, none_open, frames_disagree };
 
-  bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key);
+  [[gnu::always_inline]] bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key);
   // A free node for a new open start.
-  uint32_t new_node();
+  [[gnu::always_inline]] uint32_t new_node();
   // Makes node index the innermost open start of key.
-  void push_start(const Key& key, uint32_t index);
+  [[gnu::always_inline]] void push_start(const Key& key, uint32_t index);
   // Takes the open start of key that an end with this frame closes (the
   // node stays readable until the next new_node()).
-  Pop pop_start(const Key& key, uint64_t end_frame, uint32_t* index);
-  uint32_t* find_head(const Key& key);
-  uint32_t& head_of(const Key& key);
+  [[gnu::always_inline]] Pop pop_start(const Key& key, uint64_t end_frame, uint32_t* index);
+  [[gnu::always_inline]] uint32_t* find_head(const Key& key);
+  [[gnu::always_inline]] uint32_t& head_of(const Key& key);
   void erase_head(const Key& key);
   GroupKey group_of(uint32_t global_site, uint32_t domain, const format::Event& e) const;
   void drop_abandoned(uint32_t* head, uint64_t return_frame);

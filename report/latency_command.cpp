@@ -139,6 +139,12 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   }
   std::vector<uint8_t> wanted;
   for (SiteRole role : config->roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
+  // Pairs on a thread or process and grouped by one (or by host) read no
+  // argument: the readers leave them undecoded (function probes' frames
+  // still come).
+  const bool arg_key = config->key.kind == KeySpec::Kind::arg;
+  const bool arg_groups = config->by && config->by->kind == KeySpec::Kind::arg;
+  filter->set_reads_arguments(arg_key || arg_groups);
   narrow_read_filter(*filter, wanted, input);
   for (const TraceFileInfo& f : input.files()) config->hosts.push_back(f.metadata.hostname);
   const ProbeCatalog& catalog = input.catalog();
