@@ -557,7 +557,8 @@ void ChunkDecoder::decode_batch() {
   uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
   if (n == 0) {
     // The string lengths must add up to the strings section exactly.
-    if (decode_args_ && !strings_.at_end()) fail("strings section is longer than the events' strings");
+    if (decode_args_ && !strings_.at_end())
+      fail("strings section is longer than the events' strings");
     return;
   }
   const uint64_t first = header_.events - events_left_;  // of this batch, in event order

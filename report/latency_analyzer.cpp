@@ -34,7 +34,7 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
                    config_.by->kind != KeySpec::Kind::pid) {}
 
 inline bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
-                             Key* key) {
+                                    Key* key) {
   // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
   const uint64_t cls = global_site < config_.pair_class.size()
                            ? uint64_t{config_.pair_class[global_site]} << 48
@@ -131,7 +131,7 @@ inline void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
 }
 
 inline LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t end_frame,
-                                                uint32_t* index) {
+                                                       uint32_t* index) {
   uint32_t* head = find_head(key);
   if (head != nullptr && end_frame != 0 && config_.key.kind == KeySpec::Kind::tid) {
     drop_abandoned(head, end_frame);

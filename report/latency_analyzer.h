@@ -154,7 +154,8 @@ class LatencyAnalyzer {
   };
   enum class Pop : uint8_t { paired, none_open, frames_disagree };
 
-  [[gnu::always_inline]] bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e, Key* key);
+  [[gnu::always_inline]] bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
+                                     Key* key);
   // A free node for a new open start.
   [[gnu::always_inline]] uint32_t new_node();
   // Makes node index the innermost open start of key.
