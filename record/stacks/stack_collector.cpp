@@ -94,16 +94,23 @@ StackCollector::StackCollector(const CallGraph& graph) : graph_(graph) {
 
 StackCollector::~StackCollector() = default;
 
-std::string StackCollector::build_id_of(const std::string& path, const std::string& open_path) {
+std::string StackCollector::build_id_of(const std::string& path, const std::string& open_path,
+                                        uint64_t mapped_inode) {
   if (path == "[vdso]") return vdso_build_id_;
   if (path.empty() || path[0] != '/') return "";
-  auto it = build_ids_.find(path);
+  struct stat st {};
+  std::string file = open_path;
+  if (stat(open_path.c_str(), &st) != 0) {
+    if (open_path == path || stat(path.c_str(), &st) != 0) return "";
+    if (mapped_inode != 0 && st.st_ino != mapped_inode) return "";  // another file of that name
+    file = path;
+  }
+  const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
+  auto it = build_ids_.find(key);
   if (it != build_ids_.end()) return it->second;
   std::string id;
-  Result<ElfFile> elf = ElfFile::open(open_path);
-  if (!elf && open_path != path) elf = ElfFile::open(path);
-  if (elf) id = elf_build_id(elf->get());
-  build_ids_.emplace(path, id);
+  if (Result<ElfFile> elf = ElfFile::open(file)) id = elf_build_id(elf->get());
+  build_ids_.emplace(key, id);
   return id;
 }
 
@@ -128,7 +135,7 @@ std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t ti
       // map_files/ reads the very file mapped, also when it was deleted.
       std::string open_path =
           m.deleted ? map_files_path(pid, m.start, m.end - m.start) : proc + "/root" + m.path;
-      e.build_id = build_id_of(m.path, open_path);
+      e.build_id = build_id_of(m.path, open_path, m.inode);
     } else {
       e.build_id = build_id_of(e.path, e.path);
     }

@@ -122,7 +122,16 @@ class StackCollector {
   void collect_fp(const Callchain& chain);
   void collect_dwarf(uint32_t pid, const SampleDecoder& decoder);
   void note_objects(uint32_t pid);
-  std::string build_id_of(const std::string& path, const std::string& open_path);
+  // The build-id of the file mapped at path, read through open_path (the
+  // process's own view of it), or through path itself when open_path cannot
+  // be read (the process is gone, no permission) and path is that very file:
+  // its inode is mapped_inode, when the mapping says (/proc/PID/maps; 0 =
+  // not known). Cached by the device and inode of the file read, not by
+  // path: a process of another mount namespace maps another file of that
+  // name, a file replaced on disk is another inode, and either would
+  // otherwise get the first one's build-id, and its symbols and tables.
+  std::string build_id_of(const std::string& path, const std::string& open_path,
+                          uint64_t mapped_inode = 0);
   // Brings pid's mappings to time_ns: applies its pass records up to then,
   // from the pass's start again when records after time_ns were applied.
   void advance_to(uint32_t pid, uint64_t time_ns);
@@ -145,7 +154,7 @@ class StackCollector {
   };
   std::unordered_map<uint32_t, PassTimeline> timelines_;
   std::vector<format::ProcessEvent> seeded_events_;
-  std::unordered_map<std::string, std::string> build_ids_;  // path -> hex ("" = none)
+  std::map<std::pair<dev_t, ino_t>, std::string> build_ids_;  // file -> hex ("" = none)
   std::string vdso_build_id_;
   std::vector<uint64_t> frames_;
   bool truncated_ = false;

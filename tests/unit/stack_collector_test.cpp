@@ -1,11 +1,18 @@
 #include "record/stacks/stack_collector.h"
 
 #include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
+#include <thread>
 #include <vector>
 
+#include "common/elf_file.h"
+#include "record/dwarf/debuginfo_finder.h"
 #include "record/perf_event.h"
 
 using namespace usdt;
@@ -191,6 +198,82 @@ TEST_CASE("a process first seen in a sample is seeded from /proc", "[stack_colle
   CHECK(found);
   REQUIRE(fp.collector->objects().size() == 1);
   CHECK(fp.collector->objects()[0].path.find("stack_collector_test") != std::string::npos);
+}
+
+namespace {
+
+// A child process running path with args, killed and reaped at scope exit.
+struct Running {
+  pid_t pid = -1;
+  Running(const std::string& path, std::vector<std::string> args) {
+    pid = fork();
+    if (pid == 0) {
+      std::vector<char*> argv{const_cast<char*>(path.c_str())};
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(path.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~Running() {
+    if (pid <= 0) return;
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  // Whether it maps path yet (the exec has happened).
+  bool maps(const std::string& path) const {
+    std::string exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+    return exe == path;
+  }
+  mutable std::error_code ec;
+};
+
+std::string build_id_of_file(const std::string& path) {
+  Result<ElfFile> elf = ElfFile::open(path);
+  return elf ? elf_build_id(elf->get()) : "";
+}
+
+}  // namespace
+
+TEST_CASE("a file replaced at the same path gets its own build-id when seeded",
+          "[stack_collector]") {
+  // Two processes map two different files under one path: the first one
+  // and the file that replaced it (another inode). Each mapping must carry
+  // its own file's build-id, or the second would be named and unwound with
+  // the first one's symbols and tables.
+  char dir_template[] = "/tmp/usdt-stack-collector-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir(dir_template);
+  const std::string prog = (dir / "prog").string();
+  const std::string first_id = build_id_of_file("/bin/sleep");
+  const std::string second_id = build_id_of_file("/usr/bin/tail");
+  REQUIRE_FALSE(first_id.empty());
+  REQUIRE_FALSE(second_id.empty());
+  REQUIRE(first_id != second_id);
+  std::filesystem::copy_file("/bin/sleep", prog);
+  Running first(prog, {"30"});
+  std::filesystem::copy_file("/usr/bin/tail", (dir / "next").string());
+  for (int i = 0; i < 500 && !first.maps(prog); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(first.maps(prog));
+  std::filesystem::rename(dir / "next", prog);  // a new inode at the same path
+  Running second(prog, {"-f", "/dev/null"});
+  for (int i = 0; i < 500 && !second.maps(prog); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(second.maps(prog));
+
+  Fp fp(127);
+  auto seeded_id = [&](pid_t pid) {
+    fp.collect(static_cast<uint32_t>(pid), {kUser, 0x1234});
+    std::string id = "(not seeded)";
+    for (const format::ProcessEvent& e : fp.collector->take_seeded()) {
+      if (e.path == prog) id = e.build_id;
+    }
+    return id;
+  };
+  CHECK(seeded_id(first.pid) == first_id);
+  CHECK(seeded_id(second.pid) == second_id);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("add_stack_sampling: what each mode adds to a site", "[stack_collector]") {
