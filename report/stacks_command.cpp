@@ -58,7 +58,8 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, "stacks cannot write format '" + options.format + "' (text or json)");
     return 2;
   }
-  Result<EventFilter> filter = make_filter(options, input);
+  // Stacks and probes only: no argument is decoded.
+  Result<EventFilter> filter = make_filter(options, input, /*reads_arguments=*/false);
   if (!filter) {
     print_error(io.err, filter.error().message());
     return 1;
