@@ -33,12 +33,12 @@ class EventFilter {
   }
 
   bool in_time_window(uint64_t time) const { return time >= time_min_ && time <= time_max_; }
+  bool selects_every_site() const { return every_site_; }
+  bool restricts_anything() const { return !every_site_ || pid_ || tid_ || windowed_; }
 
   // A command that reads no argument says so, and the reader hint lets the
   // files' readers leave them undecoded (format::ReadFilter::arguments).
   void set_reads_arguments(bool reads) { reads_arguments_ = reads; }
-  bool selects_every_site() const { return every_site_; }
-  bool restricts_anything() const { return !every_site_ || pid_ || tid_ || windowed_; }
 
   // The reader-side hint for one file: its selected site ids, pid, tid and
   // time window (on the file's own clock: timeline time - shift_ns).
