@@ -104,9 +104,13 @@ const ElfLoadLayout* LoadLayoutCache::find(const ExecMapping& mapping,
   const std::string key = cache_key(mapping, open_path);
   auto it = layouts_.find(key);
   if (it == layouts_.end()) {
-    std::optional<ElfLoadLayout> layout;
-    if (auto file = ElfFile::open(open_path)) layout = read_load_layout(file->get());
-    it = layouts_.emplace(key, std::move(layout)).first;
+    // Remembered only once opened: a failed open of /proc/PID/root/PATH
+    // (the process exited after the access() check) cached here made the
+    // fallback to PATH, under the same key, fail too, for every process of
+    // the recording, and their stacks stopped at that file's frames.
+    Result<ElfFile> file = ElfFile::open(open_path);
+    if (!file) return nullptr;
+    it = layouts_.emplace(key, read_load_layout(file->get())).first;
   }
   return it->second ? &*it->second : nullptr;
 }

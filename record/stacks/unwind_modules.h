@@ -56,11 +56,14 @@ std::optional<ElfLoadLayout> read_load_layout(Elf* elf);
 
 // Layouts of files by path and build-id (path and inode/mtime when the
 // build-id is unknown), shared by the processes of one recording. A file
-// that cannot be read is remembered as such.
+// that opens but has no usable layout is remembered as such; one that does
+// not open is not, since the failure belongs to open_path, not to the file:
+// a process's /proc/PID/root vanishes when it exits, while the plain path
+// of the same file (the same key) still reads.
 class LoadLayoutCache {
  public:
   // The layout of mapping's file, read from open_path; nullptr when the
-  // file cannot be read or is not ELF.
+  // file cannot be opened there or is not ELF.
   const ElfLoadLayout* find(const ExecMapping& mapping, const std::string& open_path);
 
  private:

@@ -15,6 +15,7 @@
 #include "common/proc_maps.h"
 #include "record/dwarf/debuginfo_finder.h"
 #include "record/sample_decoder.h"
+#include "record/stacks/unwind_modules.h"
 #include "tests/unit/unwind_chain.h"
 
 using usdt::record::DwarfUnwinder;
@@ -415,4 +416,30 @@ TEST_CASE("a process gone: its files are read by their paths only when the build
   CHECK_FALSE(contains(other.frames, c.ra_a));
   REQUIRE(other.frames.size() >= 3);
   CHECK(other.frames[2] == same.frames[2]);
+}
+
+TEST_CASE("a file that could not be opened through one path is read through another") {
+  // A process's /proc/PID/root/PATH vanishes when it exits, possibly between
+  // the check that it exists and the open; the plain path of the same file
+  // (the same cache key: path and build-id) must still give its layout.
+  CapturedStack c;
+  unwind_chain_nofp::sort_caller(&c, kWholeStack);
+  const std::string library = callback_library(c);
+  auto elf = usdt::ElfFile::open(library);
+  REQUIRE(elf.ok());
+  ExecMapping mapping;
+  mapping.path = library;
+  mapping.build_id = usdt::record::elf_build_id(elf->get());
+  REQUIRE(!mapping.build_id.empty());
+  usdt::record::LoadLayoutCache layouts;
+  CHECK(layouts.find(mapping, "/proc/999999999/root" + library) == nullptr);
+  const usdt::record::ElfLoadLayout* layout = layouts.find(mapping, library);
+  REQUIRE(layout != nullptr);
+  CHECK_FALSE(layout->loads.empty());
+  // A file that opens but is no ELF is remembered as having no layout.
+  ExecMapping text;
+  text.path = "/etc/hostname";
+  text.build_id = std::string(40, '0');
+  CHECK(layouts.find(text, text.path) == nullptr);
+  CHECK(layouts.find(text, text.path) == nullptr);
 }
