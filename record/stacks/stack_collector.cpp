@@ -108,8 +108,11 @@ std::string StackCollector::build_id_of(const std::string& path, const std::stri
   const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
   auto it = build_ids_.find(key);
   if (it != build_ids_.end()) return it->second;
-  std::string id;
-  if (Result<ElfFile> elf = ElfFile::open(file)) id = elf_build_id(elf->get());
+  // Remembered only once read: an open that fails (the process exited
+  // after the stat) says nothing about the file (LoadLayoutCache likewise).
+  Result<ElfFile> elf = ElfFile::open(file);
+  if (!elf) return "";
+  std::string id = elf_build_id(elf->get());
   build_ids_.emplace(key, id);
   return id;
 }
