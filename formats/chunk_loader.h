@@ -45,6 +45,7 @@ class ChunkLoader {
 
   // Whether the chunks loaded from now on decode their events' arguments.
   void set_arguments(bool decode) { ctx_.arguments = decode; }
+  const ChunkLoadContext& context() const { return ctx_; }
 
   // Loads e. may_decompress(content) is asked before decompressing; when it
   // returns false, the result stops there (decoder unset, no decode_error).

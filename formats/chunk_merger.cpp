@@ -96,9 +96,8 @@ void ChunkMerger::start_prefetch() {
   if (jobs.size() < 2) return;  // nothing to overlap
   size_t window = st_.options.decode_ahead_chunks;
   if (window == 0) window = 2 * size_t{threads};
-  ChunkLoadContext ctx = context_of(st_);
-  ctx.arguments = arguments_;
-  prefetch_ = std::make_unique<ChunkPrefetcher>(ctx, std::move(jobs), threads, window,
+  // The serial loader's context: the filter's choices (arguments) included.
+  prefetch_ = std::make_unique<ChunkPrefetcher>(loader_.context(), std::move(jobs), threads, window,
                                                 st_.options.decode_ahead_bytes);
 }
 

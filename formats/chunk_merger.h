@@ -31,7 +31,6 @@ class ChunkMerger {
   // Before the first next().
   void set_filter(ReadFilter f) {
     loader_.set_arguments(f.arguments);
-    arguments_ = f.arguments;
     filter_.set(std::move(f), st_.sites.size());
   }
 
@@ -98,7 +97,6 @@ class ChunkMerger {
   bool done_ = false;
   bool started_ = false;
   ChunkLoader loader_;                            // the serial path's
-  bool arguments_ = true;                         // ReadFilter::arguments, for the prefetcher's
   std::unique_ptr<ChunkPrefetcher> prefetch_;     // the parallel path's
   size_t prefetch_next_ = 0;                      // the next job to take
 };
