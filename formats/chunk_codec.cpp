@@ -596,23 +596,28 @@ void ChunkDecoder::decode_batch() {
     b[j].cpu = static_cast<uint32_t>(cpu);
   }
   uint32_t max_count = 0;
-  for (uint32_t j = 0; j < n; ++j) {
-    uint64_t shape = shape_col_.varint();
-    uint32_t count = shape & 0xf;
-    uint64_t missing = shape >> 4;
-    if (count > site_args_[batch_site_[j]] || (missing >> count) != 0) {
-      return (void)fail("event has more arguments than its probe site");
-    }
-    if (!decode_args_) {  // skip_arguments(): the events read as having none
+  if (!decode_args_) {
+    // skip_arguments(): the events read as having none, and the shape
+    // column, which only says how many arguments each has, stays unread
+    // like the argument columns.
+    for (uint32_t j = 0; j < n; ++j) {
       b[j].arg_count = 0;
       b[j].missing_mask = 0;
-      continue;
     }
-    // Clear what the previous occupant of this slot had beyond our count.
-    for (uint32_t i = count; i < b[j].arg_count; ++i) b[j].args[i] = 0;
-    b[j].arg_count = static_cast<uint8_t>(count);
-    b[j].missing_mask = static_cast<uint16_t>(missing);
-    max_count = std::max(max_count, count);
+  } else {
+    for (uint32_t j = 0; j < n; ++j) {
+      uint64_t shape = shape_col_.varint();
+      uint32_t count = shape & 0xf;
+      uint64_t missing = shape >> 4;
+      if (count > site_args_[batch_site_[j]] || (missing >> count) != 0) {
+        return (void)fail("event has more arguments than its probe site");
+      }
+      // Clear what the previous occupant of this slot had beyond our count.
+      for (uint32_t i = count; i < b[j].arg_count; ++i) b[j].args[i] = 0;
+      b[j].arg_count = static_cast<uint8_t>(count);
+      b[j].missing_mask = static_cast<uint16_t>(missing);
+      max_count = std::max(max_count, count);
+    }
   }
   if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
     return (void)fail("event columns end early");
