@@ -151,7 +151,8 @@ class ChunkDecoder {
 
   // Leaves the events' arguments undecoded (arg_count 0, as if the events
   // had none), for a reader whose command looks at none: about a fifth of
-  // the decoding. The argument columns and strings are then not checked
+  // the decoding. The argument columns, the shape column (each event's
+  // argument count and missing mask) and strings are then not checked
   // either. Chunks whose events carry a frame (function probes) decode
   // them all the same: the frame is their last argument. Before start().
   void skip_arguments() { want_args_ = false; }
@@ -174,6 +175,28 @@ class ChunkDecoder {
       return;
     }
     advance_slow();
+  }
+
+  // Makes current at once the events that advance() would make current one
+  // after another, as long as they lie in the batch at hand (not its last,
+  // whose advance decodes the next batch), come before any other kind of
+  // record, and are earlier than `before` (ns). *first is the first of them,
+  // the last is the current record; each stays valid as long as it would
+  // have as the current one. Returns their number: 0 when advance() must go
+  // on (the next record is of another kind, at or after `before`, or ends
+  // the batch).
+  uint32_t take_events_before(uint64_t before, const Event** first) {
+    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
+    uint32_t end = pos_;
+    while (end + 1 < len_ && evs_[end].time_ns < before) ++end;
+    const uint32_t n = end - pos_;
+    if (n == 0) return 0;
+    *first = &evs_[pos_];
+    kind_ = RecordKind::event;
+    cur_event_ = &evs_[end - 1];
+    pos_ = end;
+    next_time_ = evs_[end].time_ns;
+    return n;
   }
 
   RecordKind kind() const { return kind_; }

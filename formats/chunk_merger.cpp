@@ -168,6 +168,14 @@ void ChunkMerger::retire_current() {
   if (!heap_.empty()) cur_ = pop_heap_min();
 }
 
+void ChunkMerger::keep_smallest_current() {
+  if (heap_.empty() || !before(heap_.front(), cur_)) return;
+  Active next = pop_heap_min();
+  heap_.push_back(std::move(cur_));
+  std::push_heap(heap_.begin(), heap_.end(), heap_after);
+  cur_ = std::move(next);
+}
+
 bool ChunkMerger::next() {
   if (retired_) drop(std::move(retired_));
   if (done_) return false;
@@ -190,14 +198,26 @@ bool ChunkMerger::next() {
     out_ = d;
     if (!d->has_next()) {
       retire_current();
-    } else if (!heap_.empty() && before(heap_.front(), cur_)) {
-      Active next = pop_heap_min();
-      heap_.push_back(std::move(cur_));
-      std::push_heap(heap_.begin(), heap_.end(), heap_after);
-      cur_ = std::move(next);
+    } else {
+      keep_smallest_current();
     }
     if (!check || filter_.matches(*out_)) return true;
   }
+}
+
+uint32_t ChunkMerger::next_events(const Event** first) {
+  if (retired_) drop(std::move(retired_));
+  if (done_ || !started_ || !cur_.d || cur_.check) return 0;
+  // Strictly earlier than the next chunk to load and than every other
+  // active chunk's next record: next() would have taken each from cur_.
+  uint64_t limit = pending_min_;
+  if (!heap_.empty()) limit = std::min(limit, heap_.front().d->next_time());
+  const uint32_t n = cur_.d->take_events_before(limit, first);
+  if (n == 0) return 0;
+  cur_.emitted += n;
+  out_ = cur_.d.get();
+  keep_smallest_current();
+  return n;
 }
 
 }  // namespace usdt::format

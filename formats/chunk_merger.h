@@ -42,6 +42,12 @@ class ChunkMerger {
   // Makes the next record that passes the filter current; false at the end.
   // The decoder of the previous record lives until this call (its strings).
   bool next();
+  // The records next() would return one by one, when they are a run of
+  // events of one chunk that need no filter and that no other chunk's
+  // record comes between: their number (the last becomes current, *first
+  // is the first); 0 when next() must be called instead. They stay valid
+  // until the next call of either.
+  uint32_t next_events(const Event** first);
   // The decoder whose current record is the one to return; nullptr before
   // the first record and after the last.
   const ChunkDecoder* current() const { return out_; }
@@ -81,6 +87,9 @@ class ChunkMerger {
   // smallest one among the active chunks.
   void load_due();
   void retire_current();
+  // After cur_ gave records: makes the active chunk with the smallest next
+  // record cur_ again.
+  void keep_smallest_current();
   // Ends a decoder, keeping its buffer for the next load (serial path).
   void drop(std::unique_ptr<ChunkDecoder> d);
 

@@ -153,6 +153,7 @@ std::vector<ChunkHeader> TraceReader::chunk_headers() const {
   return impl_->merger->chunk_headers();
 }
 bool TraceReader::next() { return impl_->merger->next(); }
+uint32_t TraceReader::next_events(const Event** first) { return impl_->merger->next_events(first); }
 // Before the first next() or after the last, the accessors return empty
 // records rather than crash.
 RecordKind TraceReader::kind() const {

@@ -124,6 +124,12 @@ class TraceReader {
   // event's string arguments point to and their bytes, and the addresses of
   // its stack (they live in the decoded chunk): copy them to keep them longer.
   bool next();
+  // Several records at once, when next() would return a run of events in a
+  // row from one decoded batch: their number (0: call next()), *first the
+  // first of them; the last is then the current record. They stay valid
+  // until the next call of next() or next_events(), as the current record
+  // does (a reader of a run reads it before asking for more).
+  uint32_t next_events(const Event** first);
   RecordKind kind() const;
   const Event& event() const;
   const ProcessEvent& process() const;

@@ -253,8 +253,19 @@ void TraceSet::advance(size_t i) {
 bool TraceSet::next(Record& record) {
   if (adopted_) return false;  // read by its segments
   if (readers_.size() == 1) {
-    // One file: no merge, no shift (a single host), no copies.
+    // One file: no merge, no shift (a single host), no copies; events
+    // taken a run at a time where the reader can (most of a trace).
     primed_ = true;
+    if (run_left_ == 0) run_left_ = readers_[0].next_events(&run_);
+    if (run_left_ != 0) {
+      --run_left_;
+      const format::Event* e = run_++;
+      record.kind = format::RecordKind::event;
+      record.file = 0;
+      record.time = e->time_ns;
+      record.event = e;
+      return true;
+    }
     if (!readers_[0].next()) {
       if (!files_[0].read_to_end) finish_file(0);
       return false;

@@ -54,6 +54,10 @@ class TraceSet : public TraceInput {
   std::vector<uint64_t> head_time_;
   std::vector<Record> heads_;  // each live reader's current record
   size_t last_ = SIZE_MAX;
+  // One file: the events of a run (format::TraceReader::next_events) not
+  // returned yet, from run_.
+  const format::Event* run_ = nullptr;
+  uint32_t run_left_ = 0;
   bool primed_ = false;
   bool adopted_ = false;  // read by segments: next() has nothing more
   std::vector<std::string> warnings_;
