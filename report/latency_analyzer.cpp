@@ -13,8 +13,6 @@ bool ranks_higher(const LatencyPair& a, const LatencyPair& b) {
   return a.start_time < b.start_time;
 }
 
-uint64_t id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
-
 // 64-bit FNV-1a: the number that stands for a string key (export's async id).
 uint64_t string_hash(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -31,17 +29,24 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
     : config_(std::move(config)),
       overall_(config_.linear),
       group_index_(config_.by && config_.by->kind != KeySpec::Kind::tid &&
-                   config_.by->kind != KeySpec::Kind::pid) {}
+                   config_.by->kind != KeySpec::Kind::pid) {
+  rules_.resize(config_.roles.size());
+  for (size_t s = 0; s < rules_.size(); ++s) {
+    rules_[s].role = config_.roles[s];
+    // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
+    if (s < config_.pair_class.size()) rules_[s].key_class = uint64_t{config_.pair_class[s]} << 48;
+  }
+  const bool id_key = config_.key.kind == KeySpec::Kind::tid || config_.key.kind == KeySpec::Kind::pid;
+  id_fast_path_ = id_key && !config_.by && config_.top == 0 && !config_.keep_open_events;
+  key_is_pid_ = config_.key.kind == KeySpec::Kind::pid;
+}
 
 inline bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                                     Key* key) {
-  // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
-  const uint64_t cls = global_site < config_.pair_class.size()
-                           ? uint64_t{config_.pair_class[global_site]} << 48
-                           : 0;
+  const uint64_t cls = rules_[global_site].key_class;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: key->value = id_key(domain, e.tid) | cls; return true;
-    case KeySpec::Kind::pid: key->value = id_key(domain, e.pid) | cls; return true;
+    case KeySpec::Kind::tid: key->value = pairing_id_key(domain, e.tid) | cls; return true;
+    case KeySpec::Kind::pid: key->value = pairing_id_key(domain, e.pid) | cls; return true;
     case KeySpec::Kind::host: return false;  // not a pairing key: options refuse it
     case KeySpec::Kind::arg: {
       int i = config_.key.arg.name.empty() ? config_.key.arg.index
@@ -96,7 +101,7 @@ void LatencyAnalyzer::drop_abandoned(uint32_t* head, uint64_t return_frame) {
   while (*head != 0) {
     Node& n = nodes_[*head - 1];
     if (n.frame == 0 || n.frame + 8 >= return_frame) return;
-    *head = n.prev == kNil ? 0 : n.prev + 1;
+    *head = n.below;
     n.live = false;
     free_.push_back(static_cast<uint32_t>(&n - nodes_.data()));
     --open_count_;
@@ -111,20 +116,9 @@ bool LatencyAnalyzer::frames_agree(const Node& start, uint64_t end_frame) const 
   return start.frame + 8 == end_frame;
 }
 
-inline uint32_t LatencyAnalyzer::new_node() {
-  if (!free_.empty()) {
-    uint32_t index = free_.back();
-    free_.pop_back();
-    return index;
-  }
-  nodes_.emplace_back();
-  if (config_.keep_open_events) open_events_.emplace_back();
-  return static_cast<uint32_t>(nodes_.size() - 1);
-}
-
 inline void LatencyAnalyzer::push_start(const Key& key, uint32_t index) {
   uint32_t& head = head_of(key);
-  nodes_[index].prev = head == 0 ? kNil : head - 1;
+  nodes_[index].below = head;
   nodes_[index].live = true;
   head = index + 1;
   ++open_count_;
@@ -140,8 +134,8 @@ inline LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t 
   if (!frames_agree(nodes_[*head - 1], end_frame)) return Pop::frames_disagree;
   *index = *head - 1;
   Node& n = nodes_[*index];
-  if (n.prev != kNil) {
-    *head = n.prev + 1;
+  if (n.below != 0) {
+    *head = n.below;
   } else if (config_.key.kind == KeySpec::Kind::arg) {
     // Argument keys (request ids) are unbounded: drop the empty stack.
     erase_head(key);
@@ -191,8 +185,7 @@ bool LatencyAnalyzer::merge(LatencyAnalyzer& later) {
   std::vector<uint32_t> chain;
   auto take_stack = [&](const Key& key, uint32_t head) {
     chain.clear();
-    for (uint32_t i = head; i != 0;
-         i = later.nodes_[i - 1].prev == kNil ? 0 : later.nodes_[i - 1].prev + 1) {
+    for (uint32_t i = head; i != 0; i = later.nodes_[i - 1].below) {
       chain.push_back(i - 1);
     }
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
@@ -219,12 +212,16 @@ GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
   return group_key_of(*config_.by, domain, e, site_info(global_site), &config_.hosts);
 }
 
-LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
-                                                   const format::Event& e, uint64_t time,
-                                                   LatencyPair* pair, uint64_t tag) {
-  if (global_site >= config_.roles.size()) return Outcome::ignored;
-  SiteRole role = config_.roles[global_site];
-  if (role == SiteRole::none) return Outcome::ignored;
+void LatencyAnalyzer::keep_end(const Key& key, uint32_t global_site, uint32_t domain,
+                               const format::Event& e, uint64_t time) {
+  kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame,
+                               config_.by ? group_of(global_site, domain, e) : GroupKey{}});
+}
+
+LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site, uint32_t domain,
+                                                           const format::Event& e, uint64_t time,
+                                                           LatencyPair* pair, uint64_t tag) {
+  const SiteRole role = rules_[global_site].role;
   Key key;
   if (!key_of(global_site, domain, e, &key)) {
     ++(role == SiteRole::start ? missing_key_starts_ : missing_key_ends_);
@@ -232,15 +229,8 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   }
   if (role == SiteRole::start) {
     uint32_t index = new_node();
-    Node& n = nodes_[index];
-    n.time = time;
-    n.domain = domain;
-    n.pid = e.pid;
-    n.tid = e.tid;
-    n.site = global_site;
-    n.frame = e.frame;
-    n.tag = tag;
-    if (config_.by) n.group = group_of(global_site, domain, e);
+    init_start(index, global_site, domain, e, time, tag);
+    if (config_.by) nodes_[index].group = group_of(global_site, domain, e);
     if (config_.keep_open_events) open_events_[index].assign(e);
     push_start(key, index);
     return Outcome::started;
@@ -249,8 +239,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_
   Pop popped = pop_start(key, e.frame, &index);
   if (popped == Pop::none_open && config_.later_segment) {
     // Perhaps the end of a start in an earlier segment: merge() decides.
-    kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame,
-                                 config_.by ? group_of(global_site, domain, e) : GroupKey{}});
+    keep_end(key, global_site, domain, e, time);
     return Outcome::unmatched_end;
   }
   if (popped != Pop::paired) {

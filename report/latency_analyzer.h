@@ -126,7 +126,7 @@ class LatencyAnalyzer {
  private:
   struct Node {
     uint64_t time = 0;
-    uint32_t prev = kNil;
+    uint32_t below = 0;  // the key's next open start under this one: index + 1, 0 = none
     uint32_t domain = 0;
     uint32_t pid = 0;
     uint32_t tid = 0;
@@ -136,7 +136,12 @@ class LatencyAnalyzer {
     bool live = false;
     GroupKey group;
   };
-  static constexpr uint32_t kNil = 0xffffffffu;
+  // What on_event needs of a site, in one place: its role, and for thread
+  // and process keys the pairing class in bits 48-63 of the key.
+  struct SiteRule {
+    SiteRole role = SiteRole::none;
+    uint64_t key_class = 0;
+  };
 
   // The pairing key of an event: a number, or for a string argument the
   // string in scratch_ (a flag byte, 1 when cut, then the bytes).
@@ -154,6 +159,16 @@ class LatencyAnalyzer {
   };
   enum class Pop : uint8_t { paired, none_open, frames_disagree };
 
+  // on_event for what the fast path of on_event leaves: argument keys,
+  // --by, --top, the caller's pair, function returns (frames).
+  [[gnu::noinline]] Outcome on_event_general(uint32_t global_site, uint32_t domain,
+                                             const format::Event& e, uint64_t time,
+                                             LatencyPair* pair, uint64_t tag);
+  // An end with no open start of its key here (later_segment): kept for merge().
+  [[gnu::noinline]] void keep_end(const Key& key, uint32_t global_site, uint32_t domain,
+                                  const format::Event& e, uint64_t time);
+  [[gnu::always_inline]] void init_start(uint32_t index, uint32_t global_site, uint32_t domain,
+                                         const format::Event& e, uint64_t time, uint64_t tag);
   [[gnu::always_inline]] bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
                                      Key* key);
   // A free node for a new open start.
@@ -173,6 +188,11 @@ class LatencyAnalyzer {
   void record(const GroupKey& group, const LatencyPair& pair);
 
   LatencyConfig config_;
+  std::vector<SiteRule> rules_;  // per global site
+  // The common case that on_event does itself: pairs on the thread or the
+  // process, nothing kept besides the figures.
+  bool id_fast_path_ = false;
+  bool key_is_pid_ = false;
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
   StringMap open_strings_;  // the same for string keys
   std::string scratch_;     // the current string key
@@ -191,5 +211,75 @@ class LatencyAnalyzer {
   std::vector<LatencyPair> top_heap_;  // min-heap of the slowest
   std::vector<KeptEnd> kept_ends_;     // later_segment, in time order
 };
+
+
+// The pairing key of a thread or process: the trace file's key domain in
+// bits 32-47, the id below.
+inline uint64_t pairing_id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
+
+inline uint32_t LatencyAnalyzer::new_node() {
+  if (!free_.empty()) {
+    uint32_t index = free_.back();
+    free_.pop_back();
+    return index;
+  }
+  nodes_.emplace_back();
+  if (config_.keep_open_events) open_events_.emplace_back();
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+inline void LatencyAnalyzer::init_start(uint32_t index, uint32_t global_site, uint32_t domain,
+                                        const format::Event& e, uint64_t time, uint64_t tag) {
+  Node& n = nodes_[index];
+  n.time = time;
+  n.domain = domain;
+  n.pid = e.pid;
+  n.tid = e.tid;
+  n.site = global_site;
+  n.frame = e.frame;
+  n.tag = tag;
+}
+
+// The common case (a thread or process key, only the figures kept) without
+// the general path's lookups; the same result, step for step.
+inline LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
+                                                   const format::Event& e, uint64_t time,
+                                                   LatencyPair* pair, uint64_t tag) {
+  if (global_site >= rules_.size()) return Outcome::ignored;
+  const SiteRule& rule = rules_[global_site];
+  if (rule.role == SiteRole::none) return Outcome::ignored;
+  // A return with a frame may drop abandoned entries first: the general path.
+  if (!id_fast_path_ || pair != nullptr || (rule.role == SiteRole::end && e.frame != 0)) {
+    return on_event_general(global_site, domain, e, time, pair, tag);
+  }
+  const uint64_t key = pairing_id_key(domain, key_is_pid_ ? e.pid : e.tid) | rule.key_class;
+  if (rule.role == SiteRole::start) {
+    const uint32_t index = new_node();
+    init_start(index, global_site, domain, e, time, tag);
+    uint32_t& head = open_[key];
+    nodes_[index].below = head;
+    nodes_[index].live = true;
+    head = index + 1;
+    ++open_count_;
+    return Outcome::started;
+  }
+  uint32_t* head = open_.find(key);
+  if (head == nullptr || *head == 0) {
+    if (config_.later_segment) {
+      keep_end(Key{false, key}, global_site, domain, e, time);
+    } else {
+      ++unmatched_ends_;
+    }
+    return Outcome::unmatched_end;
+  }
+  const uint32_t index = *head - 1;
+  Node& n = nodes_[index];
+  *head = n.below;  // thread and process keys are few and come back: the slot stays
+  n.live = false;
+  free_.push_back(index);
+  --open_count_;
+  overall_.add(time >= n.time ? time - n.time : 0);
+  return Outcome::paired;
+}
 
 }  // namespace usdt::report

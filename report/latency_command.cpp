@@ -159,6 +159,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // a key that repeats, paired with the wrong one.
   // stop: a parallel read's (report/segments.h), checked now and then; set
   // when the groups reach their limit (the parts can then not be merged).
+  const EventFilter& events = *filter;
+  const bool filtered = events.restricts_anything();
   auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost,
                   std::atomic<bool>* stop) {
     Record r;
@@ -175,12 +177,12 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         const bool known = r.lost->site_id != format::kNoSite;
         const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
         const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
-        if (paired && filter->in_time_window(r.time)) lost += r.lost->count;
+        if (paired && events.in_time_window(r.time)) lost += r.lost->count;
         continue;
       }
       if (r.kind != format::RecordKind::event) continue;
       uint32_t site = catalog.global_site(r.file, r.event->site_id);
-      if (!filter->accepts(site, *r.event, r.time)) continue;
+      if (filtered && !events.accepts(site, *r.event, r.time)) continue;
       const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
       analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
     }
