@@ -187,8 +187,13 @@ class ChunkDecoder {
   // the batch).
   uint32_t take_events_before(uint64_t before, const Event** first) {
     if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
-    uint32_t end = pos_;
-    while (end + 1 < len_ && evs_[end].time_ns < before) ++end;
+    if (pos_ + 1 >= len_) return 0;
+    // Events are in time order: all but the last, or those before `before`.
+    uint32_t end = len_ - 1;
+    if (evs_[end - 1].time_ns >= before) {
+      end = pos_;
+      while (evs_[end].time_ns < before) ++end;
+    }
     const uint32_t n = end - pos_;
     if (n == 0) return 0;
     *first = &evs_[pos_];

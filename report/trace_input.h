@@ -49,7 +49,17 @@ class TraceInput {
   virtual ~TraceInput() = default;
 
   // The next record in time order; false at the end of all files.
-  virtual bool next(Record& record) = 0;
+  bool next(Record& record) {
+    if (run_left_ == 0) return next_record(record);
+    // The common case inline: the rest of a run of events (set_run).
+    --run_left_;
+    const format::Event* e = run_++;
+    record.kind = format::RecordKind::event;
+    record.file = run_file_;
+    record.time = e->time_ns;
+    record.event = e;
+    return true;
+  }
 
   // Lets a file's reader skip what a command will not look at (see
   // format::ReadFilter). Only a hint: commands still check every record.
@@ -93,6 +103,18 @@ class TraceInput {
   bool hosts_differ() const { return hosts_differ_; }
 
  protected:
+  // What next() returns when no run is pending.
+  virtual bool next_record(Record& record) = 0;
+  // The n events from first on, of file (whose clock is the timeline's:
+  // shift_ns 0), are the next records, for next() to return without a call
+  // to next_record(). Each must stay valid until the call after the one
+  // that returns it (format::TraceReader::next_events).
+  void set_run(const format::Event* first, uint32_t n, uint32_t file) {
+    run_ = first;
+    run_left_ = n;
+    run_file_ = file;
+  }
+
   // Sets shift_ns of every file, timeline_start and hosts_differ from the
   // files' metadata. Call once files_ is complete.
   void compute_timeline();
@@ -101,6 +123,11 @@ class TraceInput {
   std::vector<TraceFileInfo> files_;
   uint64_t timeline_start_ = 0;
   bool hosts_differ_ = false;
+
+ private:
+  const format::Event* run_ = nullptr;
+  uint32_t run_left_ = 0;
+  uint32_t run_file_ = 0;
 };
 
 }  // namespace usdt::report

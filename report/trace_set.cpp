@@ -250,20 +250,19 @@ void TraceSet::advance(size_t i) {
   heads_[i].file = static_cast<uint32_t>(i);
 }
 
-bool TraceSet::next(Record& record) {
+bool TraceSet::next_record(Record& record) {
   if (adopted_) return false;  // read by its segments
   if (readers_.size() == 1) {
     // One file: no merge, no shift (a single host), no copies; events
     // taken a run at a time where the reader can (most of a trace).
     primed_ = true;
-    if (run_left_ == 0) run_left_ = readers_[0].next_events(&run_);
-    if (run_left_ != 0) {
-      --run_left_;
-      const format::Event* e = run_++;
+    const format::Event* run = nullptr;
+    if (uint32_t n = readers_[0].next_events(&run); n != 0) {
+      set_run(run + 1, n - 1, 0);
       record.kind = format::RecordKind::event;
       record.file = 0;
-      record.time = e->time_ns;
-      record.event = e;
+      record.time = run->time_ns;
+      record.event = run;
       return true;
     }
     if (!readers_[0].next()) {

@@ -31,7 +31,7 @@ class TraceSet : public TraceInput {
   static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths,
                                                 unsigned decode_threads = 1);
 
-  bool next(Record& record) override;
+  bool next_record(Record& record) override;
   void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;
   // Cut by the chunks' record counts and start times; the segments read the
   // same files through forked readers (format::TraceReader::fork).
@@ -54,10 +54,6 @@ class TraceSet : public TraceInput {
   std::vector<uint64_t> head_time_;
   std::vector<Record> heads_;  // each live reader's current record
   size_t last_ = SIZE_MAX;
-  // One file: the events of a run (format::TraceReader::next_events) not
-  // returned yet, from run_.
-  const format::Event* run_ = nullptr;
-  uint32_t run_left_ = 0;
   bool primed_ = false;
   bool adopted_ = false;  // read by segments: next() has nothing more
   std::vector<std::string> warnings_;

@@ -34,7 +34,7 @@ class MemoryTrace : public TraceInput {
   void set_summary(uint32_t file, const format::TraceSummary& s) { files_[file].summary = s; }
   void set_diagnostics(uint32_t file, const format::ReadDiagnostics& d) { files_[file].diagnostics = d; }
 
-  bool next(Record& r) override {
+  bool next_record(Record& r) override {
     size_t best = SIZE_MAX;
     uint64_t best_time = 0;
     for (size_t f = 0; f < records_.size(); ++f) {
