@@ -542,3 +542,49 @@ TEST_CASE("segments read apart and merged give the figures of one pass", "[laten
     }
   }
 }
+
+TEST_CASE("thread and process keys: the fast path gives the general path's figures", "[latency]") {
+  // Asking for each pair (a LatencyPair*) takes the general path; without,
+  // thread and process keys take the inline one.
+  for (StreamKey mode : {StreamKey::tid, StreamKey::frames}) {
+    for (KeySpec::Kind kind : {KeySpec::Kind::tid, KeySpec::Kind::pid}) {
+      for (uint32_t seed = 1; seed <= 10; ++seed) {
+        INFO("mode " << static_cast<int>(mode) << " pid key " << (kind == KeySpec::Kind::pid)
+                     << " seed " << seed);
+        Stream s = random_stream(mode, seed, 600);
+        KeySpec key;
+        key.kind = kind;
+        LatencyConfig c = config(key);
+        if (seed % 3 == 0) c.pair_class = {1, 1, 0};
+        c.later_segment = seed % 2 == 0;  // ends without a start are kept, not counted
+        LatencyAnalyzer fast(c), general(c);
+        LatencyPair p;
+        for (const Stream::Item& it : s.items) {
+          // Events of two processes, so that pid keys pair apart.
+          Event e = it.e;
+          e.pid = e.tid % 2 + 1;
+          auto a = fast.on_event(it.site, 0, e, e.time_ns, nullptr);
+          auto b = general.on_event(it.site, 0, e, e.time_ns, &p);
+          REQUIRE(a == b);
+        }
+        REQUIRE(general.overall().count() > 100);
+        CHECK(figures_of(fast) == figures_of(general));
+        if (c.later_segment) {
+          // The kept ends close the same starts of an earlier part.
+          LatencyConfig first = c;
+          first.later_segment = false;
+          LatencyAnalyzer f0(first), g0(first);
+          for (uint64_t t = 0; t < 4; ++t) {
+            Event e = ev(1, 10 + static_cast<uint32_t>(t % 3), t);
+            e.pid = e.tid % 2 + 1;
+            f0.on_event(kStart, 0, e, t, nullptr);
+            g0.on_event(kStart, 0, e, t, &p);
+          }
+          REQUIRE(f0.merge(fast));
+          REQUIRE(g0.merge(general));
+          CHECK(figures_of(f0) == figures_of(g0));
+        }
+      }
+    }
+  }
+}
