@@ -595,16 +595,14 @@ void ChunkDecoder::decode_batch() {
     if (cpu > 0xffffffffu) return (void)fail("event CPU out of range");
     b[j].cpu = static_cast<uint32_t>(cpu);
   }
+  // The batches start as Events with nothing (the constructor's), and the
+  // fields that a chunk never fills (arguments when skipped, frames,
+  // stacks) are never written, so they stay empty without a store per event.
   uint32_t max_count = 0;
-  if (!decode_args_) {
-    // skip_arguments(): the events read as having none, and the shape
+  if (decode_args_) {
+    // Else (skip_arguments()) the events read as having none, and the shape
     // column, which only says how many arguments each has, stays unread
     // like the argument columns.
-    for (uint32_t j = 0; j < n; ++j) {
-      b[j].arg_count = 0;
-      b[j].missing_mask = 0;
-    }
-  } else {
     for (uint32_t j = 0; j < n; ++j) {
       uint64_t shape = shape_col_.varint();
       uint32_t count = shape & 0xf;
@@ -642,19 +640,9 @@ void ChunkDecoder::decode_batch() {
     }
     if (!col.ok()) return (void)fail("argument column ends early");
   }
-  if (chunk_frames_) {
-    take_frames(b, n);
-  } else {
-    for (uint32_t j = 0; j < n; ++j) b[j].frame = 0;
-  }
+  if (chunk_frames_) take_frames(b, n);
   if (chunk_strings_ != 0 && decode_args_ && !decode_strings(b, n)) return;
-  if (stack_refs_.empty()) {
-    for (uint32_t j = 0; j < n; ++j) {
-      b[j].stack = nullptr;
-      b[j].stack_depth = 0;
-      b[j].stack_truncated = false;
-    }
-  } else {
+  if (!stack_refs_.empty()) {
     for (uint32_t j = 0; j < n; ++j) {
       const DecodedStack& st = stacks_[stack_refs_[first + j]];
       b[j].stack = st.depth != 0 ? stack_frames_.data() + st.at : nullptr;
