@@ -565,36 +565,46 @@ void ChunkDecoder::decode_batch() {
   events_left_ -= n;
   Event* b = batch_[buf_];
 
+  // Each column's loop stops at the first bad value; a column that ends
+  // early is reported once all are read.
   uint64_t t = ev_time_;
-  for (uint32_t j = 0; j < n; ++j) {
-    uint64_t delta = time_col_.varint();
-    if (delta > header_.max_time_ns - t) {
-      fail("event time outside the chunk's time range");
-      return;
-    }
+  const uint64_t max_time = header_.max_time_ns;
+  bool in_range = time_col_.varints(n, [&](uint32_t j, uint64_t delta) {
+    if (delta > max_time - t) return false;
     t += delta;
     b[j].time_ns = t;
-  }
+    return true;
+  });
+  if (!in_range && time_col_.ok()) return (void)fail("event time outside the chunk's time range");
   ev_time_ = t;
-  size_t n_sites = sites_.size();
-  for (uint32_t j = 0; j < n; ++j) {
-    uint64_t ls = site_col_.varint();
-    if (ls >= n_sites) return (void)fail("event refers to a site outside the chunk's table");
+  const uint32_t* sites = sites_.data();
+  const size_t n_sites = sites_.size();
+  in_range = site_col_.varints(n, [&](uint32_t j, uint64_t ls) {
+    if (ls >= n_sites) return false;
     batch_site_[j] = static_cast<uint32_t>(ls);
-    b[j].site_id = sites_[ls];
+    b[j].site_id = sites[ls];
+    return true;
+  });
+  if (!in_range && site_col_.ok()) {
+    return (void)fail("event refers to a site outside the chunk's table");
   }
-  size_t n_threads = threads_.size();
-  for (uint32_t j = 0; j < n; ++j) {
-    uint64_t th = thread_col_.varint();
-    if (th >= n_threads) return (void)fail("event refers to a thread outside the chunk's table");
-    b[j].pid = threads_[th].first;
-    b[j].tid = threads_[th].second;
+  const std::pair<uint32_t, uint32_t>* threads = threads_.data();
+  const size_t n_threads = threads_.size();
+  in_range = thread_col_.varints(n, [&](uint32_t j, uint64_t th) {
+    if (th >= n_threads) return false;
+    b[j].pid = threads[th].first;
+    b[j].tid = threads[th].second;
+    return true;
+  });
+  if (!in_range && thread_col_.ok()) {
+    return (void)fail("event refers to a thread outside the chunk's table");
   }
-  for (uint32_t j = 0; j < n; ++j) {
-    uint64_t cpu = cpu_col_.varint();
-    if (cpu > 0xffffffffu) return (void)fail("event CPU out of range");
+  in_range = cpu_col_.varints(n, [&](uint32_t j, uint64_t cpu) {
+    if (cpu > 0xffffffffu) return false;
     b[j].cpu = static_cast<uint32_t>(cpu);
-  }
+    return true;
+  });
+  if (!in_range && cpu_col_.ok()) return (void)fail("event CPU out of range");
   // The batches start as Events with nothing (the constructor's), and the
   // fields that a chunk never fills (arguments when skipped, frames,
   // stacks) are never written, so they stay empty without a store per event.

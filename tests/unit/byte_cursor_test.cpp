@@ -91,3 +91,46 @@ TEST_CASE("strings and sub-cursors respect their limits", "[byte_cursor]") {
   CHECK_FALSE(past.ok());
   CHECK_FALSE(s2.ok());
 }
+
+TEST_CASE("varints() reads what varint() reads, and stops where it must", "[byte_cursor]") {
+  std::string buf;
+  ByteWriter w(buf);
+  std::vector<uint64_t> values = {5,     127, 128,      300, 16383,
+                                  16384, 0,   1u << 21, 77,  std::numeric_limits<uint64_t>::max(),
+                                  200,   3};
+  for (uint64_t v : values) w.varint(v);
+  const auto n = static_cast<uint32_t>(values.size());
+  SECTION("every value, in order, at every length") {
+    ByteCursor c(buf);
+    std::vector<uint64_t> got;
+    CHECK(c.varints(n, [&](uint32_t j, uint64_t v) {
+      CHECK(j == got.size());
+      got.push_back(v);
+      return true;
+    }));
+    CHECK(got == values);
+    CHECK(c.ok());
+    CHECK(c.at_end());
+  }
+  SECTION("a stop by the caller leaves the cursor after the value it stopped at") {
+    ByteCursor c(buf);
+    CHECK_FALSE(c.varints(n, [&](uint32_t j, uint64_t) { return j < 3; }));
+    CHECK(c.ok());
+    CHECK(c.varint() == values[4]);
+  }
+  SECTION("bytes that end inside a value fail at every cut") {
+    for (size_t cut = 0; cut < buf.size(); ++cut) {
+      ByteCursor c(buf.data(), cut);
+      uint32_t seen = 0;
+      CHECK_FALSE(c.varints(n, [&](uint32_t, uint64_t) { return ++seen, true; }));
+      CHECK_FALSE(c.ok());
+      CHECK(seen < n);
+    }
+  }
+  SECTION("an unterminated varint at the end fails") {
+    std::string bad = "\x05\x80\x80";
+    ByteCursor c(bad);
+    CHECK_FALSE(c.varints(2, [](uint32_t, uint64_t) { return true; }));
+    CHECK_FALSE(c.ok());
+  }
+}
