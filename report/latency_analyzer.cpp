@@ -103,7 +103,7 @@ void LatencyAnalyzer::drop_abandoned(uint32_t* head, uint64_t return_frame) {
     if (n.frame == 0 || n.frame + 8 >= return_frame) return;
     *head = n.below;
     n.live = false;
-    free_.push_back(static_cast<uint32_t>(&n - nodes_.data()));
+    release_node(static_cast<uint32_t>(&n - nodes_.data()));
     --open_count_;
     ++abandoned_starts_;
   }
@@ -144,7 +144,7 @@ inline LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t 
     *head = 0;
   }
   n.live = false;
-  free_.push_back(*index);
+  release_node(*index);
   --open_count_;
   return Pop::paired;
 }

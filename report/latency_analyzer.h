@@ -173,10 +173,16 @@ class LatencyAnalyzer {
                                      Key* key);
   // A free node for a new open start.
   [[gnu::always_inline]] uint32_t new_node();
+  // Puts a node no longer live on the free list (its `below` is then the
+  // list's link: read it before).
+  void release_node(uint32_t index) {
+    nodes_[index].below = free_head_;
+    free_head_ = index + 1;
+  }
   // Makes node index the innermost open start of key.
   [[gnu::always_inline]] void push_start(const Key& key, uint32_t index);
   // Takes the open start of key that an end with this frame closes (the
-  // node stays readable until the next new_node()).
+  // node stays readable until the next new_node(), but for its `below`).
   [[gnu::always_inline]] Pop pop_start(const Key& key, uint64_t end_frame, uint32_t* index);
   [[gnu::always_inline]] uint32_t* find_head(const Key& key);
   [[gnu::always_inline]] uint32_t& head_of(const Key& key);
@@ -198,7 +204,7 @@ class LatencyAnalyzer {
   std::string scratch_;     // the current string key
   std::vector<Node> nodes_;
   std::vector<EventCopy> open_events_;  // by node index, with keep_open_events
-  std::vector<uint32_t> free_;
+  uint32_t free_head_ = 0;  // a free node (index + 1, 0 = none); free nodes link by `below`
   uint64_t open_count_ = 0;
   uint64_t abandoned_starts_ = 0;
   uint64_t unmatched_ends_ = 0;
@@ -218,9 +224,9 @@ class LatencyAnalyzer {
 inline uint64_t pairing_id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
 
 inline uint32_t LatencyAnalyzer::new_node() {
-  if (!free_.empty()) {
-    uint32_t index = free_.back();
-    free_.pop_back();
+  if (free_head_ != 0) {
+    const uint32_t index = free_head_ - 1;
+    free_head_ = nodes_[index].below;
     return index;
   }
   nodes_.emplace_back();
@@ -276,7 +282,7 @@ inline LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, 
   Node& n = nodes_[index];
   *head = n.below;  // thread and process keys are few and come back: the slot stays
   n.live = false;
-  free_.push_back(index);
+  release_node(index);
   --open_count_;
   overall_.add(time >= n.time ? time - n.time : 0);
   return Outcome::paired;

@@ -169,22 +169,19 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         *stop = true;
         return;
       }
-      if (r.kind == format::RecordKind::process) {
+      if (r.kind == format::RecordKind::event) {  // the common case first
+        uint32_t site = catalog.global_site(r.file, r.event->site_id);
+        if (filtered && !events.accepts(site, *r.event, r.time)) continue;
+        const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
+        analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
+      } else if (r.kind == format::RecordKind::process) {
         if (want_stacks) symbols.on_process(r.file, *r.process);
-        continue;
-      }
-      if (r.kind == format::RecordKind::lost) {
+      } else if (r.kind == format::RecordKind::lost) {
         const bool known = r.lost->site_id != format::kNoSite;
         const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
         const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
         if (paired && events.in_time_window(r.time)) lost += r.lost->count;
-        continue;
       }
-      if (r.kind != format::RecordKind::event) continue;
-      uint32_t site = catalog.global_site(r.file, r.event->site_id);
-      if (filtered && !events.accepts(site, *r.event, r.time)) continue;
-      const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
-      analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
     }
   };
   // Split by time on several threads unless the result depends on the
