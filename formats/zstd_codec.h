@@ -43,9 +43,12 @@ class ZstdDecompressor {
   // Decodes exactly one frame filling all of frame into out. Fails (saying
   // why, without offsets) when the frame is malformed, lacks a content size
   // or a checksum, exceeds max_size, or its checksum does not match.
+  // out is emptied on failure.
   Status decompress(std::string_view frame, size_t max_size, std::string& out);
 
  private:
+  Status decompress_into(std::string_view frame, size_t max_size, std::string& out);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -29,17 +29,25 @@ TEST_CASE("frames carry a checksum and a content size, and round-trip", "[zstd_c
   REQUIRE(d.decompress(frame, data.size(), out).ok());
   CHECK(out == data);
   CHECK(compress("").size() > 0);
+  // A buffer reused from a longer and from a shorter content holds exactly
+  // the new content.
+  std::string shorter = data.substr(0, 300);
+  REQUIRE(d.decompress(compress(shorter), data.size(), out).ok());
+  CHECK(out == shorter);
+  REQUIRE(d.decompress(frame, data.size(), out).ok());
+  CHECK(out == data);
 }
 
 TEST_CASE("damaged or unacceptable frames are refused", "[zstd_codec]") {
   std::string data = "some data to compress, some data to compress, some data";
   std::string frame = compress(data);
   ZstdDecompressor d;
-  std::string out;
+  std::string out = "what a reused buffer held before";
   SECTION("over the size limit") {
     auto s = d.decompress(frame, data.size() - 1, out);
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().message().find("exceeds the limit") != std::string::npos);
+    CHECK(out.empty());
   }
   SECTION("checksum mismatch") {
     frame.back() = static_cast<char>(frame.back() ^ 1);
@@ -66,6 +74,7 @@ TEST_CASE("damaged or unacceptable frames are refused", "[zstd_codec]") {
   }
   SECTION("truncated") {
     CHECK_FALSE(d.decompress(frame.substr(0, frame.size() - 3), 1 << 20, out).ok());
+    CHECK(out.empty());
   }
 }
 
