@@ -204,6 +204,24 @@ class ChunkDecoder {
     return n;
   }
 
+  // Passes over the events that advance() would make current next, under
+  // the conditions of take_events_before, as long as their time lies
+  // outside [lo, hi) (events a filter drops by their time alone); the
+  // current record stays. Returns their number.
+  uint32_t skip_events_outside(uint64_t lo, uint64_t hi, uint64_t before) {
+    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
+    uint32_t end = pos_;
+    while (end + 1 < len_) {
+      const uint64_t t = evs_[end].time_ns;
+      if (t >= before || (t >= lo && t < hi)) break;
+      ++end;
+    }
+    const uint32_t n = end - pos_;
+    pos_ = end;
+    next_time_ = evs_[end].time_ns;
+    return n;
+  }
+
   RecordKind kind() const { return kind_; }
   const Event& event() const { return *cur_event_; }
   const ProcessEvent& process() const { return pe_cur_; }

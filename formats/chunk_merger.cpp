@@ -176,6 +176,20 @@ void ChunkMerger::keep_smallest_current() {
   cur_ = std::move(next);
 }
 
+uint64_t ChunkMerger::merge_limit() const {
+  uint64_t limit = pending_min_;
+  if (!heap_.empty()) limit = std::min(limit, heap_.front().d->next_time());
+  return limit;
+}
+
+uint32_t ChunkMerger::pass_over_dropped_events() {
+  uint64_t lo = 0, hi = 0;
+  filter_.event_time_bounds(&lo, &hi);
+  const uint32_t n = cur_.d->skip_events_outside(lo, hi, merge_limit());
+  cur_.emitted += n;
+  return n;
+}
+
 bool ChunkMerger::next() {
   if (retired_) drop(std::move(retired_));
   if (done_) return false;
@@ -190,6 +204,10 @@ bool ChunkMerger::next() {
       out_ = nullptr;
       loader_.release();  // a parallel report keeps its ended readers a while
       return false;
+    }
+    if (cur_.check && pass_over_dropped_events() != 0) {
+      keep_smallest_current();
+      continue;  // the loads and the order again, from the new next record
     }
     ChunkDecoder* d = cur_.d.get();
     const bool check = cur_.check;
@@ -207,11 +225,13 @@ bool ChunkMerger::next() {
 
 uint32_t ChunkMerger::next_events(const Event** first) {
   if (retired_) drop(std::move(retired_));
-  if (done_ || !started_ || !cur_.d || cur_.check) return 0;
+  if (done_ || !started_ || !cur_.d) return 0;
   // Strictly earlier than the next chunk to load and than every other
-  // active chunk's next record: next() would have taken each from cur_.
-  uint64_t limit = pending_min_;
-  if (!heap_.empty()) limit = std::min(limit, heap_.front().d->next_time());
+  // active chunk's next record: next() would have taken each from cur_;
+  // in a chunk that needs checks, also within what the filter passes whole.
+  if (cur_.check) pass_over_dropped_events();
+  uint64_t limit = merge_limit();
+  if (cur_.check) limit = std::min(limit, filter_.events_pass_from(cur_.d->next_time()));
   const uint32_t n = cur_.d->take_events_before(limit, first);
   if (n == 0) return 0;
   cur_.emitted += n;

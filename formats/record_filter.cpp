@@ -53,6 +53,22 @@ bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
   return events || process || lost;
 }
 
+void RecordFilter::event_time_bounds(uint64_t* lo, uint64_t* hi) const {
+  const auto& f = filter_;
+  *lo = std::max(f.time_min_ns.value_or(0), f.segment_begin_ns.value_or(0));
+  *hi = UINT64_MAX;
+  if (f.time_max_ns && *f.time_max_ns < UINT64_MAX) *hi = *f.time_max_ns + 1;
+  if (f.segment_end_ns) *hi = std::min(*hi, *f.segment_end_ns);
+}
+
+uint64_t RecordFilter::events_pass_from(uint64_t from) const {
+  const auto& f = filter_;
+  if (!site_wanted_.empty() || f.pid || f.tid) return 0;
+  uint64_t lo = 0, hi = 0;
+  event_time_bounds(&lo, &hi);
+  return from < lo ? 0 : hi;
+}
+
 bool RecordFilter::matches(const ChunkDecoder& d) const {
   const auto& f = filter_;
   if (segment_) {

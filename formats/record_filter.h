@@ -25,6 +25,15 @@ class RecordFilter {
   // Whether every record of the chunk passes unchecked: the filter is only
   // a segment, and the chunk lies inside it.
   bool passes_whole(const ChunkHeader& h) const;
+  // For a run of events (ChunkMerger::next_events) in a chunk that needs
+  // checks: events from time `from` on pass unchecked up to the returned
+  // time (exclusive), when the filter looks at nothing but time (a window,
+  // a segment); 0 when it looks at more (sites, pid, tid) or `from` lies
+  // before its window.
+  uint64_t events_pass_from(uint64_t from) const;
+  // The times [*lo, *hi) outside which every event fails, whatever else the
+  // filter looks at: its window and segment.
+  void event_time_bounds(uint64_t* lo, uint64_t* hi) const;
   // Whether the chunk's diagnostics are this reader's to count: without a
   // segment always, else when its min_time_ns lies in the segment.
   bool owns(const ChunkHeader& h) const;
