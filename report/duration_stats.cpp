@@ -6,7 +6,7 @@ namespace usdt::report {
 
 void DurationStats::merge(const DurationStats& other) {
   if (other.count_ == 0) return;
-  if (count_ == 0 || other.min_ < min_) min_ = other.min_;
+  if (other.min_ < min_) min_ = other.min_;
   if (other.max_ > max_) max_ = other.max_;
   count_ += other.count_;
   sum_ += other.sum_;

@@ -21,7 +21,7 @@ class DurationStats {
   }
 
   void add(uint64_t ns) {
-    if (count_ == 0 || ns < min_) min_ = ns;
+    if (ns < min_) min_ = ns;
     if (ns > max_) max_ = ns;
     ++count_;
     sum_ += ns;
@@ -34,19 +34,21 @@ class DurationStats {
   void merge(const DurationStats& other);
 
   uint64_t count() const { return count_; }
-  uint64_t min() const { return min_; }
+  uint64_t min() const { return count_ != 0 ? min_ : 0; }
   uint64_t max() const { return max_; }
   unsigned __int128 sum() const { return sum_; }
   // The exact mean with 3 decimals, "null" when empty.
   std::string mean_text() const;
   // Nearest-rank percentile (see LogLinearHistogram); only when count > 0.
-  uint64_t percentile(unsigned permille) const { return histogram_->value_at_permille(permille, min_, max_); }
+  uint64_t percentile(unsigned permille) const {
+    return histogram_->value_at_permille(permille, min(), max_);
+  }
   const LogLinearHistogram& histogram() const { return *histogram_; }
   const LinearHistogram* linear() const { return linear_.get(); }
 
  private:
   uint64_t count_ = 0;
-  uint64_t min_ = 0;
+  uint64_t min_ = UINT64_MAX;  // none yet: min() says 0
   uint64_t max_ = 0;
   unsigned __int128 sum_ = 0;
   std::unique_ptr<LogLinearHistogram> histogram_;

@@ -163,6 +163,10 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   const bool filtered = events.restricts_anything();
   auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost,
                   std::atomic<bool>* stop) {
+    // Copies the loop keeps in registers (the captured ones are read through
+    // the closure, again after each store the compiler cannot see past).
+    const bool check_filter = filtered;
+    const bool tag_stacks = want_stacks;
     Record r;
     for (uint64_t n = 0; in.next(r); ++n) {
       if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.pairs_outside_groups() > 0)) {
@@ -171,8 +175,8 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       }
       if (r.kind == format::RecordKind::event) {  // the common case first
         uint32_t site = catalog.global_site(r.file, r.event->site_id);
-        if (filtered && !events.accepts(site, *r.event, r.time)) continue;
-        const uint64_t tag = want_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
+        if (check_filter && !events.accepts(site, *r.event, r.time)) continue;
+        const uint64_t tag = tag_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
         analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
       } else if (r.kind == format::RecordKind::process) {
         if (want_stacks) symbols.on_process(r.file, *r.process);
