@@ -167,6 +167,12 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     // the closure, again after each store the compiler cannot see past).
     const bool check_filter = filtered;
     const bool tag_stacks = want_stacks;
+    auto on_event = [&](uint32_t file, const format::Event& e, uint64_t time) {
+      uint32_t site = catalog.global_site(file, e.site_id);
+      if (check_filter && !events.accepts(site, e, time)) return;
+      const uint64_t tag = tag_stacks ? stacks.add(symbols, file, e) : 0;
+      analyzer.on_event(site, domains[file], e, time, nullptr, tag);
+    };
     Record r;
     for (uint64_t n = 0; in.next(r); ++n) {
       if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.pairs_outside_groups() > 0)) {
@@ -174,10 +180,13 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         return;
       }
       if (r.kind == format::RecordKind::event) {  // the common case first
-        uint32_t site = catalog.global_site(r.file, r.event->site_id);
-        if (check_filter && !events.accepts(site, *r.event, r.time)) continue;
-        const uint64_t tag = tag_stacks ? stacks.add(symbols, r.file, *r.event) : 0;
-        analyzer.on_event(site, domains[r.file], *r.event, r.time, nullptr, tag);
+        on_event(r.file, *r.event, r.time);
+        // The events of a run that follow, in one loop.
+        const format::Event* run = nullptr;
+        uint32_t file = 0;
+        for (uint32_t k = in.take_rest_of_run(&run, &file); k != 0; --k, ++run) {
+          on_event(file, *run, run->time_ns);
+        }
       } else if (r.kind == format::RecordKind::process) {
         if (want_stacks) symbols.on_process(r.file, *r.process);
       } else if (r.kind == format::RecordKind::lost) {

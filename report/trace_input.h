@@ -61,6 +61,22 @@ class TraceInput {
     return true;
   }
 
+  // The events next() would return next, when they are the rest of a run
+  // of events of one file whose clock is the timeline's (their time is
+  // their time_ns): their number (0: none), *first and *file; next() then
+  // goes on after them. For a command's innermost loop; each stays valid
+  // as long as the record next() would have returned (until the call of
+  // next() after the one that returned it), so all of them until the
+  // caller's next call of next().
+  uint32_t take_rest_of_run(const format::Event** first, uint32_t* file) {
+    const uint32_t n = run_left_;
+    *first = run_;
+    *file = run_file_;
+    run_ += n;
+    run_left_ = 0;
+    return n;
+  }
+
   // Lets a file's reader skip what a command will not look at (see
   // format::ReadFilter). Only a hint: commands still check every record.
   virtual void set_read_filter(uint32_t file, const format::ReadFilter& filter) {
