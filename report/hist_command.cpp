@@ -99,10 +99,7 @@ int run_hist(const ReportOptions& options, TraceInput& input, CommandIo io) {
   auto read = [&](TraceInput& in, ArgHistogramAnalyzer& analyzer, std::atomic<bool>* stop) {
     Record r;
     for (uint64_t n = 0; in.next(r); ++n) {
-      if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.events_outside_groups() > 0)) {
-        *stop = true;
-        return;
-      }
+      if (pass_must_stop(stop, n, analyzer.events_outside_groups() > 0)) return;
       if (r.kind != format::RecordKind::event) continue;
       uint32_t site = catalog.global_site(r.file, r.event->site_id);
       if (!filter->accepts(site, *r.event, r.time)) continue;

@@ -175,10 +175,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
     };
     Record r;
     for (uint64_t n = 0; in.next(r); ++n) {
-      if (stop != nullptr && n % 4096 == 0 && (*stop || analyzer.pairs_outside_groups() > 0)) {
-        *stop = true;
-        return;
-      }
+      if (pass_must_stop(stop, n, analyzer.pairs_outside_groups() > 0)) return;
       if (r.kind == format::RecordKind::event) {  // the common case first
         on_event(r.file, *r.event, r.time);
         // The events of a run that follow, in one loop.

@@ -48,6 +48,17 @@ std::vector<uint64_t> guided_bounds(const std::vector<uint64_t>& parts, unsigned
 // about one pass per thread waits (a latency pass --by holds up to 1000
 // histograms of 58 KiB); the segments' readers have let go of their
 // buffers at their ends.
+// A pass's "now and then" check of stop, at its n-th record (stop may be
+// null: a serial read): true when it must end, because another pass stopped
+// or because this one cannot be merged (over_limit), which it then tells
+// the others.
+inline bool pass_must_stop(std::atomic<bool>* stop, uint64_t n, bool over_limit) {
+  if (stop == nullptr || n % 4096 != 0) return false;
+  if (!*stop && !over_limit) return false;
+  *stop = true;
+  return true;
+}
+
 template <typename Pass, typename Run, typename Merge>
 std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run run, Merge merge) {
   if (threads < 2) return std::nullopt;
