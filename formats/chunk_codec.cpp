@@ -609,22 +609,28 @@ void ChunkDecoder::decode_batch() {
   // fields that a chunk never fills (arguments when skipped, frames,
   // stacks) are never written, so they stay empty without a store per event.
   uint32_t max_count = 0;
+  uint32_t min_count = kMaxArgs;  // every event of the batch has this many
+  uint64_t missing_any = 0;       // the arguments some event of it misses
   if (decode_args_) {
     // Else (skip_arguments()) the events read as having none, and the shape
     // column, which only says how many arguments each has, stays unread
     // like the argument columns.
-    for (uint32_t j = 0; j < n; ++j) {
-      uint64_t shape = shape_col_.varint();
-      uint32_t count = shape & 0xf;
-      uint64_t missing = shape >> 4;
-      if (count > site_args_[batch_site_[j]] || (missing >> count) != 0) {
-        return (void)fail("event has more arguments than its probe site");
-      }
+    const uint8_t* site_args = site_args_.data();
+    in_range = shape_col_.varints(n, [&](uint32_t j, uint64_t shape) {
+      const uint32_t count = shape & 0xf;
+      const uint64_t missing = shape >> 4;
+      if (count > site_args[batch_site_[j]] || (missing >> count) != 0) return false;
       // Clear what the previous occupant of this slot had beyond our count.
       for (uint32_t i = count; i < b[j].arg_count; ++i) b[j].args[i] = 0;
       b[j].arg_count = static_cast<uint8_t>(count);
       b[j].missing_mask = static_cast<uint16_t>(missing);
       max_count = std::max(max_count, count);
+      min_count = std::min(min_count, count);
+      missing_any |= missing;
+      return true;
+    });
+    if (!in_range && shape_col_.ok()) {
+      return (void)fail("event has more arguments than its probe site");
     }
   }
   if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
@@ -633,6 +639,24 @@ void ChunkDecoder::decode_batch() {
   for (uint32_t i = 0; i < max_count; ++i) {
     ByteCursor& col = arg_col_[i];
     bool delta = arg_delta_mask_ & (1u << i);
+    if (i < min_count && !(missing_any & (1u << i))) {
+      // Every event of the batch holds argument i (the common case): the
+      // column's values in one loop.
+      const bool read = delta ? col.varints(n,
+                                            [&](uint32_t j, uint64_t v) {
+                                              uint64_t& prev =
+                                                  prev_[size_t{batch_site_[j]} * kMaxArgs + i];
+                                              prev += static_cast<uint64_t>(zigzag_decode(v));
+                                              b[j].args[i] = prev;
+                                              return true;
+                                            })
+                              : col.varints(n, [&](uint32_t j, uint64_t v) {
+                                  b[j].args[i] = v;
+                                  return true;
+                                });
+      if (!read) return (void)fail("argument column ends early");
+      continue;
+    }
     for (uint32_t j = 0; j < n; ++j) {
       Event& e = b[j];
       if (i >= e.arg_count) continue;
