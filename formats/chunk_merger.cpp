@@ -226,10 +226,15 @@ bool ChunkMerger::next() {
 uint32_t ChunkMerger::next_events(const Event** first) {
   if (retired_) drop(std::move(retired_));
   if (done_ || !started_ || !cur_.d) return 0;
+  if (cur_.check && pass_over_dropped_events() != 0) {
+    // cur_'s next record may now come after another chunk's: next() goes
+    // on from the order made again (and loads what is due).
+    keep_smallest_current();
+    return 0;
+  }
   // Strictly earlier than the next chunk to load and than every other
   // active chunk's next record: next() would have taken each from cur_;
   // in a chunk that needs checks, also within what the filter passes whole.
-  if (cur_.check) pass_over_dropped_events();
   uint64_t limit = merge_limit();
   if (cur_.check) limit = std::min(limit, filter_.events_pass_from(cur_.d->next_time()));
   const uint32_t n = cur_.d->take_events_before(limit, first);

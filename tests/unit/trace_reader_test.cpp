@@ -439,6 +439,56 @@ TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]")
       std::is_sorted(seen.begin(), seen.end(), [](auto& a, auto& b) { return a.first < b.first; }));
 }
 
+TEST_CASE("events passed over before a window leave the merge in time order", "[trace_reader]") {
+  // Chunk A: processes at 30 and 500. Chunk B: a process at 90, events
+  // 100-190 (before the window) and 1200-1202. Reading B after its process,
+  // the events before the window are passed over up to A's next record
+  // (500), and B's next one (1200) comes after it: A's process must come
+  // first, whether the reader is asked for a run or for the next record.
+  TempPath tmp;
+  auto sites = sample_sites(2);
+  auto process = [](uint64_t t, uint32_t pid) {
+    ProcessEvent p;
+    p.time_ns = t;
+    p.kind = ProcessEventKind::comm;
+    p.pid = pid;
+    p.tid = pid;
+    p.comm = "p" + std::to_string(pid);
+    return p;
+  };
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sites);
+    REQUIRE(w.ok());
+    REQUIRE(w->append(process(30, 1)).ok());
+    REQUIRE(w->append(process(500, 2)).ok());
+    REQUIRE(w->flush().ok());
+    REQUIRE(w->append(process(90, 3)).ok());
+    for (uint64_t i = 0; i < 10; ++i)
+      REQUIRE(w->append(make_event(100 + 10 * i, 1, 3, 3, 0, {i})).ok());
+    for (uint64_t i = 0; i < 3; ++i) REQUIRE(w->append(make_event(1200 + i, 1, 3, 3, 0, {i})).ok());
+    REQUIRE(w->flush().ok());
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  for (int runs = 0; runs < 2; ++runs) {
+    INFO("asking for runs: " << runs);
+    auto r = TraceReader::open(tmp.str());
+    REQUIRE(r.ok());
+    ReadFilter f;
+    f.time_min_ns = 1000;
+    r->set_filter(f);
+    std::vector<uint64_t> times;
+    for (;;) {
+      const Event* first = nullptr;
+      uint32_t n = runs ? r->next_events(&first) : 0;
+      for (uint32_t i = 0; i < n; ++i) times.push_back(first[i].time_ns);
+      if (n != 0) continue;
+      if (!r->next()) break;
+      times.push_back(r->kind() == RecordKind::process ? r->process().time_ns : r->event().time_ns);
+    }
+    CHECK(times == std::vector<uint64_t>{30, 90, 500, 1200, 1201, 1202});
+  }
+}
+
 TEST_CASE("accessors before the first record and after the last return empty records",
           "[trace_reader]") {
   TempPath tmp;
