@@ -120,24 +120,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Use the first input byte to pick a filter, so filters get fuzzed too.
   if (size > 0 && (data[size - 1] & 1)) {
     ReadFilter f;
-    f.site_ids = {data[size - 1] % 5u};
+    // Bit 4: a window alone (runs of events come from its chunks too).
+    if (!(data[size - 1] & 16)) f.site_ids = {data[size - 1] % 5u};
     f.time_min_ns = reader->metadata().start_monotonic_ns;
     // Bit 2: the arguments left undecoded (summary, latency by thread).
     f.arguments = (data[size - 1] & 4) == 0;
     reader->set_filter(f);
   }
   uint64_t last = 0;
-  while (reader->next()) {
+  auto check_event = [&](const Event& e) {
+    if (e.time_ns < last) __builtin_trap();  // out of order
+    last = e.time_ns;
+    if (e.site_id >= sites) __builtin_trap();
+    if (e.arg_count > reader->sites()[e.site_id].args.size()) __builtin_trap();
+    check_strings(e);
+    check_stack(e);
+  };
+  // Bit 3: events taken a run at a time where the reader can (what the
+  // report's inputs do).
+  const bool runs = size > 0 && (data[size - 1] & 8);
+  for (;;) {
+    const Event* first = nullptr;
+    if (uint32_t n = runs ? reader->next_events(&first) : 0; n != 0) {
+      for (uint32_t i = 0; i < n; ++i) check_event(first[i]);
+      continue;
+    }
+    if (!reader->next()) break;
+    if (reader->kind() == RecordKind::event) {
+      check_event(reader->event());
+      continue;
+    }
     uint64_t t = record_time(*reader);
     if (t < last) __builtin_trap();  // out of order
     last = t;
-    if (reader->kind() == RecordKind::event) {
-      const Event& e = reader->event();
-      if (e.site_id >= sites) __builtin_trap();
-      if (e.arg_count > reader->sites()[e.site_id].args.size()) __builtin_trap();
-      check_strings(e);
-      check_stack(e);
-    } else if (reader->kind() == RecordKind::lost) {
+    if (reader->kind() == RecordKind::lost) {
       uint32_t s = reader->lost().site_id;
       if (s != kNoSite && s >= sites) __builtin_trap();
     }
