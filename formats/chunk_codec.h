@@ -204,18 +204,32 @@ class ChunkDecoder {
     return n;
   }
 
-  // Passes over the events that advance() would make current next, under
-  // the conditions of take_events_before, as long as their time lies
-  // outside [lo, hi) (events a filter drops by their time alone); the
-  // current record stays. Returns their number.
-  uint32_t skip_events_outside(uint64_t lo, uint64_t hi, uint64_t before) {
+  // take_events_before for the events that keep(event) accepts, one by one:
+  // as long as they lie in the batch at hand (not its last), come before any
+  // other kind of record, are earlier than `before` and are accepted.
+  template <typename Keep>
+  uint32_t take_events_while(uint64_t before, const Event** first, Keep keep) {
     if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
     uint32_t end = pos_;
-    while (end + 1 < len_) {
-      const uint64_t t = evs_[end].time_ns;
-      if (t >= before || (t >= lo && t < hi)) break;
-      ++end;
-    }
+    while (end + 1 < len_ && evs_[end].time_ns < before && keep(evs_[end])) ++end;
+    const uint32_t n = end - pos_;
+    if (n == 0) return 0;
+    *first = &evs_[pos_];
+    kind_ = RecordKind::event;
+    cur_event_ = &evs_[end - 1];
+    pos_ = end;
+    next_time_ = evs_[end].time_ns;
+    return n;
+  }
+
+  // Passes over the events that advance() would make current next, under
+  // the conditions of take_events_before, as long as drop(event) says so
+  // (events a filter drops); the current record stays. Returns their number.
+  template <typename Drop>
+  uint32_t skip_events_while(uint64_t before, Drop drop) {
+    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
+    uint32_t end = pos_;
+    while (end + 1 < len_ && evs_[end].time_ns < before && drop(evs_[end])) ++end;
     const uint32_t n = end - pos_;
     pos_ = end;
     next_time_ = evs_[end].time_ns;

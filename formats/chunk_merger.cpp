@@ -183,9 +183,8 @@ uint64_t ChunkMerger::merge_limit() const {
 }
 
 uint32_t ChunkMerger::pass_over_dropped_events() {
-  uint64_t lo = 0, hi = 0;
-  filter_.event_time_bounds(&lo, &hi);
-  const uint32_t n = cur_.d->skip_events_outside(lo, hi, merge_limit());
+  const uint32_t n = cur_.d->skip_events_while(
+      merge_limit(), [this](const Event& e) { return !filter_.event_passes(e); });
   cur_.emitted += n;
   return n;
 }
@@ -234,10 +233,12 @@ uint32_t ChunkMerger::next_events(const Event** first) {
   }
   // Strictly earlier than the next chunk to load and than every other
   // active chunk's next record: next() would have taken each from cur_;
-  // in a chunk that needs checks, also within what the filter passes whole.
-  uint64_t limit = merge_limit();
-  if (cur_.check) limit = std::min(limit, filter_.events_pass_from(cur_.d->next_time()));
-  const uint32_t n = cur_.d->take_events_before(limit, first);
+  // in a chunk that needs checks, as long as they pass.
+  const uint64_t limit = merge_limit();
+  const uint32_t n =
+      cur_.check ? cur_.d->take_events_while(
+                       limit, first, [this](const Event& e) { return filter_.event_passes(e); })
+                 : cur_.d->take_events_before(limit, first);
   if (n == 0) return 0;
   cur_.emitted += n;
   out_ = cur_.d.get();

@@ -43,7 +43,7 @@ class ChunkMerger {
   // The decoder of the previous record lives until this call (its strings).
   bool next();
   // The records next() would return one by one, when they are a run of
-  // events of one chunk that the filter passes whole and that no other chunk's
+  // events of one chunk that the filter passes and that no other chunk's
   // record comes between: their number (the last becomes current, *first
   // is the first); 0 when next() must be called instead. They stay valid
   // until the next call of either.
@@ -94,8 +94,8 @@ class ChunkMerger {
   // load and every other active chunk's next record begin there.
   uint64_t merge_limit() const;
   // In a chunk that needs checks: passes over the events of cur_'s batch
-  // that the filter drops for their time alone (before a --since window,
-  // after it or outside a segment), as next() would one by one; their number.
+  // that the filter drops (before a --since window, outside a segment, of
+  // other sites or threads), as next() would one by one; their number.
   uint32_t pass_over_dropped_events();
   // Ends a decoder, keeping its buffer for the next load (serial path).
   void drop(std::unique_ptr<ChunkDecoder> d);

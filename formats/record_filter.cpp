@@ -53,42 +53,14 @@ bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
   return events || process || lost;
 }
 
-void RecordFilter::event_time_bounds(uint64_t* lo, uint64_t* hi) const {
-  const auto& f = filter_;
-  *lo = std::max(f.time_min_ns.value_or(0), f.segment_begin_ns.value_or(0));
-  *hi = UINT64_MAX;
-  if (f.time_max_ns && *f.time_max_ns < UINT64_MAX) *hi = *f.time_max_ns + 1;
-  if (f.segment_end_ns) *hi = std::min(*hi, *f.segment_end_ns);
-}
-
-uint64_t RecordFilter::events_pass_from(uint64_t from) const {
-  const auto& f = filter_;
-  if (!site_wanted_.empty() || f.pid || f.tid) return 0;
-  uint64_t lo = 0, hi = 0;
-  event_time_bounds(&lo, &hi);
-  return from < lo ? 0 : hi;
-}
-
 bool RecordFilter::matches(const ChunkDecoder& d) const {
   const auto& f = filter_;
-  if (segment_) {
-    uint64_t t = d.kind() == RecordKind::lost    ? d.lost().time_begin_ns
-                 : d.kind() == RecordKind::event ? d.event().time_ns
-                                                 : d.process().time_ns;
-    if (!in_segment(t)) return false;
-  }
   switch (d.kind()) {
-    case RecordKind::event: {
-      const Event& e = d.event();
-      if (!site_wanted_.empty() && !site_wanted_[e.site_id]) return false;
-      if (f.pid && e.pid != *f.pid) return false;
-      if (f.tid && e.tid != *f.tid) return false;
-      if (f.time_min_ns && e.time_ns < *f.time_min_ns) return false;
-      if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
-      return true;
-    }
+    case RecordKind::event:
+      return event_passes(d.event());
     case RecordKind::process: {
       const ProcessEvent& e = d.process();
+      if (segment_ && !in_segment(e.time_ns)) return false;
       if (f.pid && e.pid != *f.pid) return false;
       if (f.tid && e.tid != *f.tid) return false;
       if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
@@ -96,6 +68,7 @@ bool RecordFilter::matches(const ChunkDecoder& d) const {
     }
     case RecordKind::lost: {
       const LostEvent& e = d.lost();
+      if (segment_ && !in_segment(e.time_begin_ns)) return false;
       if (!site_wanted_.empty() && e.site_id != kNoSite && !site_wanted_[e.site_id]) return false;
       uint64_t begin = std::min(e.time_begin_ns, e.time_end_ns);
       uint64_t end = std::max(e.time_begin_ns, e.time_end_ns);

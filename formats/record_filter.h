@@ -25,15 +25,18 @@ class RecordFilter {
   // Whether every record of the chunk passes unchecked: the filter is only
   // a segment, and the chunk lies inside it.
   bool passes_whole(const ChunkHeader& h) const;
-  // For a run of events (ChunkMerger::next_events) in a chunk that needs
-  // checks: events from time `from` on pass unchecked up to the returned
-  // time (exclusive), when the filter looks at nothing but time (a window,
-  // a segment); 0 when it looks at more (sites, pid, tid) or `from` lies
-  // before its window.
-  uint64_t events_pass_from(uint64_t from) const;
-  // The times [*lo, *hi) outside which every event fails, whatever else the
-  // filter looks at: its window and segment.
-  void event_time_bounds(uint64_t* lo, uint64_t* hi) const;
+  // Whether an event passes: matches() for an event, inline for the merger's
+  // runs of events (ChunkMerger::next_events) and passes over dropped ones.
+  bool event_passes(const Event& e) const {
+    const auto& f = filter_;
+    if (segment_ && !in_segment(e.time_ns)) return false;
+    if (!site_wanted_.empty() && !site_wanted_[e.site_id]) return false;
+    if (f.pid && e.pid != *f.pid) return false;
+    if (f.tid && e.tid != *f.tid) return false;
+    if (f.time_min_ns && e.time_ns < *f.time_min_ns) return false;
+    if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
+    return true;
+  }
   // Whether the chunk's diagnostics are this reader's to count: without a
   // segment always, else when its min_time_ns lies in the segment.
   bool owns(const ChunkHeader& h) const;

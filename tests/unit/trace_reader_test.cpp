@@ -317,8 +317,8 @@ TEST_CASE("runs of events (next_events) and next() together give next()'s exact 
     std::vector<Record> want = t.expected;
     if (seed % 2 == 1 && !want.empty()) {
       // Filters: runs come from chunks that need no check, and from those
-      // that do as far as the filter looks at time alone (a window, a
-      // segment); a pid filter checks every record.
+      // that do as long as their events pass (a window, a segment, a pid,
+      // sites).
       const uint64_t t0 = record_time(want.front()), t1 = record_time(want.back());
       auto somewhere = [&] { return t0 + rng() % (t1 - t0 + 1); };
       ReadFilter f;
@@ -329,6 +329,7 @@ TEST_CASE("runs of events (next_events) and next() together give next()'s exact 
         f.segment_end_ns = *f.segment_begin_ns + rng() % (t1 - t0 + 1);
       }
       if (rng() % 5 == 0) f.pid = static_cast<uint32_t>(1 + rng() % 5);
+      if (rng() % 3 == 0) f.site_ids = {static_cast<uint32_t>(rng() % 3)};
       auto in_segment = [&](const Record& x) {
         const uint64_t t = record_time(x);
         return !f.segment_begin_ns || (t >= *f.segment_begin_ns && t < *f.segment_end_ns);
