@@ -186,51 +186,28 @@ class ChunkDecoder {
   // on (the next record is of another kind, at or after `before`, or ends
   // the batch).
   uint32_t take_events_before(uint64_t before, const Event** first) {
-    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
-    if (pos_ + 1 >= len_) return 0;
+    if (!events_next() || pos_ + 1 >= len_) return 0;
     // Events are in time order: all but the last, or those before `before`.
     uint32_t end = len_ - 1;
-    if (evs_[end - 1].time_ns >= before) {
-      end = pos_;
-      while (evs_[end].time_ns < before) ++end;
-    }
-    const uint32_t n = end - pos_;
-    if (n == 0) return 0;
-    *first = &evs_[pos_];
-    kind_ = RecordKind::event;
-    cur_event_ = &evs_[end - 1];
-    pos_ = end;
-    next_time_ = evs_[end].time_ns;
-    return n;
+    if (evs_[end - 1].time_ns >= before) end = run_end(before, [](const Event&) { return true; });
+    return take_until(end, first);
   }
 
-  // take_events_before for the events that keep(event) accepts, one by one:
-  // as long as they lie in the batch at hand (not its last), come before any
-  // other kind of record, are earlier than `before` and are accepted.
+  // take_events_before for the events that keep(event) accepts: it stops
+  // at the first it does not.
   template <typename Keep>
   uint32_t take_events_while(uint64_t before, const Event** first, Keep keep) {
-    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
-    uint32_t end = pos_;
-    while (end + 1 < len_ && evs_[end].time_ns < before && keep(evs_[end])) ++end;
-    const uint32_t n = end - pos_;
-    if (n == 0) return 0;
-    *first = &evs_[pos_];
-    kind_ = RecordKind::event;
-    cur_event_ = &evs_[end - 1];
-    pos_ = end;
-    next_time_ = evs_[end].time_ns;
-    return n;
+    return take_until(run_end(before, keep), first);
   }
 
-  // Passes over the events that advance() would make current next, under
-  // the conditions of take_events_before, as long as drop(event) says so
-  // (events a filter drops); the current record stays. Returns their number.
+  // Passes over the events that take_events_before would take, as long as
+  // drop(event) says so (events a filter drops); the current record stays.
+  // Returns their number.
   template <typename Drop>
   uint32_t skip_events_while(uint64_t before, Drop drop) {
-    if (next_kind_ != RecordKind::event || has_pe_ || has_le_) return 0;
-    uint32_t end = pos_;
-    while (end + 1 < len_ && evs_[end].time_ns < before && drop(evs_[end])) ++end;
+    const uint32_t end = run_end(before, drop);
     const uint32_t n = end - pos_;
+    if (n == 0) return 0;
     pos_ = end;
     next_time_ = evs_[end].time_ns;
     return n;
@@ -264,6 +241,30 @@ class ChunkDecoder {
 
  private:
   bool fail(std::string why);
+  // Whether the next record is an event of the batch at hand, with no
+  // record of another kind still to merge in.
+  bool events_next() const { return next_kind_ == RecordKind::event && !has_pe_ && !has_le_; }
+  // From pos_ on, the index after the events that lie in the batch at hand
+  // (not its last), are earlier than `before` and satisfy pred; pos_ when
+  // there are none or the next record is not such an event.
+  template <typename Pred>
+  uint32_t run_end(uint64_t before, Pred pred) const {
+    if (!events_next()) return pos_;
+    uint32_t end = pos_;
+    while (end + 1 < len_ && evs_[end].time_ns < before && pred(evs_[end])) ++end;
+    return end;
+  }
+  // Makes the events from pos_ to end (exclusive) current at once.
+  uint32_t take_until(uint32_t end, const Event** first) {
+    const uint32_t n = end - pos_;
+    if (n == 0) return 0;
+    *first = &evs_[pos_];
+    kind_ = RecordKind::event;
+    cur_event_ = &evs_[end - 1];
+    pos_ = end;
+    next_time_ = evs_[end].time_ns;
+    return n;
+  }
   void advance_slow();
   void decode_batch();
   bool decode_strings(Event* batch, uint32_t n);

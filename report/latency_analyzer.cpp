@@ -36,7 +36,8 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
     // Domains (trace files) stay below 2^16, so bits 48-63 are free for the class.
     if (s < config_.pair_class.size()) rules_[s].key_class = uint64_t{config_.pair_class[s]} << 48;
   }
-  const bool id_key = config_.key.kind == KeySpec::Kind::tid || config_.key.kind == KeySpec::Kind::pid;
+  const bool id_key =
+      config_.key.kind == KeySpec::Kind::tid || config_.key.kind == KeySpec::Kind::pid;
   id_fast_path_ = id_key && !config_.by && config_.top == 0 && !config_.keep_open_events;
   key_is_pid_ = config_.key.kind == KeySpec::Kind::pid;
 }
@@ -45,8 +46,12 @@ inline bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const
                                     Key* key) {
   const uint64_t cls = rules_[global_site].key_class;
   switch (config_.key.kind) {
-    case KeySpec::Kind::tid: key->value = pairing_id_key(domain, e.tid) | cls; return true;
-    case KeySpec::Kind::pid: key->value = pairing_id_key(domain, e.pid) | cls; return true;
+    case KeySpec::Kind::tid:
+      key->value = pairing_id_key(domain, e.tid) | cls;
+      return true;
+    case KeySpec::Kind::pid:
+      key->value = pairing_id_key(domain, e.pid) | cls;
+      return true;
     case KeySpec::Kind::host: return false;  // not a pairing key: options refuse it
     case KeySpec::Kind::arg: {
       int i = config_.key.arg.name.empty() ? config_.key.arg.index

@@ -218,10 +218,11 @@ class LatencyAnalyzer {
   std::vector<KeptEnd> kept_ends_;     // later_segment, in time order
 };
 
-
 // The pairing key of a thread or process: the trace file's key domain in
 // bits 32-47, the id below.
-inline uint64_t pairing_id_key(uint32_t domain, uint32_t id) { return (uint64_t{domain} << 32) | id; }
+inline uint64_t pairing_id_key(uint32_t domain, uint32_t id) {
+  return (uint64_t{domain} << 32) | id;
+}
 
 inline uint32_t LatencyAnalyzer::new_node() {
   if (free_head_ != 0) {
@@ -249,8 +250,8 @@ inline void LatencyAnalyzer::init_start(uint32_t index, uint32_t global_site, ui
 // The common case (a thread or process key, only the figures kept) without
 // the general path's lookups; the same result, step for step.
 inline LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, uint32_t domain,
-                                                   const format::Event& e, uint64_t time,
-                                                   LatencyPair* pair, uint64_t tag) {
+                                                          const format::Event& e, uint64_t time,
+                                                          LatencyPair* pair, uint64_t tag) {
   if (global_site >= rules_.size()) return Outcome::ignored;
   const SiteRule& rule = rules_[global_site];
   if (rule.role == SiteRole::none) return Outcome::ignored;
