@@ -123,7 +123,12 @@ Recording record_dlopen(const std::string& name, const std::vector<std::string>&
 // recording runs, and call it once the recorder attached it; then waits
 // for the program's end.
 void run_through_load(Process& target, Process& rec, const std::string& lib, std::string& out) {
-  REQUIRE(rec.wait_for_stderr("Ctrl-C to end"));
+  if (!rec.wait_for_stderr("Ctrl-C to end")) {
+    // Seen twice in CI (integration_later_all, under ctest -j2), never by
+    // hand: the recorder's own words say why it did not start.
+    const std::string rest = rec.read_rest(true);
+    FAIL("the recorder did not start; its stderr:\n" << rec.stderr_seen << rest);
+  }
   target.write_line("go");
   REQUIRE(read_until(target, "loaded 1", out));
   REQUIRE(rec.wait_for_stderr("usdt-record: attached 1 probe site in " + lib));
