@@ -565,8 +565,10 @@ void ChunkDecoder::decode_batch() {
   events_left_ -= n;
   Event* b = batch_[buf_];
 
-  // Each column's loop stops at the first bad value; a column that ends
-  // early is reported once all are read.
+  // Each column's loop stops at the first bad value or where the column
+  // ends early, and the batch fails there: the later columns index by what
+  // the earlier ones wrote (the shape check reads batch_site_), so none may
+  // run on a column left half read.
   uint64_t t = ev_time_;
   const uint64_t max_time = header_.max_time_ns;
   bool in_range = time_col_.varints(n, [&](uint32_t j, uint64_t delta) {
@@ -575,7 +577,7 @@ void ChunkDecoder::decode_batch() {
     b[j].time_ns = t;
     return true;
   });
-  if (!in_range && time_col_.ok()) return (void)fail("event time outside the chunk's time range");
+  if (!in_range) return (void)column_failed(time_col_, "event time outside the chunk's time range");
   ev_time_ = t;
   const uint32_t* sites = sites_.data();
   const size_t n_sites = sites_.size();
@@ -585,8 +587,8 @@ void ChunkDecoder::decode_batch() {
     b[j].site_id = sites[ls];
     return true;
   });
-  if (!in_range && site_col_.ok()) {
-    return (void)fail("event refers to a site outside the chunk's table");
+  if (!in_range) {
+    return (void)column_failed(site_col_, "event refers to a site outside the chunk's table");
   }
   const std::pair<uint32_t, uint32_t>* threads = threads_.data();
   const size_t n_threads = threads_.size();
@@ -596,15 +598,15 @@ void ChunkDecoder::decode_batch() {
     b[j].tid = threads[th].second;
     return true;
   });
-  if (!in_range && thread_col_.ok()) {
-    return (void)fail("event refers to a thread outside the chunk's table");
+  if (!in_range) {
+    return (void)column_failed(thread_col_, "event refers to a thread outside the chunk's table");
   }
   in_range = cpu_col_.varints(n, [&](uint32_t j, uint64_t cpu) {
     if (cpu > 0xffffffffu) return false;
     b[j].cpu = static_cast<uint32_t>(cpu);
     return true;
   });
-  if (!in_range && cpu_col_.ok()) return (void)fail("event CPU out of range");
+  if (!in_range) return (void)column_failed(cpu_col_, "event CPU out of range");
   // The batches start as Events with nothing (the constructor's), and the
   // fields that a chunk never fills (arguments when skipped, frames,
   // stacks) are never written, so they stay empty without a store per event.
@@ -629,12 +631,9 @@ void ChunkDecoder::decode_batch() {
       missing_any |= missing;
       return true;
     });
-    if (!in_range && shape_col_.ok()) {
-      return (void)fail("event has more arguments than its probe site");
+    if (!in_range) {
+      return (void)column_failed(shape_col_, "event has more arguments than its probe site");
     }
-  }
-  if (!(time_col_.ok() && site_col_.ok() && thread_col_.ok() && cpu_col_.ok() && shape_col_.ok())) {
-    return (void)fail("event columns end early");
   }
   for (uint32_t i = 0; i < max_count; ++i) {
     ByteCursor& col = arg_col_[i];

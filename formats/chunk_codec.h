@@ -241,6 +241,11 @@ class ChunkDecoder {
 
  private:
   bool fail(std::string why);
+  // A column loop stopped: on a value out of range (why) or because the
+  // column ended early or held a malformed varint.
+  bool column_failed(const ByteCursor& col, const char* why) {
+    return fail(col.ok() ? why : "event columns end early");
+  }
   // Whether the next record is an event of the batch at hand, with no
   // record of another kind still to merge in.
   bool events_next() const { return next_kind_ == RecordKind::event && !has_pe_ && !has_le_; }

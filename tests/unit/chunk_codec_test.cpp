@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "formats/file_layout.h"
+
 using namespace usdt::format;
 
 namespace {
@@ -322,4 +324,36 @@ TEST_CASE("a string length over 64 KiB is refused before it is used", "[chunk_co
   ChunkDecoder d(payload, &kArgCounts, &kStringMasks);
   CHECK_FALSE(d.start(h));
   CHECK(d.error() == "string argument longer than 64 KiB");
+}
+
+TEST_CASE("a column that ends early fails the batch before a later column reads it",
+          "[chunk_codec]") {
+  // One event, no sites in the chunk's table and an empty site column: the
+  // shape check looks up each event's site, which the site column never
+  // wrote (the reader fuzzer found this as a null read under UBSan).
+  ChunkBuilder b;
+  b.add(ev(100, 0, 2, 1, 2));
+  std::string encoded;
+  ChunkHeader h = b.encode(encoded);
+  std::string events;
+  ByteWriter w(events);
+  w.varint(1);  // events
+  w.varint(0);  // sites
+  w.varint(1);  // threads
+  w.varint(3);
+  w.varint(4);
+  w.varint(0);  // no delta columns
+  // Column sizes: time, site, thread, CPU, shape, then the argument columns.
+  const uint8_t sizes[5] = {1, 0, 1, 1, 1};
+  for (int i = 0; i < 5 + kMaxArgs; ++i) w.varint(i < 5 ? sizes[i] : 0);
+  const uint8_t columns[] = {0, 0, 1, 2};  // time, thread, cpu, shape (two arguments)
+  w.bytes(columns, sizeof columns);
+  std::string payload;
+  encode_chunk_header(payload, h);
+  ByteWriter p(payload);
+  p.u8(static_cast<uint8_t>(SectionKind::events));
+  p.str(events);
+  ChunkDecoder d(payload, &kArgCounts);
+  CHECK_FALSE(d.start(h));
+  CHECK(d.error() == "event columns end early");
 }
