@@ -118,6 +118,13 @@ void EventSet::close_site_fds(uint32_t site_id) const {
   }
 }
 
+std::vector<int> EventSet::site_fds() const {
+  std::vector<int> fds;
+  fds.reserve(events_.size());
+  for (const PerfEvent& e : events_) fds.push_back(e.fd());
+  return fds;
+}
+
 void EventSet::disable_all() {
   for (const PerfEvent& e : events_) (void)e.disable();
 }

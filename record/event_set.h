@@ -102,6 +102,8 @@ class EventSet {
   // Closes the events of one site, leaving the object's bookkeeping alone:
   // only for a process that is about to exit (the background detacher).
   void close_site_fds(uint32_t site_id) const;
+  // The descriptors close_site_fds closes, of every site.
+  std::vector<int> site_fds() const;
 
  private:
   EventSet(KernelFeatures features, size_t buffer_pages)

@@ -772,6 +772,8 @@ void RecordSession::release_events() {
   const EventSet* events = &*events_;
   UprobeEventGroup* group = group_ ? &*group_ : nullptr;
   TracefsMount* tracefs = plan_.tracefs ? &*plan_.tracefs : nullptr;
+  std::vector<int> release_fds = events->site_fds();
+  if (group != nullptr) release_fds.push_back(group->lock_fd());
   bool detached = detach_after_exit(
       [events, group] {
         if (group == nullptr) return;
@@ -785,7 +787,7 @@ void RecordSession::release_events() {
       [tracefs] {
         if (tracefs != nullptr) tracefs->unmount_if_ours();
       },
-      plan_.tracefs ? TracefsMount::use_lock_fd() : -1);
+      std::move(release_fds), plan_.tracefs ? TracefsMount::use_lock_fd() : -1);
   if (detached) {
     if (group_) group_->release();
     if (plan_.tracefs) plan_.tracefs->release();

@@ -30,7 +30,7 @@ void close_all_but(std::vector<int> keep) {
 }  // namespace
 
 bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
-                       int keep_fd) {
+                       std::vector<int> release_fds, int keep_fd) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
   pid_t child = fork();
@@ -49,6 +49,9 @@ bool detach_after_exit(const std::function<void()>& release, const std::function
   setsid();
   prctl(PR_SET_NAME, "usdt-detach", 0, 0, 0);
   close(fds[1]);
+  release_fds.push_back(fds[0]);
+  release_fds.push_back(keep_fd);
+  close_all_but(std::move(release_fds));
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull >= 0) {
     dup2(devnull, 0);

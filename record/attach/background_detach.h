@@ -16,12 +16,15 @@
 
 namespace usdt::record {
 
-// Forks a child in a session of its own that waits for this process to
-// exit, then runs release (which closes what it wants, in the order it
-// wants), closes every other file descriptor it inherited but keep_fd (-1:
-// none), runs last and exits. Returns false when no child could be made:
-// the caller then does the work itself.
+// Forks a child in a session of its own. At once it closes every file
+// descriptor it inherited but release_fds and keep_fd (-1: none): above all
+// the trace file, which must be closed when the recorder exits (a umount,
+// a df or a copy right after must not find it held for seconds). It waits
+// for this process to exit, then runs release (which closes release_fds in
+// the order it wants), closes what is left but keep_fd, runs last and
+// exits. Returns false when no child could be made: the caller then does the
+// work itself.
 bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
-                       int keep_fd = -1);
+                       std::vector<int> release_fds, int keep_fd = -1);
 
 }  // namespace usdt::record

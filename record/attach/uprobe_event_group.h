@@ -88,6 +88,9 @@ class UprobeEventGroup {
 
   const std::string& group() const { return group_; }
   const std::string& tracefs_dir() const { return dir_; }
+  // The descriptor of the group's lock, which a detacher holds until the
+  // group's events are deleted.
+  int lock_fd() const { return lock_.get(); }
 
   // Deletes the events of usdtrec_* groups whose recorder is gone (killed
   // before it could clean up, or its background detacher is still at work);
