@@ -19,4 +19,15 @@ if [ -n "$reason" ]; then
   echo "skipped: $reason" >&2
   exit 77
 fi
-exec "$exe" "$@"
+# The case's traces and copies go to a directory of its own (temp_trace()
+# honours TMPDIR), removed when the case passes and kept for a look when it
+# fails: a suite run used to leave some 40 traces in /tmp.
+work=$(mktemp -d "${TMPDIR:-/tmp}/usdt_itest.XXXXXX") || exit 1
+TMPDIR="$work" "$exe" "$@"
+status=$?
+if [ "$status" -eq 0 ]; then
+  rm -rf --one-file-system "$work"
+else
+  echo "integration: the failed case's files are kept in $work" >&2
+fi
+exit "$status"
