@@ -151,6 +151,9 @@ class RecordSession {
   // is unmounted (it lives in plan_).
   RecordingPlan plan_;
   std::optional<UprobeEventGroup> group_;
+  // -a: the sites whose file was gone when their tracefs event was to be
+  // defined (define_tracefs_events), left out of the attach.
+  std::vector<bool> gone_;
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
   std::unique_ptr<StackCollector> stacks_;  // -g
@@ -333,7 +336,8 @@ Status RecordSession::attach() {
   if (follower_) drainer_->watch_mappings();
 
   if (plan_.tracefs) {
-    Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr);
+    Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr,
+                                                           options_.all ? &gone_ : nullptr);
     if (!group) return group.error();
     group_.emplace(std::move(*group));
   }
@@ -500,16 +504,19 @@ Status RecordSession::loop() {
 Status RecordSession::attach_all_processes() {
   if (Status s = events_->add_target(-1, false, true, kNoSites); !s) return s;
   for (size_t i = 0; i < attach_.size(); ++i) {
-    Status s = events_->add_target(-1, false, false, {attach_[i]});
-    if (s) continue;
     // A file found in a running process at the start may be gone by the
-    // attach: the process exited (the file reached through /proc/PID/root)
-    // or the file was deleted after its last user unmapped it (seen in CI:
-    // another test's own copy of a library, removed at its end). Such a site
-    // is left out with a warning; any other failure ends the start.
+    // attach, or by the definition of its tracefs event (gone_): the
+    // process exited (the file reached through /proc/PID/root) or the file
+    // was deleted after its last user unmapped it (seen in CI: another
+    // test's own copy of a library, removed at its end). Such a site is left
+    // out with a warning; any other failure ends the start.
     const ResolvedSite& site = plan_.sites[i].resolved;
-    struct stat st;
-    if (::stat(site.open_path.c_str(), &st) == 0) return s;
+    const bool undefined = i < gone_.size() && gone_[i];
+    if (!undefined) {
+      Status s = events_->add_target(-1, false, false, {attach_[i]});
+      if (s) continue;
+      if (!site_file_gone(site)) return s;
+    }
     if (!options_.quiet) {
       std::cerr << "usdt-record: warning: " << site.provider << ':' << site.name << " in "
                 << site.path << ": the file, or the process it was found in, is gone ("

@@ -1,6 +1,9 @@
 #include "record/recording_plan.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <set>
 #include <string>
 
@@ -194,19 +197,30 @@ Result<std::vector<RawArg>> define_site_event(const PlannedSite& site, uint32_t 
 
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
-                                               SampleDecoder& decoder, std::ostream& err) {
+                                               SampleDecoder& decoder, std::ostream& err,
+                                               std::vector<bool>* gone) {
   UprobeEventGroup::remove_stale_groups(plan.tracefs->dir(), err);
   UprobeEventGroup group = UprobeEventGroup::for_this_process(plan.tracefs->dir());
+  if (gone != nullptr) gone->assign(plan.sites.size(), false);
   for (uint32_t id = 0; id < plan.sites.size(); ++id) {
     const PlannedSite& site = plan.sites[id];
     // The kernel's own tracepoints need no definition.
     if (site.resolved.kind == format::ProbeKind::tracepoint) continue;
     if (!plan.per_task && !site.sampling.needs_kernel_reads()) continue;
     Result<std::vector<RawArg>> layout = define_site_event(site, id, group, attach[id]);
+    if (!layout && gone != nullptr && site_file_gone(site.resolved)) {
+      (*gone)[id] = true;
+      continue;
+    }
     if (!layout) return layout.error();
     decoder.set_raw_layout(id, std::move(*layout));
   }
   return group;
+}
+
+bool site_file_gone(const ResolvedSite& site) {
+  struct stat st;
+  return ::stat(site.open_path.c_str(), &st) != 0 && (errno == ENOENT || errno == ESRCH);
 }
 
 Result<std::vector<PlannedSite>> plan_added_sites(const RecordOptions& options,

@@ -46,9 +46,20 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
 // sites that take one, after removing the groups of killed recorders; points
 // those sites' perf events (attach) and decoding at them. The group deletes
 // its events when it goes away: after the perf events are closed.
+// gone (-a, whose sites were found in files that running processes map):
+// when given, a site whose file no longer exists (site_file_gone) is left
+// undefined and marked there, for the caller to leave out, instead of
+// failing the whole recording.
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
-                                               SampleDecoder& decoder, std::ostream& err);
+                                               SampleDecoder& decoder, std::ostream& err,
+                                               std::vector<bool>* gone = nullptr);
+
+// Whether the file a site was found in is gone: the process it was reached
+// through (/proc/PID/root) exited, or the file was deleted after its last
+// user unmapped it. Asked after the kernel refused the site, to tell that
+// from any other failure.
+bool site_file_gone(const ResolvedSite& site);
 
 // Sites found during the recording in a library mapped after the start
 // (record/mapping_follower.h): planned like -a's, since the session opens

@@ -32,3 +32,9 @@ set_source_files_properties(unwind_chain_fp.cpp PROPERTIES
   COMPILE_OPTIONS "-O0;-fno-omit-frame-pointer;-fasynchronous-unwind-tables")
 set_source_files_properties(unwind_chain_nofp.cpp PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-fasynchronous-unwind-tables")
+# Tracefs events of -a sites whose file is gone (root: real tracefs). Its
+# cases run one per CTest entry, like the integration tests.
+usdt_unit_test(tracefs_definition_test HIDDEN_ONLY SOURCES tracefs_definition_test.cpp
+               LIBS usdt_record_lib usdt_fixture_paths)
+usdt_tag_tests(TARGET tracefs_definition_test MARKER root PREFIX tracefs_definition LABEL integration
+               LAUNCHER ${PROJECT_SOURCE_DIR}/tests/integration/run_integration.sh)
