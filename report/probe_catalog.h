@@ -84,6 +84,27 @@ class ProbeCatalog {
     return site_of_slot_[r.base + site_id];
   }
 
+  // One file's sites at once, for a loop over a run of that file's events:
+  // global_site(file, id) is at(id).
+  class FileSites {
+   public:
+    uint32_t at(uint32_t site_id) const { return site_id < size_ ? slots_[site_id] : kUnknownSite; }
+    uint32_t size() const { return size_; }  // site ids from 0 to size - 1
+
+   private:
+    friend class ProbeCatalog;
+    const uint32_t* slots_ = nullptr;
+    uint32_t size_ = 0;
+  };
+  FileSites sites_of(uint32_t file) const {
+    FileSites s;
+    if (file < bases_.size()) {
+      s.slots_ = site_of_slot_.data() + bases_[file].base;
+      s.size_ = bases_[file].size;
+    }
+    return s;
+  }
+
   size_t site_count() const { return sites_.size(); }
   const SiteInfo& site(uint32_t global) const { return sites_[global]; }
   const std::vector<ProbeInfo>& probes() const { return probes_; }

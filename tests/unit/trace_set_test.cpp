@@ -181,6 +181,14 @@ TEST_CASE("sites added during a recording are in the catalog of a set of files",
   CHECK(catalog.probe_of_site(load).full_name == "plugin:load");
   CHECK(catalog.site(load).active_since_ns == 2500);
   CHECK(catalog.site(catalog.global_site(1, 0)).active_since_ns == 0);
+  // A file's table at once (sites_of) gives what global_site gives, id by id.
+  for (uint32_t file = 0; file < 3; ++file) {
+    const usdt::report::ProbeCatalog::FileSites sites = catalog.sites_of(file);
+    for (uint32_t id = 0; id < 4; ++id) {
+      CHECK(sites.at(id) == catalog.global_site(file, id));
+    }
+  }
+  CHECK(catalog.sites_of(2).size() == 0);  // no third file
   REQUIRE((*set)->files()[1].summary.has_value());
   CHECK((*set)->files()[1].summary->events_per_site == std::vector<uint64_t>{0, 1});
   CHECK(count_events(**set) == 2);
