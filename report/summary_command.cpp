@@ -159,26 +159,43 @@ struct SummaryPass {
   // in_segment: process records are kept for the merge rather than applied
   // (a fork takes its parent's name, which an earlier segment may give).
   void read(const Context& c, TraceInput& input, bool in_segment) {
+    auto on_event = [&](ProbeCatalog::FileSites sites, uint32_t file, uint32_t domain,
+                        const format::Event& e, uint64_t time) {
+      const uint32_t site = sites.at(e.site_id);
+      if (site == ProbeCatalog::kUnknownSite) {
+        if (c.filter.selects_every_site() && c.filter.in_time_window(time)) {
+          stats.on_event(site, file, domain, e, time);
+        }
+        return;
+      }
+      if (c.filter.accepts(site, e, time)) {
+        stats.on_event(site, file, domain, e, time);
+        if (!c.host_of_file.empty()) {
+          ++host_probe_events[c.host_of_file[file] * c.probe_count + c.catalog.site(site).probe];
+        }
+      }
+    };
     Record r;
     while (input.next(r)) {
       any_record = true;
       last_record_time = std::max(last_record_time, r.time);
       switch (r.kind) {
         case format::RecordKind::event: {
-          uint32_t site = c.catalog.global_site(r.file, r.event->site_id);
-          if (site == ProbeCatalog::kUnknownSite) {
-            if (c.filter.selects_every_site() && c.filter.in_time_window(r.time)) {
-              stats.on_event(site, r.file, c.domains[r.file], *r.event, r.time);
-            }
-            break;
+          ProbeCatalog::FileSites sites = c.catalog.sites_of(r.file);
+          uint32_t domain = c.domains[r.file];
+          on_event(sites, r.file, domain, *r.event, r.time);
+          // The events of a run that follow, all of r.file's, in one loop
+          // with its site table and domain at hand (as latency's).
+          const format::Event* run = nullptr;
+          uint32_t file = 0;
+          uint32_t k = input.take_rest_of_run(&run, &file);
+          if (k == 0) break;
+          if (file != r.file) {  // (a run goes on in the record's own batch)
+            sites = c.catalog.sites_of(file);
+            domain = c.domains[file];
           }
-          if (c.filter.accepts(site, *r.event, r.time)) {
-            stats.on_event(site, r.file, c.domains[r.file], *r.event, r.time);
-            if (!c.host_of_file.empty()) {
-              ++host_probe_events[c.host_of_file[r.file] * c.probe_count +
-                                  c.catalog.site(site).probe];
-            }
-          }
+          for (; k != 0; --k, ++run) on_event(sites, file, domain, *run, run->time_ns);
+          last_record_time = std::max(last_record_time, (run - 1)->time_ns);
           break;
         }
         case format::RecordKind::process:
