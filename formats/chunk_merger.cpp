@@ -204,6 +204,10 @@ bool ChunkMerger::next() {
       loader_.release();  // a parallel report keeps its ended readers a while
       return false;
     }
+    if (cur_.check && filter_.past_window(cur_.d->next_time())) {
+      retire_current();  // all that is left of it lies past the window
+      continue;
+    }
     if (cur_.check && pass_over_dropped_events() != 0) {
       keep_smallest_current();
       continue;  // the loads and the order again, from the new next record
@@ -225,6 +229,8 @@ bool ChunkMerger::next() {
 uint32_t ChunkMerger::next_events(const Event** first) {
   if (retired_) drop(std::move(retired_));
   if (done_ || !started_ || !cur_.d) return 0;
+  // Past the window: next() retires the chunk.
+  if (cur_.check && filter_.past_window(cur_.d->next_time())) return 0;
   if (cur_.check && pass_over_dropped_events() != 0) {
     // cur_'s next record may now come after another chunk's: next() goes
     // on from the order made again (and loads what is due).

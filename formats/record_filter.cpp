@@ -70,10 +70,12 @@ bool RecordFilter::matches(const ChunkDecoder& d) const {
       const LostEvent& e = d.lost();
       if (segment_ && !in_segment(e.time_begin_ns)) return false;
       if (!site_wanted_.empty() && e.site_id != kNoSite && !site_wanted_[e.site_id]) return false;
-      uint64_t begin = std::min(e.time_begin_ns, e.time_end_ns);
-      uint64_t end = std::max(e.time_begin_ns, e.time_end_ns);
+      const uint64_t end = std::max(e.time_begin_ns, e.time_end_ns);
       if (f.time_min_ns && end < *f.time_min_ns) return false;
-      if (f.time_max_ns && begin > *f.time_max_ns) return false;
+      // By its order time (time_begin_ns), as past_window() decides for
+      // the rest of a chunk: a reversed span (end before begin) does not
+      // reach back into the window.
+      if (f.time_max_ns && e.time_begin_ns > *f.time_max_ns) return false;
       return true;
     }
   }

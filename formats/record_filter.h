@@ -37,6 +37,13 @@ class RecordFilter {
     if (f.time_max_ns && e.time_ns > *f.time_max_ns) return false;
     return true;
   }
+  // Whether no record at this order time or later passes: it lies past the
+  // window's end (events and process records by their time; a lost record
+  // from its begin on, as it is ordered by that). The merger then leaves the
+  // rest of the chunk unread rather than decode it only to drop it.
+  bool past_window(uint64_t order_time) const {
+    return filter_.time_max_ns && order_time > *filter_.time_max_ns;
+  }
   // Whether the chunk's diagnostics are this reader's to count: without a
   // segment always, else when its min_time_ns lies in the segment.
   bool owns(const ChunkHeader& h) const;

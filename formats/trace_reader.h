@@ -24,7 +24,9 @@ enum class RecordKind : uint8_t { event, process, lost };
 //   process events:  pid, tid, and time <= time_max_ns only: those before the
 //                    window still come, so that a report can name processes;
 //   lost events:     site in site_ids (or unknown site), [time_begin, time_end]
-//                    overlapping the window; pid and tid do not apply.
+//                    overlapping the window, time_begin <= time_max_ns (the
+//                    order time: records ordered after the window are not
+//                    read); pid and tid do not apply.
 // A segment (segment_begin_ns / segment_end_ns) cuts the record sequence
 // itself: only records whose order time (FORMAT.md section 4: time_ns, for
 // lost records time_begin_ns) lies in [segment_begin_ns, segment_end_ns)
