@@ -132,6 +132,22 @@ class ByteCursor {
     return true;
   }
 
+  // Passes over n varints without decoding them (a column whose values no
+  // one reads); false, and the cursor failed, when the bytes end first.
+  bool skip_varints(uint32_t n) {
+    if (!ok_) return false;
+    const uint8_t* p = p_;
+    while (n != 0) {
+      if (p == end_) {
+        ok_ = false;
+        return false;
+      }
+      n -= *p++ < 0x80 ? 1u : 0u;
+    }
+    p_ = p;
+    return true;
+  }
+
   // A varint that must not exceed limit (a count or a length about to be used).
   uint64_t varint_max(uint64_t limit) {
     uint64_t v = varint();

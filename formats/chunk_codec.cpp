@@ -561,27 +561,44 @@ void ChunkDecoder::decode_batch() {
       fail("strings section is longer than the events' strings");
     return;
   }
-  const uint64_t first = header_.events - events_left_;  // of this batch, in event order
-  events_left_ -= n;
   Event* b = batch_[buf_];
 
   // Each column's loop stops at the first bad value or where the column
   // ends early, and the batch fails there: the later columns index by what
   // the earlier ones wrote (the shape check reads batch_site_), so none may
   // run on a column left half read.
-  uint64_t t = ev_time_;
   const uint64_t max_time = header_.max_time_ns;
-  bool in_range = time_col_.varints(n, [&](uint32_t j, uint64_t delta) {
-    if (delta > max_time - t) return false;
-    t += delta;
-    b[j].time_ns = t;
+  auto decode_times = [&]() {
+    uint64_t t = ev_time_;
+    const bool in_range = time_col_.varints(n, [&](uint32_t j, uint64_t delta) {
+      if (delta > max_time - t) return false;
+      t += delta;
+      b[j].time_ns = t;
+      return true;
+    });
+    if (!in_range) return column_failed(time_col_, "event time outside the chunk's time range");
+    ev_time_ = t;
     return true;
-  });
-  if (!in_range) return (void)column_failed(time_col_, "event time outside the chunk's time range");
-  ev_time_ = t;
+  };
+  if (!decode_times()) return;
+  // Batches wholly before skip_before_ns_: their other columns passed over.
+  // (Not with arguments, whose deltas and strings run from event to event,
+  // nor with stacks.)
+  while (ev_time_ < skip_before_ns_ && !decode_args_ && stack_refs_.empty()) {
+    if (!site_col_.skip_varints(n) || !thread_col_.skip_varints(n) || !cpu_col_.skip_varints(n)) {
+      return (void)fail("event columns end early");
+    }
+    events_left_ -= n;
+    passed_over_ += n;
+    n = static_cast<uint32_t>(std::min<uint64_t>(events_left_, kBatch));
+    if (n == 0) return;
+    if (!decode_times()) return;
+  }
+  const uint64_t first = header_.events - events_left_;  // of this batch, in event order
+  events_left_ -= n;
   const uint32_t* sites = sites_.data();
   const size_t n_sites = sites_.size();
-  in_range = site_col_.varints(n, [&](uint32_t j, uint64_t ls) {
+  bool in_range = site_col_.varints(n, [&](uint32_t j, uint64_t ls) {
     if (ls >= n_sites) return false;
     batch_site_[j] = static_cast<uint32_t>(ls);
     b[j].site_id = sites[ls];

@@ -156,6 +156,13 @@ class ChunkDecoder {
   // either. Chunks whose events carry a frame (function probes) decode
   // them all the same: the frame is their last argument. Before start().
   void skip_arguments() { want_args_ = false; }
+  // Events earlier than ns will be dropped unread (a reader's window or
+  // segment starts there): with skip_arguments() and no stacks, whole
+  // batches of them are passed over with only their times decoded, and
+  // their other columns are neither decoded nor checked. They count in
+  // events_passed_over(), not among the records. Before start().
+  void skip_events_before(uint64_t ns) { skip_before_ns_ = ns; }
+  uint64_t events_passed_over() const { return passed_over_; }
 
   // Parses the sections; fails when the payload is malformed or its header
   // copy differs from expected (the uncompressed header was damaged).
@@ -300,6 +307,8 @@ class ChunkDecoder {
   std::vector<uint8_t> site_frame_;     // local index -> 1 + index of the frame argument, 0 = none
   bool chunk_frames_ = false;           // some site of the chunk has a frame
   bool want_args_ = true;               // skip_arguments() not called
+  uint64_t skip_before_ns_ = 0;         // skip_events_before()
+  uint64_t passed_over_ = 0;            // events of whole batches passed over
   bool decode_args_ = true;             // want_args_, or a frame needs them
   ByteCursor strings_;                  // the strings section's bytes not yet used
   // Stacks (1.3), decoded and checked whole by start(): the addresses of the

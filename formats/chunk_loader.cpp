@@ -55,6 +55,7 @@ PreparedChunk ChunkLoader::load(const IndexEntry& e,
   auto d = std::make_unique<ChunkDecoder>(std::move(payload), ctx_.site_arg_counts,
                                           ctx_.site_string_masks, ctx_.site_frames);
   if (!ctx_.arguments) d->skip_arguments();
+  d->skip_events_before(ctx_.skip_events_before_ns);
   if (!d->start(e.header)) {
     out.decode_error = d->error();
     return out;

@@ -36,6 +36,9 @@ struct ChunkLoadContext {
   const std::vector<uint8_t>* site_frames = nullptr;
   uint64_t max_chunk_payload = 0;
   bool arguments = true;  // false: ChunkDecoder::skip_arguments (ReadFilter::arguments)
+  // ChunkDecoder::skip_events_before: where the filter's window or segment
+  // starts (0: nowhere).
+  uint64_t skip_events_before_ns = 0;
 };
 
 // One loader per thread: it owns the buffers and the zstd context it reuses.
@@ -45,6 +48,7 @@ class ChunkLoader {
 
   // Whether the chunks loaded from now on decode their events' arguments.
   void set_arguments(bool decode) { ctx_.arguments = decode; }
+  void set_skip_events_before(uint64_t ns) { ctx_.skip_events_before_ns = ns; }
   const ChunkLoadContext& context() const { return ctx_; }
 
   // Loads e. may_decompress(content) is asked before decompressing; when it

@@ -156,8 +156,8 @@ void ChunkMerger::retire_current() {
   if (cur_.d->failed() && cur_.owned) {
     ++st_.diag.chunks_bad;
     st_.problem(cur_.offset, "chunk at " + st_.where(cur_.offset) + " is damaged after " +
-                                 std::to_string(cur_.emitted) + " records (" + cur_.d->error() +
-                                 "): the rest of it is skipped");
+                                 std::to_string(cur_.emitted + cur_.d->events_passed_over()) +
+                                 " records (" + cur_.d->error() + "): the rest of it is skipped");
   }
   // Records of unknown kinds met after the chunk was loaded (a drained
   // decoder met them all before).

@@ -7,6 +7,7 @@
 // reported in the diagnostics; the others are still read.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,9 @@ class ChunkMerger {
   // Before the first next().
   void set_filter(ReadFilter f) {
     loader_.set_arguments(f.arguments);
+    // No event before the window or the segment passes.
+    loader_.set_skip_events_before(
+        std::max(f.time_min_ns.value_or(0), f.segment_begin_ns.value_or(0)));
     filter_.set(std::move(f), st_.sites.size());
   }
 

@@ -117,12 +117,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                         "fuzz.trace", options);
   if (!reader) return 0;
   size_t sites = reader->sites().size();
+  uint64_t time_min = 0;  // events before it must not come
   // Use the first input byte to pick a filter, so filters get fuzzed too.
   if (size > 0 && (data[size - 1] & 1)) {
     ReadFilter f;
     // Bit 4: a window alone (runs of events come from its chunks too).
     if (!(data[size - 1] & 16)) f.site_ids = {data[size - 1] % 5u};
     f.time_min_ns = reader->metadata().start_monotonic_ns;
+    // Bit 5: the window starts later (events before it are passed over a
+    // batch at a time when the arguments are left undecoded).
+    if ((data[size - 1] & 32) && size > 1) *f.time_min_ns += uint64_t{data[size - 2]} * 997;
+    time_min = *f.time_min_ns;
     // Bit 2: the arguments left undecoded (summary, latency by thread).
     f.arguments = (data[size - 1] & 4) == 0;
     reader->set_filter(f);
@@ -130,6 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t last = 0;
   auto check_event = [&](const Event& e) {
     if (e.time_ns < last) __builtin_trap();  // out of order
+    if (e.time_ns < time_min) __builtin_trap();  // before the window
     last = e.time_ns;
     if (e.site_id >= sites) __builtin_trap();
     if (e.arg_count > reader->sites()[e.site_id].args.size()) __builtin_trap();

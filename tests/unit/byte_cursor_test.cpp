@@ -134,3 +134,26 @@ TEST_CASE("varints() reads what varint() reads, and stops where it must", "[byte
     CHECK_FALSE(c.ok());
   }
 }
+
+TEST_CASE("skip_varints() passes over what varint() would read", "[byte_cursor]") {
+  std::string buf;
+  ByteWriter w(buf);
+  const std::vector<uint64_t> values = {0, 127, 128, 16384, std::numeric_limits<uint64_t>::max(),
+                                        1, 300};
+  for (uint64_t v : values) w.varint(v);
+  for (uint32_t n = 0; n <= values.size(); ++n) {
+    ByteCursor skipped(buf);
+    REQUIRE(skipped.skip_varints(n));
+    ByteCursor read(buf);
+    for (uint32_t i = 0; i < n; ++i) read.varint();
+    CHECK(skipped.remaining() == read.remaining());
+    if (n < values.size()) CHECK(skipped.varint() == values[n]);
+  }
+  // Cut inside the last varint, or one varint too many: the cursor fails.
+  ByteCursor cut(std::string_view(buf.data(), buf.size() - 1));
+  CHECK_FALSE(cut.skip_varints(static_cast<uint32_t>(values.size())));
+  CHECK_FALSE(cut.ok());
+  ByteCursor more(buf);
+  CHECK_FALSE(more.skip_varints(static_cast<uint32_t>(values.size()) + 1));
+  CHECK_FALSE(more.ok());
+}

@@ -357,3 +357,70 @@ TEST_CASE("a column that ends early fails the batch before a later column reads 
   CHECK_FALSE(d.start(h));
   CHECK(d.error() == "event columns end early");
 }
+
+TEST_CASE("events before skip_events_before() are passed over a whole batch at a time",
+          "[chunk_codec]") {
+  // 1000 events 10 ns apart, with process and lost records among them.
+  ChunkBuilder b;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    // Threads, CPUs and sites that vary, so that a column passed over by the
+    // wrong number of values shows in the events after it.
+    Event e = ev(100 + 10 * i, i % 3 == 0 ? 1 : 0, 0);
+    e.tid = 4 + static_cast<uint32_t>(i % 5);
+    e.cpu = static_cast<uint32_t>(i % 2) * 300;
+    b.add(e);
+  }
+  b.add(ProcessEvent{3003, ProcessEventKind::exit, 3, 4, 0, 0, ""});
+  b.add(ProcessEvent{8003, ProcessEventKind::exit, 3, 5, 0, 0, ""});
+  b.add(LostEvent{5000, 5001, 0, 2, 9});
+  std::string payload;
+  ChunkHeader h = b.encode(payload);
+  auto records = [&](bool arguments, uint64_t skip_before, uint64_t* passed_over) {
+    ChunkDecoder d(payload, &kArgCounts);
+    if (!arguments) d.skip_arguments();
+    d.skip_events_before(skip_before);
+    REQUIRE(d.start(h));
+    std::vector<std::string> out;
+    while (d.has_next()) {
+      d.advance();
+      if (d.kind() != RecordKind::event) {
+        out.push_back(d.kind() == RecordKind::process
+                          ? "p" + std::to_string(d.process().time_ns)
+                          : "l" + std::to_string(d.lost().time_begin_ns));
+        continue;
+      }
+      const Event& e = d.event();
+      out.push_back("e" + std::to_string(e.time_ns) + " s" + std::to_string(e.site_id) + " t" +
+                    std::to_string(e.tid) + " c" + std::to_string(e.cpu));
+    }
+    CHECK_FALSE(d.failed());
+    *passed_over = d.events_passed_over();
+    return out;
+  };
+  uint64_t none = 0;
+  const std::vector<std::string> all = records(false, 0, &none);
+  CHECK(none == 0);
+  const uint64_t before = 6005;  // events from 100 + 10 * 591 on pass
+  uint64_t passed = 0;
+  const std::vector<std::string> skipping = records(false, before, &passed);
+  // Whole batches (64 events) only, all of them before the bound.
+  CHECK(passed == 9 * 64);
+  CHECK(passed % 64 == 0);
+  CHECK(100 + 10 * (passed - 1) < before);
+  // The same records, but for the events of those batches.
+  std::vector<std::string> expected;
+  for (const std::string& r : all) {
+    if (r[0] == 'e' && std::stoull(r.substr(1)) < 100 + 10 * passed) continue;
+    expected.push_back(r);
+  }
+  CHECK(skipping == expected);
+  // With arguments wanted (their deltas run from event to event) nothing is passed over.
+  uint64_t with_args = 0;
+  records(true, before, &with_args);
+  CHECK(with_args == 0);
+  // A bound after every event: all of them passed over, the other records still come.
+  uint64_t every = 0;
+  const std::vector<std::string> tail = records(false, 1'000'000, &every);
+  CHECK(every == 1000);
+  CHECK(tail == std::vector<std::string>{"p3003", "l5000", "p8003"});
+}
