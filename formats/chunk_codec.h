@@ -156,8 +156,8 @@ class ChunkDecoder {
   // either. Chunks whose events carry a frame (function probes) decode
   // them all the same: the frame is their last argument. Before start().
   void skip_arguments() { want_args_ = false; }
-  // Events earlier than ns will be dropped unread (a reader's window or
-  // segment starts there): with skip_arguments() and no stacks, whole
+  // Events earlier than ns will be dropped unread (a reader's window starts
+  // there): with skip_arguments() and no stacks, whole
   // batches of them are passed over with only their times decoded, and
   // their other columns are neither decoded nor checked. They count in
   // events_passed_over(), not among the records. Before start().

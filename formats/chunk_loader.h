@@ -36,8 +36,8 @@ struct ChunkLoadContext {
   const std::vector<uint8_t>* site_frames = nullptr;
   uint64_t max_chunk_payload = 0;
   bool arguments = true;  // false: ChunkDecoder::skip_arguments (ReadFilter::arguments)
-  // ChunkDecoder::skip_events_before: where the filter's window or segment
-  // starts (0: nowhere).
+  // ChunkDecoder::skip_events_before: where the filter's window starts (0:
+  // nowhere).
   uint64_t skip_events_before_ns = 0;
 };
 

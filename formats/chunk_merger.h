@@ -7,7 +7,6 @@
 // reported in the diagnostics; the others are still read.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,9 +31,10 @@ class ChunkMerger {
   // Before the first next().
   void set_filter(ReadFilter f) {
     loader_.set_arguments(f.arguments);
-    // No event before the window or the segment passes.
-    loader_.set_skip_events_before(
-        std::max(f.time_min_ns.value_or(0), f.segment_begin_ns.value_or(0)));
+    // No event before the window passes. (Not the segment's start: a
+    // segment's reader must meet a chunk's bad values where a reader of the
+    // whole trace meets them, so that every -j gives the same output.)
+    loader_.set_skip_events_before(f.time_min_ns.value_or(0));
     filter_.set(std::move(f), st_.sites.size());
   }
 

@@ -383,15 +383,18 @@ TEST_CASE("events before skip_events_before() are passed over a whole batch at a
     std::vector<std::string> out;
     while (d.has_next()) {
       d.advance();
+      char line[96];
       if (d.kind() != RecordKind::event) {
-        out.push_back(d.kind() == RecordKind::process
-                          ? "p" + std::to_string(d.process().time_ns)
-                          : "l" + std::to_string(d.lost().time_begin_ns));
-        continue;
+        const bool process = d.kind() == RecordKind::process;
+        snprintf(line, sizeof line, "%c%llu", process ? 'p' : 'l',
+                 static_cast<unsigned long long>(process ? d.process().time_ns
+                                                         : d.lost().time_begin_ns));
+      } else {
+        const Event& e = d.event();
+        snprintf(line, sizeof line, "e%llu s%u t%u c%u", static_cast<unsigned long long>(e.time_ns),
+                 e.site_id, e.tid, e.cpu);
       }
-      const Event& e = d.event();
-      out.push_back("e" + std::to_string(e.time_ns) + " s" + std::to_string(e.site_id) + " t" +
-                    std::to_string(e.tid) + " c" + std::to_string(e.cpu));
+      out.emplace_back(line);
     }
     CHECK_FALSE(d.failed());
     *passed_over = d.events_passed_over();
