@@ -157,10 +157,10 @@ class ChunkDecoder {
   // them all the same: the frame is their last argument. Before start().
   void skip_arguments() { want_args_ = false; }
   // Events earlier than ns will be dropped unread (a reader's window starts
-  // there): with skip_arguments() and no stacks, whole
-  // batches of them are passed over with only their times decoded, and
-  // their other columns are neither decoded nor checked. They count in
-  // events_passed_over(), not among the records. Before start().
+  // there): with skip_arguments() and no stacks, whole batches of them are
+  // passed over with only their times decoded, and their other columns are
+  // neither decoded nor checked. They count in events_passed_over(), not
+  // among the records. Before start().
   void skip_events_before(uint64_t ns) { skip_before_ns_ = ns; }
   uint64_t events_passed_over() const { return passed_over_; }
 

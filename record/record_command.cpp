@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
