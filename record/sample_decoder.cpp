@@ -207,6 +207,24 @@ void SampleDecoder::add_site(SiteDecoding d) {
   site.regs_bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
   site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
   stack_misses_.emplace_back(d.args.size(), 0);
+  // pid, tid, time, cpu, res, then the abi word and the registers.
+  constexpr uint32_t kRegsAt = 4 + 4 + 8 + 4 + 4 + 8;
+  site.registers_only = !d.period && !d.callchain && !d.raw && d.stack_bytes == 0 &&
+                        d.regs_mask != 0 && d.args.size() <= format::kMaxArgs &&
+                        d.sources.size() == d.args.size();
+  for (size_t i = 0; site.registers_only && i < d.args.size(); ++i) {
+    const ArgSpec& spec = d.args[i];
+    const bool sampled = d.sources[i] == ArgSource::sampled_register && spec.reg >= 0 &&
+                         spec.reg < 64 && (d.regs_mask >> spec.reg & 1) != 0;
+    if (!sampled) {
+      site.registers_only = false;
+      break;
+    }
+    const uint64_t below = d.regs_mask & ((uint64_t{1} << spec.reg) - 1);
+    site.register_args[i] =
+        RegisterArg{kRegsAt + 8 * static_cast<uint32_t>(__builtin_popcountll(below)),
+                    spec.reg_shift, spec.size, spec.is_signed && !spec.is_float};
+  }
   site.decoding = std::move(d);
   sites_.push_back(std::move(site));
 }
@@ -231,9 +249,9 @@ SampleDecoder::Site* SampleDecoder::site_of(uint64_t kernel_id) {
   return &sites_[last_site_];
 }
 
-void SampleDecoder::note_time(uint32_t cpu, uint64_t time) {
+void SampleDecoder::note_new_cpu_time(uint32_t cpu, uint64_t time) {
   if (cpu >= 4096) return;
-  if (cpu >= last_time_by_cpu_.size()) last_time_by_cpu_.resize(cpu + 1, 0);
+  last_time_by_cpu_.resize(cpu + 1, 0);
   last_time_by_cpu_[cpu] = time;
 }
 
@@ -263,18 +281,23 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
 
 SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
   Cursor c(p, size);
-  sample_regs_ = &no_regs_;
-  sample_stack_ = StackDump();
-  sample_callchain_ = Callchain();
+  uint64_t id = 0;
+  const bool has_id = !identifier_ || c.u64(id);
   Site* site = nullptr;
-  if (identifier_) {
-    uint64_t id;
-    if (!c.u64(id)) return ++malformed_, Kind::none;
+  if (has_id && identifier_) {
     site = site_of(id);
-  } else if (sites_.size() == 1) {
+  } else if (has_id && sites_.size() == 1) {
     site = &sites_[0];
     last_site_ = 0;
   }
+  // The usual site first, before the general path's resets.
+  if (site != nullptr && site->registers_only) {
+    return decode_registers_only(*site, c.here(), c.left());
+  }
+  sample_regs_ = &no_regs_;
+  sample_stack_ = StackDump();
+  sample_callchain_ = Callchain();
+  if (!has_id) return ++malformed_, Kind::none;
   if (site == nullptr) return ++unknown_ids_, Kind::none;
   const SiteDecoding& d = site->decoding;
   format::Event& e = event_;
@@ -362,6 +385,50 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   }
   // Arguments past the site's count are zero; only a previous event of a
   // site with more arguments can have left any behind.
+  for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
+  cleared_from_ = n;
+  return Kind::event;
+}
+
+// decode_sample() for a registers-only site: the same event, without the
+// checks per field and per argument that its fixed layout makes needless.
+SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8_t* p,
+                                                         size_t size) {
+  const size_t n = site.decoding.args.size();
+  constexpr size_t kAbiAt = 4 + 4 + 8 + 4 + 4;
+  if (size < kAbiAt + 8) return ++malformed_, Kind::none;
+  format::Event& e = event_;
+  std::memcpy(&e.pid, p, 4);
+  std::memcpy(&e.tid, p + 4, 4);
+  std::memcpy(&e.time_ns, p + 8, 8);
+  std::memcpy(&e.cpu, p + 16, 4);
+  e.site_id = site.decoding.site_id;
+  uint64_t abi;
+  std::memcpy(&abi, p + kAbiAt, 8);
+  SampledRegs& regs = site.regs;
+  const bool present = abi != PERF_SAMPLE_REGS_ABI_NONE;
+  if (present && size < kAbiAt + 8 + site.regs_bytes) return ++malformed_, Kind::none;
+  regs.set_values(present ? p + kAbiAt + 8 : nullptr, present);
+  sample_regs_ = &regs;
+  sample_stack_ = StackDump();
+  sample_callchain_ = Callchain();
+  note_time(e.cpu, e.time_ns);
+
+  e.arg_count = static_cast<uint8_t>(n);
+  e.missing_mask = 0;
+  e.string_mask = 0;
+  if (present) {
+    for (size_t i = 0; i < n; ++i) {
+      const RegisterArg& a = site.register_args[i];
+      uint64_t v;
+      std::memcpy(&v, p + a.offset, 8);
+      e.args[i] = extend(v >> a.shift, a.size, a.sign);
+    }
+  } else {
+    // No user registers (the hit was in a kernel thread): every argument missing.
+    for (size_t i = 0; i < n; ++i) e.args[i] = 0;
+    e.missing_mask = static_cast<uint16_t>((1u << n) - 1);
+  }
   for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
   cleared_from_ = n;
   return Kind::event;

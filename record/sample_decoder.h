@@ -169,19 +169,38 @@ class SampleDecoder {
   uint64_t ignored() const { return ignored_; }
 
  private:
+  // The usual site: every argument in a sampled register, nothing else in
+  // its samples but pid, tid, time, cpu and the registers. Its samples have
+  // one layout, and decode_registers_only() reads them at fixed offsets.
+  struct RegisterArg {
+    uint32_t offset;  // of the register's value in the sample, after the identifier
+    uint8_t shift, size;
+    bool sign;
+  };
   struct Site {
     SiteDecoding decoding;
     SampledRegs regs;
     size_t regs_bytes = 0;  // 8 per register of regs_mask, counted once
     int16_t sp_reg = x86_reg::sp;
+    bool registers_only = false;
+    std::array<RegisterArg, format::kMaxArgs> register_args{};
   };
   Site* site_of(uint64_t kernel_id);
   Kind decode_sample(const uint8_t* p, size_t size);
+  Kind decode_registers_only(Site& site, const uint8_t* p, size_t size);
   Kind decode_lost(const uint8_t* p, size_t size, bool samples_only);
   Kind decode_comm(const uint8_t* p, size_t size, uint16_t misc);
   Kind decode_task(const uint8_t* p, size_t size, bool is_exit);
   Kind decode_mmap2(const uint8_t* p, size_t size, uint16_t misc);
-  void note_time(uint32_t cpu, uint64_t time);
+  // Inline: called for every sample; the table grows once per CPU.
+  void note_time(uint32_t cpu, uint64_t time) {
+    if (cpu < last_time_by_cpu_.size()) {
+      last_time_by_cpu_[cpu] = time;
+    } else {
+      note_new_cpu_time(cpu, time);
+    }
+  }
+  void note_new_cpu_time(uint32_t cpu, uint64_t time);
 
   std::vector<Site> sites_;
   bool identifier_ = true;

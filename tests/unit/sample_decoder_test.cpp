@@ -145,6 +145,73 @@ TEST_CASE("with one site, records need no identifier", "[sample_decoder]") {
   CHECK(decoder.lost().cpu == 1);
 }
 
+TEST_CASE("a registers-only site decodes as the general path does", "[sample_decoder]") {
+  // The same arguments, all in registers; the second site also samples 16
+  // bytes of stack, which sends its samples down the general path.
+  const char* args = "-4@%eax 8@%rdi 1@%ah 2@%si -1@%al";
+  const uint64_t regs = bit(x86_reg::ax) | bit(x86_reg::si) | bit(x86_reg::di);
+  std::vector<SiteDecoding> sites;
+  sites.push_back(site(0, args, regs, 0));
+  sites.push_back(site(1, args, regs, 16));
+  SampleDecoder decoder(std::move(sites), true);
+  decoder.add_event(100, 0);
+  decoder.add_event(101, 1);
+  auto sample = [](uint64_t id, uint64_t abi, uint64_t ax, uint64_t si, uint64_t di) {
+    RecordBuilder r(PERF_RECORD_SAMPLE);
+    r.u64(id).u32(42).u32(43).u64(5000 + id).u32(1).u32(0).u64(abi);
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) r.u64(ax).u64(si).u64(di);  // mask order
+    if (id == 101) {
+      uint8_t stack[16] = {};
+      r.u64(16).raw(stack, 16).u64(16);
+    }
+    return r;
+  };
+  for (uint64_t abi : {uint64_t{PERF_SAMPLE_REGS_ABI_64}, uint64_t{PERF_SAMPLE_REGS_ABI_NONE}}) {
+    for (uint64_t ax : {uint64_t{0}, uint64_t{0xffffffff8000ff80}, uint64_t{0x1234567f}}) {
+      RecordBuilder fast = sample(100, abi, ax, 0xfffe0001, 77);
+      RecordBuilder general = sample(101, abi, ax, 0xfffe0001, 77);
+      REQUIRE(decoder.decode(fast.done()) == SampleDecoder::Kind::event);
+      const format::Event a = decoder.event();
+      REQUIRE(decoder.decode(general.done()) == SampleDecoder::Kind::event);
+      const format::Event& b = decoder.event();
+      CHECK(a.site_id == 0);
+      CHECK(b.site_id == 1);
+      CHECK(a.pid == b.pid);
+      CHECK(a.tid == b.tid);
+      CHECK(a.cpu == b.cpu);
+      CHECK(a.time_ns + 1 == b.time_ns);
+      REQUIRE(a.arg_count == 5);
+      CHECK(a.arg_count == b.arg_count);
+      CHECK(a.missing_mask == b.missing_mask);
+      CHECK(a.string_mask == b.string_mask);
+      for (int i = 0; i < format::kMaxArgs; ++i) CHECK(a.args[i] == b.args[i]);
+      CHECK(decoder.sample_regs().present() == (abi != PERF_SAMPLE_REGS_ABI_NONE));
+    }
+  }
+  // One case by hand: the values, not only their agreement.
+  RecordBuilder r = sample(100, PERF_SAMPLE_REGS_ABI_64, 0xffffffff8000ff80, 0xfffe0001, 77);
+  REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+  const format::Event& e = decoder.event();
+  CHECK(e.args[0] == static_cast<uint64_t>(int64_t{INT32_MIN} + 0xff80));
+  CHECK(e.args[1] == 77);
+  CHECK(e.args[2] == 0xff);  // %ah: bits 8-15
+  CHECK(e.args[3] == 1);     // %si: 2 bytes, unsigned
+  CHECK(e.args[4] == static_cast<uint64_t>(int64_t{-128}));
+  // Cut anywhere before its registers' end, a registers-only sample is malformed.
+  const perf_event_header* h = r.done();
+  std::vector<uint8_t> whole(reinterpret_cast<const uint8_t*>(h),
+                             reinterpret_cast<const uint8_t*>(h) + h->size);
+  const uint64_t malformed = decoder.malformed();
+  for (size_t cut = sizeof(perf_event_header) + 8; cut < whole.size(); ++cut) {
+    std::vector<uint8_t> t(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
+    uint16_t size = static_cast<uint16_t>(cut);
+    std::memcpy(t.data() + 6, &size, 2);
+    CHECK(decoder.decode(reinterpret_cast<const perf_event_header*>(t.data())) ==
+          SampleDecoder::Kind::none);
+  }
+  CHECK(decoder.malformed() - malformed == whole.size() - sizeof(perf_event_header) - 8);
+}
+
 TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
   std::vector<SiteDecoding> sites;
   sites.push_back(site(0, "-4@%eax 8@%rdi 4@$7", bit(x86_reg::ax) | bit(x86_reg::di), 0));
