@@ -1,6 +1,7 @@
 #include "formats/chunk_codec.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
 
@@ -95,6 +96,16 @@ void ChunkBuilder::add(const Event& e) {
   events_.push_back(PendingEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, args_at,
                                  static_cast<uint16_t>(count | (missing << 4)), strings, stack});
   estimated_size_ += size;
+}
+
+void ChunkBuilder::Column::grow(size_t at_least) {
+  size_t capacity = 2 * capacity_;
+  while (capacity < at_least) capacity *= 2;
+  // Not zeroed: only the bytes written are read.
+  std::unique_ptr<char[]> bigger(new char[capacity]);
+  std::memcpy(bigger.get(), buf_.get(), used_);
+  buf_ = std::move(bigger);
+  capacity_ = capacity;
 }
 
 uint32_t ChunkBuilder::add_stack(const uint64_t* frames, uint32_t depth, bool truncated) {
@@ -194,13 +205,30 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
   strings_section_.clear();
 
   const bool has_stacks = !stacks_.empty();  // else no stacks section, no references
+  // Room for every value of the chunk (a varint is at most 10 bytes), so
+  // that the loop writes without checks, through local pointers.
+  const size_t room = 10 * order_.size();
+  char* time_out = columns_[kTime].room(room);
+  char* site_out = columns_[kSite].room(room);
+  char* thread_out = columns_[kThread].room(room);
+  char* cpu_out = columns_[kCpu].room(room);
+  char* shape_out = columns_[kShape].room(room);
+  char* stack_out = has_stacks ? stack_refs_.room(room) : nullptr;
+  int arg_columns = 0;  // the most arguments of an event
+  for (const PendingEvent& e : events_) arg_columns = std::max(arg_columns, e.shape & 0xf);
+  char* arg_out[kMaxArgs] = {};
+  char* delta_out[kMaxArgs] = {};
+  for (int i = 0; i < arg_columns; ++i) {
+    arg_out[i] = columns_[kArg0 + i].room(room);
+    delta_out[i] = delta_columns_[i].room(room);
+  }
   uint64_t last_time = h.min_time_ns;
   uint32_t last_site = kNoSite, last_site_local = 0;
   uint64_t last_thread = ~uint64_t{0};
   uint32_t last_thread_local = 0;
   for (const auto& [time, index] : order_) {
     const PendingEvent& e = events_[index];
-    columns_[kTime].varint(time - last_time);
+    time_out = put_varint(time_out, time - last_time);
     last_time = time;
 
     if (e.site_id != last_site) {
@@ -212,7 +240,7 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
       last_site = e.site_id;
       last_site_local = it->second;
     }
-    columns_[kSite].varint(last_site_local);
+    site_out = put_varint(site_out, last_site_local);
 
     uint64_t thread_key = (uint64_t{e.pid} << 32) | e.tid;
     if (thread_key != last_thread) {
@@ -222,10 +250,10 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
       last_thread = thread_key;
       last_thread_local = it->second;
     }
-    columns_[kThread].varint(last_thread_local);
-    columns_[kCpu].varint(e.cpu);
-    columns_[kShape].varint(e.shape);
-    if (has_stacks) stack_refs_.varint(e.stack);
+    thread_out = put_varint(thread_out, last_thread_local);
+    cpu_out = put_varint(cpu_out, e.cpu);
+    shape_out = put_varint(shape_out, e.shape);
+    if (has_stacks) stack_out = put_varint(stack_out, e.stack);
 
     uint32_t at = e.args_at;
     uint64_t* p = &prev_[size_t{last_site_local} * kMaxArgs];
@@ -242,10 +270,20 @@ void ChunkBuilder::encode_events(std::string& out, ChunkHeader& h) {
                                 static_cast<size_t>(length));
         v &= (uint64_t{1} << 18) - 1;
       }
-      columns_[kArg0 + i].varint(v);
-      delta_columns_[i].varint(zigzag_encode(static_cast<int64_t>(v - p[i])));
+      arg_out[i] = put_varint(arg_out[i], v);
+      delta_out[i] = put_varint(delta_out[i], zigzag_encode(static_cast<int64_t>(v - p[i])));
       p[i] = v;
     }
+  }
+  columns_[kTime].commit(time_out);
+  columns_[kSite].commit(site_out);
+  columns_[kThread].commit(thread_out);
+  columns_[kCpu].commit(cpu_out);
+  columns_[kShape].commit(shape_out);
+  if (has_stacks) stack_refs_.commit(stack_out);
+  for (int i = 0; i < arg_columns; ++i) {
+    columns_[kArg0 + i].commit(arg_out[i]);
+    delta_columns_[i].commit(delta_out[i]);
   }
   // Per argument index, keep whichever form is smaller before zstd; smaller
   // varints also compress better in practice.
