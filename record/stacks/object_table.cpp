@@ -190,6 +190,16 @@ Result<VdsoImage> own_vdso() {
   return Error("the vdso is not in /proc/self/maps");
 }
 
+bool changed_after(const struct stat& st, int64_t since_ns) {
+  if (since_ns <= 0) return true;
+  // The kernel stamps ctime from its coarse clock, up to a tick (10 ms at
+  // HZ=100) behind CLOCK_REALTIME: a change just after since_ns can carry
+  // an earlier time. Changes within that tick before since_ns count too.
+  constexpr int64_t kCoarseTickNs = 10'000'000;
+  const int64_t ctime_ns = int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec;
+  return ctime_ns > since_ns - kCoarseTickNs;
+}
+
 Result<format::ObjectTable> build_object_table(const StackObject& object,
                                                const DebugSearch& search) {
   format::ObjectTable table;
@@ -208,7 +218,16 @@ Result<format::ObjectTable> build_object_table(const StackObject& object,
     return table;
   }
   Result<ElfFile> elf = ElfFile::open(object.open_path);
-  if (!elf && object.open_path != object.path) elf = ElfFile::open(object.path);
+  if (!elf && object.open_path != object.path) {
+    struct stat st {};
+    if (object.build_id.empty() && stat(object.path.c_str(), &st) == 0 &&
+        changed_after(st, object.unchanged_since_ns)) {
+      return Error("'" + object.path +
+                   "' has changed since the recording began, and it has no build-id to check "
+                   "it by");
+    }
+    elf = ElfFile::open(object.path);
+  }
   if (!elf) return elf.error();
   if (!object.build_id.empty()) {
     std::string id = elf_build_id(elf->get());

@@ -15,6 +15,8 @@
 // recorder's own memory: one kernel maps the same vdso in every process.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,8 +36,15 @@ struct VdsoImage {
 // Fails when the process has no vdso (AT_SYSINFO_EHDR) or it is not ELF.
 Result<VdsoImage> own_vdso();
 
-// The symbols of object. Fails when the file cannot be read, or when its
-// build-id is not the one recorded (the file changed since it was mapped).
+// Whether the file of status st changed (its ctime) after since_ns
+// (CLOCK_REALTIME); always true for since_ns 0 (not known).
+bool changed_after(const struct stat& st, int64_t since_ns);
+
+// The symbols of object. Fails when the file cannot be read, when its
+// build-id is not the one recorded (the file changed since it was mapped),
+// or when only its plain path is left, it has no build-id and it changed
+// since the recording began (StackObject::unchanged_since_ns): then nothing
+// tells that it is the file the process mapped.
 // A file without any function symbol gives a table without symbols (its
 // frames then print as file+0xOFFSET).
 Result<format::ObjectTable> build_object_table(const StackObject& object,

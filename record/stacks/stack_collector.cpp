@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 #include "common/elf_file.h"
 #include "common/proc_maps.h"
@@ -90,6 +91,9 @@ StackCollector::StackCollector(const CallGraph& graph) : graph_(graph) {
 #endif
   frames_.reserve(graph.depth + 1);
   if (Result<VdsoImage> vdso = own_vdso()) vdso_build_id_ = vdso->build_id;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  started_ns_ = int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
 }
 
 StackCollector::~StackCollector() = default;
@@ -103,6 +107,9 @@ std::string StackCollector::build_id_of(const std::string& path, const std::stri
   if (stat(open_path.c_str(), &st) != 0) {
     if (open_path == path || stat(path.c_str(), &st) != 0) return "";
     if (mapped_inode != 0 && st.st_ino != mapped_inode) return "";  // another file of that name
+    // Without an inode to compare (an mmap record), only a file unchanged
+    // since the recording began can be the one mapped during it.
+    if (mapped_inode == 0 && changed_after(st, started_ns_)) return "";
     file = path;
   }
   const std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
@@ -149,10 +156,11 @@ std::vector<format::ProcessEvent> StackCollector::seed(uint32_t pid, uint64_t ti
   return out;
 }
 
-void StackCollector::pin_unnamed_file(uint32_t pid, const ExecMapping& mapping,
-                                      StackObject& object) {
+void StackCollector::pin_file(uint32_t pid, const ExecMapping& mapping, StackObject& object) {
   struct stat st;
-  if (stat(object.open_path.c_str(), &st) == 0 || stat(mapping.path.c_str(), &st) == 0) return;
+  const bool named =
+      stat(object.open_path.c_str(), &st) == 0 || stat(mapping.path.c_str(), &st) == 0;
+  if (named && !mapping.build_id.empty()) return;
   std::string mapped = map_files_path(pid, mapping.start, mapping.end - mapping.start);
   UniqueFd fd(open(mapped.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return;
@@ -333,7 +341,8 @@ void StackCollector::note_objects(uint32_t pid) {
         object.build_id = m->build_id;
         object.open_path =
             m->path[0] == '/' ? "/proc/" + std::to_string(pid) + "/root" + m->path : m->path;
-        if (m->path[0] == '/') pin_unnamed_file(pid, *m, object);
+        object.unchanged_since_ns = started_ns_;
+        if (m->path[0] == '/') pin_file(pid, *m, object);
         objects_.push_back(std::move(object));
         object_offsets_.emplace_back();
       }

@@ -71,6 +71,11 @@ struct StackObject {
   // opened through /proc/PID/map_files while the process lived: open_path
   // is then /proc/self/fd/N, readable after the process is gone.
   std::shared_ptr<UniqueFd> pinned;
+  // A file without build-id has nothing to check it by once open_path is
+  // gone: path then names it only if the file there has not changed since
+  // this time (CLOCK_REALTIME ns, when the recording began; 0: not known,
+  // never trusted). A file replaced on disk is a new inode with a new ctime.
+  int64_t unchanged_since_ns = 0;
   // The file offsets the frames in it are looked up at (the ip, a return
   // address - 1, as the report does), sorted: only the symbols holding them
   // need to be written. Empty: all symbols.
@@ -136,8 +141,9 @@ class StackCollector {
   // from the pass's start again when records after time_ns were applied.
   void advance_to(uint32_t pid, uint64_t time_ns);
   ExecMapping to_mapping(const format::ProcessEvent& event);
-  // Pins a file that no path names (see StackObject::pinned).
-  static void pin_unnamed_file(uint32_t pid, const ExecMapping& mapping, StackObject& object);
+  // Pins the mapped file itself (see StackObject::pinned) when no path
+  // names it, or when it has no build-id to tell it apart later.
+  static void pin_file(uint32_t pid, const ExecMapping& mapping, StackObject& object);
 
   CallGraph graph_;
   std::unique_ptr<DwarfUnwinder> unwinder_;
@@ -156,6 +162,7 @@ class StackCollector {
   std::vector<format::ProcessEvent> seeded_events_;
   std::map<std::pair<dev_t, ino_t>, std::string> build_ids_;  // file -> hex ("" = none)
   std::string vdso_build_id_;
+  int64_t started_ns_ = 0;  // CLOCK_REALTIME at create(): StackObject::unchanged_since_ns
   std::vector<uint64_t> frames_;
   bool truncated_ = false;
   // Objects seen in stacks, by key (build-id, else "path:" + path), and the

@@ -8,12 +8,14 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <thread>
 #include <vector>
 
 #include "common/elf_file.h"
 #include "record/dwarf/debuginfo_finder.h"
 #include "record/perf_event.h"
+#include "record/stacks/object_table.h"
 
 using namespace usdt;
 using namespace usdt::record;
@@ -382,4 +384,54 @@ TEST_CASE("dwarf stacks: a damaged stack copy stops the walk, marked truncated",
   CHECK(e.stack[0] == ip);
   CHECK(e.stack_truncated);
   CHECK_FALSE((*collector)->take_seeded().empty());  // seeded from /proc first
+}
+
+TEST_CASE("a gone process's mapping is read by its plain path only if the file did not change",
+          "[stack_collector]") {
+  // An mmap record carries no inode; once its process is gone, only the
+  // plain path is left. The file there counts as the mapped one (its
+  // build-id read, its symbols written) only when it has not changed since
+  // the recording began: a file replaced at that path is a new inode with
+  // a new ctime, and nothing else would tell the two apart.
+  char dir_template[] = "/tmp/usdt-stack-collector-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir(dir_template);
+  const std::string before = (dir / "before").string();
+  const std::string after = (dir / "after").string();
+  const std::string id = build_id_of_file("/bin/sleep");
+  REQUIRE_FALSE(id.empty());
+  std::filesystem::copy_file("/bin/sleep", before);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the coarse tick
+  Fp fp(127);                                                  // the recording begins
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::filesystem::copy_file("/bin/sleep", after);
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  REQUIRE(waitpid(gone, nullptr, 0) == gone);
+  const uint32_t pid = static_cast<uint32_t>(gone);
+
+  format::ProcessEvent unchanged = mmap(pid, 0x400000, 0x1000, before, "");
+  fp.collector->complete(unchanged);
+  CHECK(unchanged.build_id == id);
+  format::ProcessEvent changed = mmap(pid, 0x400000, 0x1000, after, "");
+  fp.collector->complete(changed);
+  CHECK(changed.build_id.empty());
+
+  // The symbols: the same rule where the object has no build-id; with one,
+  // the build-id decides.
+  StackObject object;
+  object.path = after;
+  object.open_path = "/proc/" + std::to_string(pid) + "/root" + after;
+  object.unchanged_since_ns = 1;  // long ago
+  Result<format::ObjectTable> table = build_object_table(object);
+  REQUIRE_FALSE(table.ok());
+  CHECK(table.error().message().find("has changed since the recording began") != std::string::npos);
+  object.unchanged_since_ns = 0;  // not known: never trusted
+  CHECK_FALSE(build_object_table(object).ok());
+  object.build_id = id;
+  CHECK(build_object_table(object).ok());
+  object.build_id.clear();
+  object.unchanged_since_ns = std::numeric_limits<int64_t>::max();  // a recording not begun yet
+  CHECK(build_object_table(object).ok());
+  std::filesystem::remove_all(dir);
 }
