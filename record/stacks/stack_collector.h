@@ -67,9 +67,10 @@ struct StackObject {
   std::string path;       // as the process mapped it ("[vdso]" for the vdso)
   std::string build_id;   // hex, "" when unknown
   std::string open_path;  // where to read it: /proc/PID/root/PATH while PID lived
-  // A file no path names (a memfd, a file deleted since it was mapped),
-  // opened through /proc/PID/map_files while the process lived: open_path
-  // is then /proc/self/fd/N, readable after the process is gone.
+  // A file no path names (a memfd, a file deleted since it was mapped), or
+  // one without build-id, opened through /proc/PID/map_files while the
+  // process lived: open_path is then /proc/self/fd/N, readable after the
+  // process is gone.
   std::shared_ptr<UniqueFd> pinned;
   // A file without build-id has nothing to check it by once open_path is
   // gone: path then names it only if the file there has not changed since
