@@ -29,6 +29,16 @@ inline size_t varint_size(uint64_t v) {
   return n;
 }
 
+// Writes v as a LEB128 varint at p (at most 10 bytes); returns the new end.
+inline char* put_varint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
 // Appends encoded values to a std::string used as a byte buffer.
 class ByteWriter {
  public:
@@ -40,13 +50,7 @@ class ByteWriter {
   void u64(uint64_t v) { fixed(v, 8); }
   void varint(uint64_t v) {
     char buf[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-      buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
-      v >>= 7;
-    }
-    buf[n++] = static_cast<char>(v);
-    out_.append(buf, n);
+    out_.append(buf, static_cast<size_t>(put_varint(buf, v) - buf));
   }
   void svarint(int64_t v) { varint(zigzag_encode(v)); }
   void bytes(const void* data, size_t size) { out_.append(static_cast<const char*>(data), size); }

@@ -5,6 +5,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "formats/byte_cursor.h"
+
 namespace usdt::format {
 
 namespace {

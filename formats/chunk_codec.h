@@ -111,15 +111,6 @@ class ChunkBuilder {
     size_t capacity_ = 64;
     size_t used_ = 0;  // [0, used_) is the column
   };
-  // LEB128, as ByteWriter::varint: at most 10 bytes.
-  static char* put_varint(char* p, uint64_t v) {
-    while (v >= 0x80) {
-      *p++ = static_cast<char>(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<char>(v);
-    return p;
-  }
   Column columns_[5 + kMaxArgs];
   std::string strings_section_;  // the strings of the chunk in event order
   Column stack_refs_;            // the stacks section's reference column, in event order

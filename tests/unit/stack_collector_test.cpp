@@ -230,6 +230,22 @@ struct Running {
   mutable std::error_code ec;
 };
 
+// A directory of its own under /tmp, removed at scope exit (also when a
+// REQUIRE fails).
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char name[] = "/tmp/usdt-stack-collector-XXXXXX";
+    REQUIRE(mkdtemp(name) != nullptr);
+    path = name;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const char* name) const { return (path / name).string(); }
+};
+
 std::string build_id_of_file(const std::string& path) {
   Result<ElfFile> elf = ElfFile::open(path);
   return elf ? elf_build_id(elf->get()) : "";
@@ -243,10 +259,8 @@ TEST_CASE("a file replaced at the same path gets its own build-id when seeded",
   // and the file that replaced it (another inode). Each mapping must carry
   // its own file's build-id, or the second would be named and unwound with
   // the first one's symbols and tables.
-  char dir_template[] = "/tmp/usdt-stack-collector-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  const std::filesystem::path dir(dir_template);
-  const std::string prog = (dir / "prog").string();
+  const TempDir dir;
+  const std::string prog = dir.file("prog");
   const std::string first_id = build_id_of_file("/bin/sleep");
   const std::string second_id = build_id_of_file("/usr/bin/tail");
   REQUIRE_FALSE(first_id.empty());
@@ -254,11 +268,11 @@ TEST_CASE("a file replaced at the same path gets its own build-id when seeded",
   REQUIRE(first_id != second_id);
   std::filesystem::copy_file("/bin/sleep", prog);
   Running first(prog, {"30"});
-  std::filesystem::copy_file("/usr/bin/tail", (dir / "next").string());
+  std::filesystem::copy_file("/usr/bin/tail", dir.file("next"));
   for (int i = 0; i < 500 && !first.maps(prog); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   REQUIRE(first.maps(prog));
-  std::filesystem::rename(dir / "next", prog);  // a new inode at the same path
+  std::filesystem::rename(dir.file("next"), prog);  // a new inode at the same path
   Running second(prog, {"-f", "/dev/null"});
   for (int i = 0; i < 500 && !second.maps(prog); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -275,7 +289,6 @@ TEST_CASE("a file replaced at the same path gets its own build-id when seeded",
   };
   CHECK(seeded_id(first.pid) == first_id);
   CHECK(seeded_id(second.pid) == second_id);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("add_stack_sampling: what each mode adds to a site", "[stack_collector]") {
@@ -393,11 +406,9 @@ TEST_CASE("a gone process's mapping is read by its plain path only if the file d
   // build-id read, its symbols written) only when it has not changed since
   // the recording began: a file replaced at that path is a new inode with
   // a new ctime, and nothing else would tell the two apart.
-  char dir_template[] = "/tmp/usdt-stack-collector-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  const std::filesystem::path dir(dir_template);
-  const std::string before = (dir / "before").string();
-  const std::string after = (dir / "after").string();
+  const TempDir dir;
+  const std::string before = dir.file("before");
+  const std::string after = dir.file("after");
   const std::string id = build_id_of_file("/bin/sleep");
   REQUIRE_FALSE(id.empty());
   std::filesystem::copy_file("/bin/sleep", before);
@@ -433,5 +444,4 @@ TEST_CASE("a gone process's mapping is read by its plain path only if the file d
   object.build_id.clear();
   object.unchanged_since_ns = std::numeric_limits<int64_t>::max();  // a recording not begun yet
   CHECK(build_object_table(object).ok());
-  std::filesystem::remove_all(dir);
 }
