@@ -16,17 +16,9 @@ constexpr size_t kBatchRecords = 8192;
 // the whole buffer from the kernel.
 constexpr size_t kReleaseEvery = 64;
 
-bool changes_mappings(const perf_event_header* record) {
-  switch (record->type) {
-    case PERF_RECORD_MMAP2:
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT:
-      return true;
-    case PERF_RECORD_COMM:
-      return (record->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-    default:
-      return false;
-  }
+// The records a StackCollector applies up to each sample's time.
+bool changes_mappings(const format::ProcessEvent& p) {
+  return p.kind != format::ProcessEventKind::comm;  // mmap, exec, fork, exit
 }
 
 }  // namespace
@@ -111,12 +103,11 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   flush();
 }
 
-void Drainer::snapshot(std::vector<RingBuffer>& buffers) {
+void Drainer::snapshot(std::vector<RingBuffer>& buffers, size_t& records) {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  const uint64_t cutoff = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
-                          static_cast<uint64_t>(now.tv_nsec);
-  mapping_records_.clear();
+  const uint64_t cutoff =
+      static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
   for (size_t i = 0; i < buffers.size(); ++i) {
     RingBuffer& buffer = buffers[i];
     buffer.begin_read();
@@ -128,20 +119,59 @@ void Drainer::snapshot(std::vector<RingBuffer>& buffers) {
         buffer.cut_before(record);
         break;
       }
-      if (stacks_ != nullptr && changes_mappings(record) &&
-          decoder_.decode(record) == SampleDecoder::Kind::process) {
-        mapping_records_.push_back(decoder_.process());
-      }
     }
     buffer.rewind();
   }
-  if (stacks_ == nullptr) return;
-  std::stable_sort(mapping_records_.begin(), mapping_records_.end(),
+  // The side band up to the cut, taken whole: its records are few.
+  pass_processes_.clear();
+  for (size_t i = side_band_from_; i < buffers.size(); ++i) {
+    RingBuffer& buffer = buffers[i];
+    while (const perf_event_header* record = buffer.next()) {
+      ++records;
+      switch (decoder_.decode(record)) {
+        case SampleDecoder::Kind::process:
+          pass_processes_.push_back(decoder_.process());
+          break;
+        case SampleDecoder::Kind::lost:  // process records, not events
+          lost_process_records_ += decoder_.lost().count;
+          break;
+        case SampleDecoder::Kind::event:  // none are written here
+        case SampleDecoder::Kind::none:
+          break;
+      }
+    }
+    buffer.end_read();
+  }
+  std::stable_sort(pass_processes_.begin(), pass_processes_.end(),
                    [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
                      return a.time_ns < b.time_ns;
                    });
-  stacks_->begin_pass(std::move(mapping_records_));
-  mapping_records_ = {};
+}
+
+void Drainer::apply_process_records() {
+  std::vector<format::ProcessEvent> mappings;
+  for (const format::ProcessEvent& p : pass_processes_) {
+    const format::ProcessEvent* kept = apply_process(p);
+    if (kept != nullptr && stacks_ != nullptr && changes_mappings(*kept)) mappings.push_back(*kept);
+  }
+  if (stacks_ != nullptr) stacks_->begin_pass(std::move(mappings));
+}
+
+const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p) {
+  // The recorder's own renames (EventSet::flush_pending_losses).
+  if (p.pid == self_pid_ && p.kind == format::ProcessEventKind::comm) return nullptr;
+  if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
+      (!filter_ || traced(p.parent_pid)) && traced_.insert(p.pid).second) {
+    new_processes_.push_back(static_cast<pid_t>(p.pid));
+  }
+  if (!p.comm.empty()) named_threads_.insert(p.tid);
+  if (p.kind == format::ProcessEventKind::mmap) {
+    if (watch_mappings_) new_mappings_.push_back(p);
+    if (stacks_ == nullptr) return nullptr;  // written only with stacks (FORMAT.md)
+  }
+  batch_.processes.push_back(p);
+  if (stacks_ != nullptr) stacks_->complete(batch_.processes.back());
+  return &batch_.processes.back();
 }
 
 void Drainer::add_event(const format::Event& decoded) {
@@ -159,7 +189,7 @@ void Drainer::add_event(const format::Event& decoded) {
   }
 }
 
-void Drainer::drain_buffer(RingBuffer& buffer, bool side_band, size_t& records) {
+void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
   size_t unreleased = 0;
   while (const perf_event_header* record = buffer.next()) {
     ++records;
@@ -169,33 +199,14 @@ void Drainer::drain_buffer(RingBuffer& buffer, bool side_band, size_t& records) 
         break;
       case SampleDecoder::Kind::lost: {
         const format::LostEvent& l = decoder_.lost();
-        if (side_band) {  // process records, not events: see lost_process_records()
-          lost_process_records_ += l.count;
-          break;
-        }
         batch_.lost.push_back(l);
         lost_ += l.count;
         if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
         break;
       }
-      case SampleDecoder::Kind::process: {
-        const format::ProcessEvent& p = decoder_.process();
-        // The recorder's own renames (EventSet::flush_pending_losses).
-        if (p.pid == self_pid_ && p.kind == format::ProcessEventKind::comm) break;
-        if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
-            (!filter_ || traced(p.parent_pid))) {
-          traced_.insert(p.pid);
-          new_processes_.push_back(static_cast<pid_t>(p.pid));
-        }
-        if (!p.comm.empty()) named_threads_.insert(p.tid);
-        if (p.kind == format::ProcessEventKind::mmap) {
-          if (watch_mappings_) new_mappings_.push_back(p);
-          if (stacks_ == nullptr) break;
-        }
-        batch_.processes.push_back(p);
-        if (stacks_ != nullptr) stacks_->complete(batch_.processes.back());
+      case SampleDecoder::Kind::process:  // the recorder's own renames (anchors)
+        apply_process(decoder_.process());
         break;
-      }
       case SampleDecoder::Kind::none:
         break;
     }
@@ -210,9 +221,10 @@ void Drainer::drain_buffer(RingBuffer& buffer, bool side_band, size_t& records) 
 
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
-  snapshot(buffers);  // leaves each buffer at its snapshot's start
-  for (size_t i = 0; i < buffers.size(); ++i)
-    drain_buffer(buffers[i], i >= side_band_from_, records);
+  snapshot(buffers, records);  // takes the side band; leaves the rest at the snapshot's start
+  apply_process_records();
+  for (size_t i = 0; i < buffers.size() && i < side_band_from_; ++i)
+    drain_buffer(buffers[i], records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   flush();

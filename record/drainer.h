@@ -5,20 +5,23 @@
 // The pid filter: uprobe events are system-wide (see event_set.h) without
 // tracefs, and so are the sites of libraries loaded during the recording
 // (record/mapping_follower.h); with `--` and -p a sample of such a site is
-// kept only if its process is traced: a root process
-// or one forked by a traced process (FORK records of the inherited tracking
-// events). A child's FORK record is written before the child runs, but may
-// sit in another CPU's buffer that was read before it arrived; so a sample
+// kept only if its process is traced: a root process or one forked by a
+// traced process (FORK records of the inherited tracking events). Each
+// pass first reads the side band up to one moment and applies its records
+// sorted by time, so a child's fork is known before the grandchild's,
+// whichever CPU's buffer each came in. A child's FORK record is written
+// before the child runs, but may come after the pass's moment while the
+// child's first samples, read to the buffer's head, are taken; so a sample
 // of an unknown process waits one drain pass (every buffer is then read
 // past its time) before it is dropped as another process's.
 //
-// With call stacks (-g) each pass reads the buffers twice: first only the
-// records that change mappings (mmap, exec, fork, exit), handed to the
-// StackCollector sorted by time, then everything; the collector applies
-// them up to each sample's time. Buffers are per CPU, so a library mapped
-// on one CPU and hit at once on another would otherwise be unknown when the
-// sample is unwound, and a sample read after a later dlclose()/dlopen()
-// would be unwound against the new library.
+// With call stacks (-g) the samples' buffers are also read only up to the
+// pass's moment, and the records that change mappings (mmap, exec, fork,
+// exit) are handed to the StackCollector sorted by time first; the
+// collector applies them up to each sample's time. Buffers are per CPU, so
+// a library mapped on one CPU and hit at once on another would otherwise
+// be unknown when the sample is unwound, and a sample read after a later
+// dlclose()/dlopen() would be unwound against the new library.
 #pragma once
 
 #include <sys/types.h>
@@ -106,11 +109,19 @@ class Drainer {
 
  private:
   void accept(const format::Event& event);
+  // The pass's process records of the side band, read up to its moment by
+  // snapshot() and sorted by time: a fork is known before the records of
+  // the child, whichever CPU's buffer each came in.
+  void apply_process_records();
+  // Queues a process record (a traced process's fork makes its child
+  // traced); returns it as queued, or nullptr when it is not written.
+  const format::ProcessEvent* apply_process(const format::ProcessEvent& p);
   void settle_waiting(bool final);
-  // Takes every buffer's snapshot up to now (drain()); with call stacks,
-  // hands the pass's mapping records to the collector, sorted by time.
-  void snapshot(std::vector<RingBuffer>& buffers);
-  void drain_buffer(RingBuffer& buffer, bool side_band, size_t& records);
+  // Takes every buffer's snapshot up to now (drain()) and reads the side
+  // band's into pass_processes_, sorted by time; counts records read.
+  void snapshot(std::vector<RingBuffer>& buffers, size_t& records);
+  // A samples' buffer: samples, losses, the recorder's own renames.
+  void drain_buffer(RingBuffer& buffer, size_t& records);
   void add_event(const format::Event& event);
   // An event waiting for its process to be known, its stack copied.
   struct Waiting {
@@ -148,7 +159,7 @@ class Drainer {
   std::vector<Waiting> waiting_next_;  // unknown process, read in this pass
   StackCollector* stacks_ = nullptr;
   format::Event stacked_;  // the event being given its stack
-  std::vector<format::ProcessEvent> mapping_records_;
+  std::vector<format::ProcessEvent> pass_processes_;  // side band, this pass
   uint64_t stacks_written_ = 0;
   uint64_t stacks_truncated_ = 0;
   uint64_t foreign_ = 0;

@@ -42,16 +42,19 @@ std::vector<uint8_t> record(uint32_t type, const std::vector<uint64_t>& words) {
 
 // A -g fp sample of the only site (no identifier): pid, tid, time, cpu,
 // res, then a one-frame user callchain.
-std::vector<uint8_t> sample(uint64_t time) {
+std::vector<uint8_t> sample(uint64_t time, uint32_t pid = kPid) {
   return record(PERF_RECORD_SAMPLE,
-                {pair(kPid, kPid), time, pair(0, 0), 2, PERF_CONTEXT_USER, 0x401000});
+                {pair(pid, pid), time, pair(0, 0), 2, PERF_CONTEXT_USER, 0x401000});
 }
 
-// The process's exit (pid, ppid, tid, ptid, time), then the sample_id
+// A process's exit or fork (pid, ppid, tid, ptid, time), then the sample_id
 // trailer (pid, tid, time, cpu, res).
+std::vector<uint8_t> task_record(uint32_t type, uint64_t time, uint32_t pid, uint32_t ppid) {
+  return record(type, {pair(pid, ppid), pair(pid, ppid), time, pair(pid, pid), time, pair(0, 0)});
+}
+
 std::vector<uint8_t> exit_record(uint64_t time) {
-  return record(PERF_RECORD_EXIT,
-                {pair(kPid, 1), pair(kPid, 1), time, pair(kPid, kPid), time, pair(0, 0)});
+  return task_record(PERF_RECORD_EXIT, time, kPid, 1);
 }
 
 SampleDecoder fp_decoder() {
@@ -123,4 +126,36 @@ TEST_CASE("without call stacks a pass reads the samples to their heads", "[drain
   // Side-band records still wait for their time: the pid filter and the
   // mapping follower read them in the order the samples came.
   CHECK(b.side_band.meta()->data_tail == 0);
+}
+
+TEST_CASE("a pass applies the side band's forks in time order across CPUs", "[drainer]") {
+  // root forks child (CPU 1), child forks grandchild (CPU 0, later), the
+  // grandchild hits a system-wide site. CPU 0's side band is read first:
+  // taken in buffer order, the grandchild's fork would find its parent
+  // unknown and its sample would be dropped as another process's.
+  const uint64_t now = monotonic_now();
+  const uint32_t root = kPid - 3, child = kPid - 2, grandchild = kPid - 1;
+  FakePerfMmap samples0, samples1, side0, side1;
+  std::vector<RingBuffer> rings;
+  for (FakePerfMmap* m : {&samples0, &samples1, &side0, &side1}) {
+    auto ring = RingBuffer::map(m->fd, 1);
+    REQUIRE(ring.ok());
+    rings.push_back(std::move(*ring));
+  }
+  side0.write(task_record(PERF_RECORD_FORK, now - 2000, grandchild, child));
+  side1.write(task_record(PERF_RECORD_FORK, now - 3000, child, root));
+  samples0.write(sample(now - 1000, grandchild));
+
+  SampleDecoder decoder = fp_decoder();
+  BatchQueue queue(64);
+  Drainer drainer(decoder, queue, 1);
+  drainer.set_side_band_from(2);
+  drainer.set_pid_filter({static_cast<pid_t>(root)});
+  drainer.drain_to_end(rings);
+  CHECK(drainer.traced(child));
+  CHECK(drainer.traced(grandchild));
+  CHECK(drainer.events() == 1);
+  CHECK(drainer.foreign() == 0);
+  std::vector<pid_t> started = drainer.take_new_processes();
+  CHECK(started == std::vector<pid_t>{static_cast<pid_t>(child), static_cast<pid_t>(grandchild)});
 }
