@@ -55,15 +55,22 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
   // Opened here first, committed to events_ only when the whole task is in.
   std::vector<PerfEvent> opened;
   std::vector<EventIdSite> ids;
+  std::vector<uint32_t> closed_with;
   for (size_t i = 0; i < features_.cpus.size(); ++i) {
     EventTarget target{pid, features_.cpus[i], inherit};
     const size_t cpus = features_.cpus.size();
     const int buffer_fd = buffers_[i].fd();
     if (tracking) {
-      Result<PerfEvent> event = PerfEvent::open_tracking(target, options_);
+      // On the first site's tracepoint when there is one (open_tracking):
+      // then it holds that site's tracefs event too, and is closed with it.
+      const SiteAttach* host =
+          !sites.empty() && sites.front().config.tracepoint_id != 0 ? &sites.front() : nullptr;
+      Result<PerfEvent> event =
+          PerfEvent::open_tracking(target, options_, host ? host->config.tracepoint_id : 0);
       if (!event) return event.error();
       if (Status s = event->set_output_fd(buffers_[cpus + i].fd()); !s) return s;
       ids.emplace_back(event->id(), format::kNoSite);
+      closed_with.push_back(host ? host->site_id : format::kNoSite);
       opened.push_back(std::move(*event));
     }
     for (const SiteAttach& site : sites) {
@@ -71,11 +78,13 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
       if (!event) return event.error();
       if (Status s = event->set_output_fd(buffer_fd); !s) return s;
       ids.emplace_back(event->id(), site.site_id);
+      closed_with.push_back(site.site_id);
       opened.push_back(std::move(*event));
     }
   }
   for (PerfEvent& e : opened) events_.push_back(std::move(e));
   ids_.insert(ids_.end(), ids.begin(), ids.end());
+  closed_with_.insert(closed_with_.end(), closed_with.begin(), closed_with.end());
   return Status::success();
 }
 
@@ -113,8 +122,8 @@ EventSet::~EventSet() {
 }
 
 void EventSet::close_site_fds(uint32_t site_id) const {
-  for (size_t i = 0; i < events_.size() && i < ids_.size(); ++i) {
-    if (ids_[i].second == site_id) close(events_[i].fd());
+  for (size_t i = 0; i < events_.size() && i < closed_with_.size(); ++i) {
+    if (closed_with_[i] == site_id) close(events_[i].fd());
   }
 }
 

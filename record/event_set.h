@@ -24,12 +24,14 @@
 //
 // Each CPU's buffer is mapped on an "anchor": a dummy event on the recorder
 // itself, which never exits, so the buffer never reports POLLHUP while
-// traced tasks come and go. Per CPU and task, one dummy tracking event
-// reports COMM/FORK/EXIT (and MMAP2 when asked) into a second, small
-// "side-band" buffer of the CPU, whose every record wakes the reader: a
-// library a traced process maps is seen at once (record/mapping_follower.h),
-// not at the next wakeup of the samples' buffer (a quarter full) or the
-// next poll. perf does the same for its side-band events.
+// traced tasks come and go. Per CPU and task, one tracking event reports
+// COMM/FORK/EXIT (and MMAP2 when asked) into a second, small "side-band"
+// buffer of the CPU, whose every record wakes the reader: a software dummy,
+// or a counting event of the first site's tracepoint, so that a task's
+// events are all of one PMU (PerfEvent::open_tracking). A library a
+// traced process maps is seen at once (record/mapping_follower.h), not at
+// the next wakeup of the samples' buffer (a quarter full) or the next
+// poll. perf does the same for its side-band events.
 // Everything is opened disabled; enable_all() turns it on at once.
 #pragma once
 
@@ -118,6 +120,9 @@ class EventSet {
   std::vector<PerfEvent> events_;
   std::vector<RingBuffer> buffers_;  // cpu index: samples; cpus + cpu index: side band
   std::vector<EventIdSite> ids_;
+  // Per event: the site whose tracefs event it holds (close_site_fds), or
+  // format::kNoSite.
+  std::vector<uint32_t> closed_with_;
 };
 
 }  // namespace usdt::record

@@ -158,8 +158,14 @@ Result<PerfEvent> PerfEvent::open_dummy(perf_event_attr& attr, const EventTarget
   return event;
 }
 
-Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const EventOptions& options) {
+Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const EventOptions& options,
+                                           uint32_t tracepoint_id) {
   perf_event_attr attr = dummy_attr(target, options);
+  if (tracepoint_id != 0) {
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.config = tracepoint_id;
+    attr.sample_period = 0;  // counts the hits, writes no sample
+  }
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;

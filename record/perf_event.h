@@ -92,7 +92,15 @@ class PerfEvent {
   // Opens a disabled dummy software event that only reports COMM (also on
   // exec), FORK and EXIT records of the target (and with options.mmap its
   // executable MMAP2 records).
-  static Result<PerfEvent> open_tracking(const EventTarget& target, const EventOptions& options);
+  //
+  // With a tracepoint_id (a site's tracefs event or kernel tracepoint) it is
+  // a counting event of that tracepoint instead, which never samples: then
+  // all of a task's events are of one PMU. Each PMU a task has events of
+  // costs it at every context switch; a software dummy beside the sites'
+  // tracepoints added about 75 ns per switch (bench/workloads/pingpong.c,
+  // 2026-12-03: 450 against 380 ns, perf record's with one event).
+  static Result<PerfEvent> open_tracking(const EventTarget& target, const EventOptions& options,
+                                         uint32_t tracepoint_id = 0);
 
   // Opens an enabled dummy event that reports nothing, to hold a ring buffer.
   // (The buffer's watermark is the one of the event it is mapped on.)
