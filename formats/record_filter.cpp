@@ -17,9 +17,9 @@ void RecordFilter::set(ReadFilter f, size_t site_count) {
   }
   segment_ = filter_.segment_begin_ns || filter_.segment_end_ns;
   only_segment_ = filter_.site_ids.empty() && !filter_.pid && !filter_.tid &&
-                  !filter_.time_min_ns && !filter_.time_max_ns;
+                  !filter_.time_min_ns && !filter_.time_max_ns && filter_.events;
   filtering_ = !filter_.site_ids.empty() || filter_.pid || filter_.tid || filter_.time_min_ns ||
-               filter_.time_max_ns || segment_;
+               filter_.time_max_ns || segment_ || !filter_.events;
   site_wanted_.clear();
   site_bloom_wanted_ = ~uint64_t{0};
   if (!filter_.site_ids.empty()) {
@@ -29,6 +29,10 @@ void RecordFilter::set(ReadFilter f, size_t site_count) {
       if (id < site_count) site_wanted_[id] = true;
       site_bloom_wanted_ |= site_bit(id);
     }
+  }
+  if (!filter_.events) {  // as if no site were wanted
+    site_wanted_.assign(site_count, false);
+    site_bloom_wanted_ = 0;
   }
 }
 

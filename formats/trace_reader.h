@@ -46,6 +46,9 @@ struct ReadFilter {
   // then leave undecoded (events read as having none; ChunkDecoder::
   // skip_arguments). The frame of function probes is still decoded.
   bool arguments = true;
+  // false: no events at all, only process and lost records; chunks without
+  // those are not read (a pass that only needs the process records).
+  bool events = true;
 };
 
 // A problem found while reading: where and what.

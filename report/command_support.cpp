@@ -38,15 +38,19 @@ format::ReadFilter reader_hint(const TraceInput& input, uint32_t file, format::R
 
 }  // namespace
 
+format::ReadFilter file_read_filter(const EventFilter& filter, const TraceInput& input,
+                                    uint32_t file) {
+  return reader_hint(input, file,
+                     filter.read_filter(input.catalog(), file, input.files()[file].shift_ns));
+}
+
 Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input,
                                 bool reads_arguments) {
   Result<EventFilter> filter = EventFilter::create(input.catalog(), options.filter, input.timeline_start());
   if (!filter) return filter;
   filter->set_reads_arguments(reads_arguments);
-  for (uint32_t f = 0; f < input.files().size(); ++f) {
-    format::ReadFilter rf = filter->read_filter(input.catalog(), f, input.files()[f].shift_ns);
-    input.set_read_filter(f, reader_hint(input, f, std::move(rf)));
-  }
+  for (uint32_t f = 0; f < input.files().size(); ++f)
+    input.set_read_filter(f, file_read_filter(*filter, input, f));
   return filter;
 }
 

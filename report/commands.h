@@ -46,6 +46,10 @@ std::vector<uint32_t> file_domains(const TraceInput& input);
 Result<EventFilter> make_filter(const ReportOptions& options, TraceInput& input,
                                 bool reads_arguments = true);
 
+// The reader hint make_filter gives a file.
+format::ReadFilter file_read_filter(const EventFilter& filter, const TraceInput& input,
+                                    uint32_t file);
+
 // Narrows the readers' site hint to the sites a command looks at (e.g.
 // latency's start and end sites among those the filter selects), so that
 // chunks without them are not even decompressed.

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@
 #include "report/commands.h"
 #include "report/json_text.h"
 #include "report/json_writer.h"
+#include "report/ordered_segments.h"
 #include "report/output_buffer.h"
 #include "report/process_names.h"
+#include "report/segments.h"
 #include "report/stack_text.h"
 #include "report/string_text.h"
 
@@ -176,14 +179,65 @@ inline char* put_below_1e8(char* p, uint32_t v, const uint32_t* digits4) {
   return p;
 }
 
+// What every reader of one dump shares, fixed before the first event.
+struct DumpSetup {
+  DumpFormat format = DumpFormat::text;
+  const EventFilter* filter = nullptr;
+  const ProbeCatalog* catalog = nullptr;
+  std::vector<uint32_t> domains;  // per file (ProcessNames)
+  bool hosts = false;             // events carry their host
+  std::vector<SitePrefix> prefixes;
+  std::vector<std::string> host_labels;  // per file, escaped for the format
+  size_t max_args = 0;                   // csv: argument columns
+  bool strings = false;                  // csv: a truncated_args column
+  bool stacks = false;                   // csv: a stack column
+  std::string unknown_name;              // a thread the trace never named
+};
+
+// What a reader of the dump learns from the process records as it goes:
+// thread names and the mappings stacks are named against. A segment's
+// reader starts from every process record before it (dump_in_segments).
+class DumpState {
+ public:
+  DumpState(const DumpSetup& setup, const std::vector<TraceFileInfo>& files)
+      : symbols(files), setup_(setup) {}
+  void on_process(uint32_t file, const format::ProcessEvent& p) {
+    names.on_process(setup_.domains[file], p);
+    symbols.on_process(file, p);
+  }
+  // A name as printed (text: right-aligned in 16; csv: quoted).
+  const std::string& shown(uint32_t n) {
+    if (n == ProcessNames::kNoName) return setup_.unknown_name;
+    while (shown_names_.size() <= n) {
+      const std::string& raw = names.name(static_cast<uint32_t>(shown_names_.size()));
+      if (setup_.format == DumpFormat::text) {
+        shown_names_.push_back(raw.size() < 16 ? std::string(16 - raw.size(), ' ') + raw : raw);
+      } else {
+        shown_names_.push_back(csv_field(raw));
+      }
+    }
+    return shown_names_[n];
+  }
+
+  ProcessNames names;
+  StackSymbolizer symbols;
+
+ private:
+  const DumpSetup& setup_;
+  // A deque: callers keep pointers to its strings across growth.
+  std::deque<std::string> shown_names_;
+};
+
 // The text format's loop, separate from jsonl/csv so that it can keep whole
 // line prefixes per thread: "host comm pid/tid [" is built once per thread
 // (and again after a process record), not per event.
-template <typename Shown>
-void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog& catalog,
-               const std::vector<uint32_t>& domains, bool hosts,
-               const std::vector<SitePrefix>& prefixes, const std::vector<std::string>& host_labels,
-               ProcessNames& names, Shown& shown, StackSymbolizer& symbols, OutputBuffer& out) {
+void dump_text(const DumpSetup& setup, TraceInput& input, DumpState& state, OutputBuffer& out) {
+  const EventFilter& filter = *setup.filter;
+  const ProbeCatalog& catalog = *setup.catalog;
+  const std::vector<SitePrefix>& prefixes = setup.prefixes;
+  const std::vector<std::string>& host_labels = setup.host_labels;
+  const bool hosts = setup.hosts;
+  StackSymbolizer& symbols = state.symbols;
   struct Slot {
     bool valid = false;
     uint32_t tid = 0, pid = 0, file = 0;
@@ -228,8 +282,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
-      names.on_process(domains[r.file], *r.process);
-      symbols.on_process(r.file, *r.process);
+      state.on_process(r.file, *r.process);
       for (Slot& slot : slots) slot.valid = false;  // names may have changed
       continue;
     }
@@ -243,7 +296,7 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
     if (!slot.valid || e.tid != slot.tid || e.pid != slot.pid || r.file != slot.file) {
       std::string line;
       if (hosts) line += host_labels[r.file];
-      line += shown(names.thread_name(domains[r.file], e.pid, e.tid));
+      line += state.shown(state.names.thread_name(setup.domains[r.file], e.pid, e.tid));
       line += ' ';
       line += std::to_string(e.pid);
       line += '/';
@@ -338,180 +391,47 @@ void dump_text(TraceInput& input, const EventFilter& filter, const ProbeCatalog&
   }
 }
 
-}  // namespace
-
-int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
-  DumpFormat format;
-  if (options.format == "text") {
-    format = DumpFormat::text;
-  } else if (options.format == "jsonl") {
-    format = DumpFormat::jsonl;
-  } else if (options.format == "csv") {
-    format = DumpFormat::csv;
-  } else {
-    print_error(io.err, "dump cannot write format '" + options.format + "' (text, jsonl or csv)");
-    return 2;
-  }
-  Result<EventFilter> filter = make_filter(options, input);
-  if (!filter) {
-    print_error(io.err, filter.error().message());
-    return 1;
-  }
-  const ProbeCatalog& catalog = input.catalog();
-  std::vector<uint32_t> domains = file_domains(input);
-  const bool hosts = input.hosts_differ();
-
-  std::vector<SitePrefix> prefixes(catalog.site_count());
-  size_t max_args = 0;
-  bool strings = false;  // a selected site has string arguments
-  // csv: a path column after name when two selected probes share a name in
-  // different files (functions of one name), as jsonl then gives "path".
-  bool paths = false;
-  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
-    paths = paths || (filter->site_selected(s) && catalog.probe_of_site(s).ambiguous());
-  }
-  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
-    const ProbeInfo& p = catalog.probe_of_site(s);
-    prefixes[s].info = &catalog.site(s);
-    if (filter->site_selected(s)) {
-      max_args = std::max(max_args, catalog.site(s).arg_types.size());
-      strings = strings || catalog.site(s).has_strings;
-    }
-    switch (format) {
-      case DumpFormat::text: {
-        prefixes[s].text = p.shown_name;
-        const SiteInfo& site = catalog.site(s);
-        // A function probe whose parameters DWARF named (or that has none)
-        // reads as a call: "work(n=3, m=10)", "work() = 13"; the file, where
-        // shown, follows the call.
-        const bool call = (site.kind == format::ProbeKind::uprobe ||
-                           site.kind == format::ProbeKind::uretprobe) &&
-                          (site.has_names || site.arg_types.empty());
-        const bool ret = site.kind == format::ProbeKind::uretprobe;
-        std::string shown = ": " + (call ? p.full_name : p.shown_name);
-        if (call) {
-          shown += ret ? "()" : "(";
-          prefixes[s].closing = (ret ? "" : ")") + p.shown_name.substr(p.full_name.size());
-        }
-        prefixes[s].padded = padded_copy(shown);
-        prefixes[s].padded_len = shown.size();
-        for (int i = 0; i < format::kMaxArgs; ++i) prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
-        if (catalog.site(s).has_names) {
-          // Events may carry more arguments than the site describes: argN for those.
-          for (size_t i = 0; i < format::kMaxArgs; ++i) {
-            std::string label = " " + catalog.site(s).arg_label(i) + "=";
-            if (call && ret && i == 0) label = " = ";
-            if (call && !ret) label = (i == 0 ? "" : ", ") + catalog.site(s).arg_label(i) + "=";
-            prefixes[s].labels.push_back(std::move(label));
-            prefixes[s].labels_len += prefixes[s].labels.back().size();
-          }
-        }
-        break;
-      }
-      case DumpFormat::jsonl: {
-        // The middle of the line: ,"provider":..,"name":..,"args":[
-        JsonWriter w(prefixes[s].text);
-        w.continue_object().key("provider").string(p.provider).key("name").string(p.name);
-        // The file, where another file has a function of the same name.
-        if (p.ambiguous()) w.key("path").string(p.path);
-        w.key("args").begin_array();
-        break;
-      }
-      case DumpFormat::csv:
-        prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name);
-        if (paths) prefixes[s].text += "," + csv_field(p.path);
-        break;
-    }
-  }
-  // Host labels per file, already escaped for the format.
-  std::vector<std::string> host_labels;
-  size_t host_width = 0;
-  for (const TraceFileInfo& f : input.files()) host_width = std::max(host_width, f.metadata.hostname.size());
-  for (const TraceFileInfo& f : input.files()) {
-    switch (format) {
-      case DumpFormat::text:
-        host_labels.push_back(f.metadata.hostname + std::string(host_width - f.metadata.hostname.size() + 1, ' '));
-        break;
-      case DumpFormat::jsonl: {
-        std::string label;
-        JsonWriter(label).continue_object().key("host").string(f.metadata.hostname);
-        host_labels.push_back(std::move(label));
-        break;
-      }
-      case DumpFormat::csv: host_labels.push_back(csv_field(f.metadata.hostname) + ","); break;
-    }
-  }
-
-  // csv has a fixed header: a stack column when the trace has the symbols
-  // of stacks (object blocks, format 1.3), so files without stacks keep
-  // their columns.
-  bool stacks = false;
-  for (const TraceFileInfo& f : input.files()) stacks = stacks || !f.objects.empty();
-  StackSymbolizer symbols(input.files());
-
-  OutputBuffer out(io.out);
-  if (format == DumpFormat::csv) {
-    std::string header = hosts ? "host," : "";
-    header += "time_ns,pid,tid,cpu,comm,provider,name";
-    if (paths) header += ",path";
-    for (size_t i = 0; i < max_args; ++i) header += ",arg" + std::to_string(i);
-    if (strings) header += ",truncated_args";
-    if (stacks) header += ",stack";
-    header += "\n";
-    out.append(header);
-  }
-
-  ProcessNames names;
-  // Names as printed, per interned name index (text: padded; csv: quoted).
-  // A deque: the cache below keeps pointers to its strings across growth.
-  std::deque<std::string> shown_names;
-  const std::string unknown_name = format == DumpFormat::text ? std::string(15, ' ') + "?" : "";
-  auto shown = [&](uint32_t n) -> const std::string& {
-    if (n == ProcessNames::kNoName) return unknown_name;
-    while (shown_names.size() <= n) {
-      const std::string& raw = names.name(static_cast<uint32_t>(shown_names.size()));
-      if (format == DumpFormat::text) {
-        shown_names.push_back(raw.size() < 16 ? std::string(16 - raw.size(), ' ') + raw : raw);
-      } else {
-        shown_names.push_back(csv_field(raw));
-      }
-    }
-    return shown_names[n];
-  };
-
+// The jsonl and csv loop.
+void dump_rows(const DumpSetup& setup, TraceInput& input, DumpState& state, OutputBuffer& out) {
+  const DumpFormat format = setup.format;
+  const EventFilter& filter = *setup.filter;
+  const ProbeCatalog& catalog = *setup.catalog;
+  const std::vector<SitePrefix>& prefixes = setup.prefixes;
+  const std::vector<std::string>& host_labels = setup.host_labels;
+  const bool hosts = setup.hosts;
+  const size_t max_args = setup.max_args;
+  const bool strings = setup.strings;
+  const bool stacks = setup.stacks;
+  const std::string& unknown_name = setup.unknown_name;
+  StackSymbolizer& symbols = state.symbols;
   struct CommSlot {
     const std::string* comm = nullptr;
     uint32_t tid = 0, pid = 0, file = 0;
   };
   constexpr size_t kCommCacheSize = 1024;
   std::vector<CommSlot> comm_cache(kCommCacheSize);
-  if (format == DumpFormat::text) {
-    dump_text(input, *filter, catalog, domains, hosts, prefixes, host_labels, names, shown, symbols,
-              out);
-    return finish_dump(input, out, io);
-  }
   std::string scratch;        // a JSON string argument
   std::string stack_scratch;  // the stack of the event, already formatted
   Record r;
   while (input.next(r)) {
     if (r.kind == format::RecordKind::process) {
-      names.on_process(domains[r.file], *r.process);
-      symbols.on_process(r.file, *r.process);
+      state.on_process(r.file, *r.process);
       for (CommSlot& slot : comm_cache) slot.comm = nullptr;  // names may have changed
       continue;
     }
     if (r.kind != format::RecordKind::event) continue;
     const format::Event& e = *r.event;
     uint32_t site = catalog.global_site(r.file, e.site_id);
-    if (!filter->accepts(site, e, r.time)) continue;
+    if (!filter.accepts(site, e, r.time)) continue;
     const SitePrefix& prefix = prefixes[site];
     const size_t nargs = std::min<size_t>(e.arg_count, format::kMaxArgs);
     // A direct-mapped cache of thread names: the name maps cost two hash
     // lookups, most events come from a few threads.
     CommSlot& slot = comm_cache[e.tid & (kCommCacheSize - 1)];
     if (slot.comm == nullptr || e.tid != slot.tid || e.pid != slot.pid || r.file != slot.file) {
-      slot.comm = format == DumpFormat::jsonl ? &unknown_name
-                                              : &shown(names.thread_name(domains[r.file], e.pid, e.tid));
+      slot.comm = format == DumpFormat::jsonl
+                      ? &unknown_name
+                      : &state.shown(state.names.thread_name(setup.domains[r.file], e.pid, e.tid));
       slot.tid = e.tid;
       slot.pid = e.pid;
       slot.file = r.file;
@@ -608,6 +528,214 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
     out.commit(p);
     out.maybe_flush();
   }
+}
+
+void dump_records(const DumpSetup& setup, TraceInput& input, DumpState& state, OutputBuffer& out) {
+  if (setup.format == DumpFormat::text) {
+    dump_text(setup, input, state, out);
+  } else {
+    dump_rows(setup, input, state, out);
+  }
+}
+
+// A dump on several threads (report/ordered_segments.h), in segments of
+// about kSegmentRecords records, at most two per thread formatted ahead of
+// the output: with text lines of about 80 bytes, some 20 MB each. Each
+// segment's reader starts from the process records before it, taken first
+// by a pass that reads only the chunks that hold any (format::ReadFilter::
+// events). nullopt, with nothing written, when the input cannot be cut or
+// when most of it lies in such chunks (that pass would read it all again):
+// the caller then dumps serially. Else whether every write succeeded.
+constexpr uint64_t kSegmentRecords = uint64_t{1} << 16;
+
+std::optional<bool> dump_in_segments(const DumpSetup& setup, TraceInput& input, unsigned threads,
+                                     std::FILE* out) {
+  if (threads < 2) return std::nullopt;
+  const TraceInput::IndexedRecords counts = input.indexed_records();
+  if (counts.all == 0 || counts.in_process_chunks > counts.all / 2) return std::nullopt;
+  const uint64_t parts =
+      std::clamp<uint64_t>(counts.all / kSegmentRecords, uint64_t{threads} * 4, 1 << 16);
+  const std::vector<uint64_t> bounds = input.segment_bounds(static_cast<unsigned>(parts));
+  if (bounds.size() < 3) return std::nullopt;
+
+  struct Prior {
+    uint32_t file;
+    uint64_t time;
+    format::ProcessEvent event;
+  };
+  std::vector<Prior> priors;
+  {
+    std::unique_ptr<TraceInput> pass = input.open_segment(0, UINT64_MAX);
+    if (!pass) return std::nullopt;
+    for (uint32_t f = 0; f < input.files().size(); ++f) {
+      format::ReadFilter rf = file_read_filter(*setup.filter, input, f);
+      rf.events = false;
+      rf.arguments = false;
+      pass->set_read_filter(f, rf);
+    }
+    Record r;
+    while (pass->next(r)) {
+      if (r.kind == format::RecordKind::process)
+        priors.push_back(Prior{r.file, r.time, *r.process});
+    }
+  }
+  return write_segments_in_order(input, bounds, threads, 2 * size_t{threads}, out,
+                                 [&](size_t k, TraceInput& segment, MemoryText& text) {
+                                   DumpState state(setup, input.files());
+                                   for (const Prior& p : priors) {
+                                     if (p.time < bounds[k]) state.on_process(p.file, p.event);
+                                   }
+                                   OutputBuffer buffer(&text);
+                                   dump_records(setup, segment, state, buffer);
+                                 });
+}
+
+}  // namespace
+
+int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  DumpFormat format;
+  if (options.format == "text") {
+    format = DumpFormat::text;
+  } else if (options.format == "jsonl") {
+    format = DumpFormat::jsonl;
+  } else if (options.format == "csv") {
+    format = DumpFormat::csv;
+  } else {
+    print_error(io.err, "dump cannot write format '" + options.format + "' (text, jsonl or csv)");
+    return 2;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return 1;
+  }
+  const ProbeCatalog& catalog = input.catalog();
+  DumpSetup setup;
+  setup.format = format;
+  setup.filter = &*filter;
+  setup.catalog = &catalog;
+  setup.domains = file_domains(input);
+  const bool hosts = setup.hosts = input.hosts_differ();
+
+  std::vector<SitePrefix>& prefixes = setup.prefixes;
+  prefixes.resize(catalog.site_count());
+  size_t& max_args = setup.max_args;
+  bool& strings = setup.strings;  // a selected site has string arguments
+  // csv: a path column after name when two selected probes share a name in
+  // different files (functions of one name), as jsonl then gives "path".
+  bool paths = false;
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    paths = paths || (filter->site_selected(s) && catalog.probe_of_site(s).ambiguous());
+  }
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+    const ProbeInfo& p = catalog.probe_of_site(s);
+    prefixes[s].info = &catalog.site(s);
+    if (filter->site_selected(s)) {
+      max_args = std::max(max_args, catalog.site(s).arg_types.size());
+      strings = strings || catalog.site(s).has_strings;
+    }
+    switch (format) {
+      case DumpFormat::text: {
+        prefixes[s].text = p.shown_name;
+        const SiteInfo& site = catalog.site(s);
+        // A function probe whose parameters DWARF named (or that has none)
+        // reads as a call: "work(n=3, m=10)", "work() = 13"; the file, where
+        // shown, follows the call.
+        const bool call =
+            (site.kind == format::ProbeKind::uprobe || site.kind == format::ProbeKind::uretprobe) &&
+            (site.has_names || site.arg_types.empty());
+        const bool ret = site.kind == format::ProbeKind::uretprobe;
+        std::string shown = ": " + (call ? p.full_name : p.shown_name);
+        if (call) {
+          shown += ret ? "()" : "(";
+          prefixes[s].closing = (ret ? "" : ")") + p.shown_name.substr(p.full_name.size());
+        }
+        prefixes[s].padded = padded_copy(shown);
+        prefixes[s].padded_len = shown.size();
+        for (int i = 0; i < format::kMaxArgs; ++i)
+          prefixes[s].types[i] = arg_type_at(&catalog.site(s), i);
+        if (catalog.site(s).has_names) {
+          // Events may carry more arguments than the site describes: argN for those.
+          for (size_t i = 0; i < format::kMaxArgs; ++i) {
+            std::string label = " " + catalog.site(s).arg_label(i) + "=";
+            if (call && ret && i == 0) label = " = ";
+            if (call && !ret) label = (i == 0 ? "" : ", ") + catalog.site(s).arg_label(i) + "=";
+            prefixes[s].labels.push_back(std::move(label));
+            prefixes[s].labels_len += prefixes[s].labels.back().size();
+          }
+        }
+        break;
+      }
+      case DumpFormat::jsonl: {
+        // The middle of the line: ,"provider":..,"name":..,"args":[
+        JsonWriter w(prefixes[s].text);
+        w.continue_object().key("provider").string(p.provider).key("name").string(p.name);
+        // The file, where another file has a function of the same name.
+        if (p.ambiguous()) w.key("path").string(p.path);
+        w.key("args").begin_array();
+        break;
+      }
+      case DumpFormat::csv:
+        prefixes[s].text = csv_field(p.provider) + "," + csv_field(p.name);
+        if (paths) prefixes[s].text += "," + csv_field(p.path);
+        break;
+    }
+  }
+  // Host labels per file, already escaped for the format.
+  std::vector<std::string>& host_labels = setup.host_labels;
+  size_t host_width = 0;
+  for (const TraceFileInfo& f : input.files())
+    host_width = std::max(host_width, f.metadata.hostname.size());
+  for (const TraceFileInfo& f : input.files()) {
+    switch (format) {
+      case DumpFormat::text:
+        host_labels.push_back(f.metadata.hostname +
+                              std::string(host_width - f.metadata.hostname.size() + 1, ' '));
+        break;
+      case DumpFormat::jsonl: {
+        std::string label;
+        JsonWriter(label).continue_object().key("host").string(f.metadata.hostname);
+        host_labels.push_back(std::move(label));
+        break;
+      }
+      case DumpFormat::csv:
+        host_labels.push_back(csv_field(f.metadata.hostname) + ",");
+        break;
+    }
+  }
+
+  // csv has a fixed header: a stack column when the trace has the symbols
+  // of stacks (object blocks, format 1.3), so files without stacks keep
+  // their columns.
+  bool& stacks = setup.stacks;
+  for (const TraceFileInfo& f : input.files()) stacks = stacks || !f.objects.empty();
+
+  OutputBuffer out(io.out);
+  if (format == DumpFormat::csv) {
+    std::string header = hosts ? "host," : "";
+    header += "time_ns,pid,tid,cpu,comm,provider,name";
+    if (paths) header += ",path";
+    for (size_t i = 0; i < max_args; ++i) header += ",arg" + std::to_string(i);
+    if (strings) header += ",truncated_args";
+    if (stacks) header += ",stack";
+    header += "\n";
+    out.append(header);
+  }
+
+  setup.unknown_name = format == DumpFormat::text ? std::string(15, ' ') + "?" : "";
+
+  out.flush();  // the header, before segments write
+  if (std::optional<bool> written =
+          dump_in_segments(setup, input, report_threads(options.jobs), io.out)) {
+    report_read_problems(input, io.err);
+    if (!*written) {
+      print_error(io.err, "cannot write the output (disk full or closed pipe?)");
+      return 1;
+    }
+    return 0;
+  }
+  DumpState state(setup, input.files());
+  dump_records(setup, input, state, out);
   return finish_dump(input, out, io);
 }
 

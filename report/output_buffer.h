@@ -3,6 +3,7 @@
 // in big fwrite blocks, so printing is not the bottleneck of a dump.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -91,12 +92,33 @@ inline char* put_i64(char* p, int64_t value) {
   return put_u64(p, static_cast<uint64_t>(value));
 }
 
+// Text kept in memory (report/ordered_segments.h). bytes is reused from one
+// segment to the next: only its first `size` bytes are the text, and memory
+// once grown is not handed back, so no text pays for fresh pages.
+struct MemoryText {
+  std::vector<char> bytes;
+  size_t size = 0;
+};
+
 class OutputBuffer {
  public:
   static constexpr size_t kFlushAt = 1 << 20;
 
   explicit OutputBuffer(std::FILE* out) : out_(out), buf_(kFlushAt + kSlack) {}
-  ~OutputBuffer() { flush(); }
+  // Into memory: the text grows in memory->bytes, which holds it (and its
+  // size) once this buffer is destroyed; flushes do nothing.
+  explicit OutputBuffer(MemoryText* memory) : out_(nullptr), memory_(memory) {
+    buf_.swap(memory->bytes);
+    if (buf_.size() < kFlushAt + kSlack) buf_.resize(kFlushAt + kSlack);
+  }
+  ~OutputBuffer() {
+    if (memory_ != nullptr) {
+      memory_->bytes.swap(buf_);
+      memory_->size = used_;
+    } else {
+      flush();
+    }
+  }
   OutputBuffer(const OutputBuffer&) = delete;
   OutputBuffer& operator=(const OutputBuffer&) = delete;
 
@@ -104,6 +126,10 @@ class OutputBuffer {
   // (one record) so that they need no checks of their own.
   void reserve(size_t n) {
     if (used_ + n > buf_.size()) {
+      if (memory_ != nullptr) {
+        buf_.resize(std::max(2 * buf_.size(), used_ + n));
+        return;
+      }
       flush();
       if (n > buf_.size()) buf_.resize(n);
     }
@@ -157,7 +183,7 @@ class OutputBuffer {
     if (used_ >= kFlushAt) flush();
   }
   void flush() {
-    if (used_ == 0) return;
+    if (used_ == 0 || memory_ != nullptr) return;
     if (out_ != nullptr && std::fwrite(buf_.data(), 1, used_, out_) != used_) failed_ = true;
     used_ = 0;
   }
@@ -166,6 +192,7 @@ class OutputBuffer {
  private:
   static constexpr size_t kSlack = 64 * 1024;
   std::FILE* out_;
+  MemoryText* memory_ = nullptr;
   std::vector<char> buf_;
   size_t used_ = 0;
   bool failed_ = false;

@@ -211,8 +211,9 @@ const char* kMainUsage =
     "by their wall clocks and each event is labelled with its host. The same\n"
     "recording given twice (one file under two names, or a copy: same host,\n"
     "command line and start times) is counted once, with a warning naming both.\n"
-    "-j N reads on N threads (default: every CPU for summary, hist and latency,\n"
-    "which split the trace by time; one for the others); the output is the same.\n\n"
+    "-j N reads on N threads (default: every CPU for summary, hist, latency and\n"
+    "dump, which split the trace by time; one for the others); the output is the\n"
+    "same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -283,19 +284,19 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   std::vector<std::string> probes;
   std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg, function, jobs;
   po::options_description common("options");
-  common.add_options()
-      ("help,h", "explain this command")
-      ("version", "print the version")
-      ("probe", po::value(&probes)->composing()->value_name("PATTERN"),
-       "only events of probes matching PATTERN (provider:name; * and ? wildcards; repeatable)")
-      ("pid", po::value(&pid)->value_name("PID"), "only events of this process")
-      ("tid", po::value(&tid)->value_name("TID"), "only events of this thread")
-      ("since", po::value(&since)->value_name("TIME"), "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")
-      ("until", po::value(&until)->value_name("TIME"), "only events up to this time after the start")
-      ("jobs,j", po::value(&jobs)->value_name("N"),
-       "read with N threads; the output is the same. summary, hist and latency (without --top, "
-       "--slowest) split the trace by time (default: every CPU); the others decode ahead of "
-       "this thread (default 1, see the README)");
+  common.add_options()("help,h", "explain this command")("version", "print the version")(
+      "probe", po::value(&probes)->composing()->value_name("PATTERN"),
+      "only events of probes matching PATTERN (provider:name; * and ? wildcards; repeatable)")(
+      "pid", po::value(&pid)->value_name("PID"), "only events of this process")(
+      "tid", po::value(&tid)->value_name("TID"), "only events of this thread")(
+      "since", po::value(&since)->value_name("TIME"),
+      "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")(
+      "until", po::value(&until)->value_name("TIME"),
+      "only events up to this time after the start")(
+      "jobs,j", po::value(&jobs)->value_name("N"),
+      "read with N threads; the output is the same. summary, hist, latency (without --top, "
+      "--slowest) and dump split the trace by time (default: every CPU); the others decode "
+      "ahead of this thread (default 1, see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:

@@ -102,6 +102,18 @@ class TraceInput {
     (void)end;
     return nullptr;
   }
+  // What the files' chunk indexes count: every record, and those in chunks
+  // that also hold process records (which a pass needing only the process
+  // records decodes; format::ReadFilter::events). Zeros when unknown.
+  struct IndexedRecords {
+    uint64_t all = 0;
+    uint64_t in_process_chunks = 0;
+  };
+  virtual IndexedRecords indexed_records() const { return {}; }
+  // A segment read to its end: lets go of its readers and of what only
+  // reading needed, keeping what adopt_segments() takes from it. For
+  // outputs of many segments (report/ordered_segments.h).
+  virtual void release_reading() {}
   // After the segments were read to their ends, in order: this input takes
   // their diagnostics (each counted once) as if it had read everything.
   virtual void adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) {

@@ -160,6 +160,17 @@ std::vector<uint64_t> TraceSet::segment_bounds(unsigned n) const {
   return bounds;
 }
 
+TraceInput::IndexedRecords TraceSet::indexed_records() const {
+  IndexedRecords n;
+  for (const format::TraceReader& reader : readers_) {
+    for (const format::ChunkHeader& h : reader.chunk_headers()) {
+      n.all += h.records();
+      if (h.process_events > 0) n.in_process_chunks += h.records();
+    }
+  }
+  return n;
+}
+
 std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end) const {
   if (primed_) return nullptr;
   std::unique_ptr<TraceSet> seg(new TraceSet());
@@ -181,6 +192,15 @@ std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end)
   seg->heads_.assign(seg->readers_.size(), Record{});
   seg->head_time_.assign(seg->readers_.size(), 0);
   return seg;
+}
+
+void TraceSet::release_reading() {
+  readers_.clear();
+  readers_.shrink_to_fit();
+  heads_ = {};
+  live_ = {};
+  head_time_ = {};
+  for (TraceFileInfo& f : files_) f.objects = {};  // the symbols: only stacks read them
 }
 
 void TraceSet::adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) {

@@ -37,6 +37,8 @@ class TraceSet : public TraceInput {
   // same files through forked readers (format::TraceReader::fork).
   std::vector<uint64_t> segment_bounds(unsigned n) const override;
   std::unique_ptr<TraceInput> open_segment(uint64_t begin, uint64_t end) const override;
+  IndexedRecords indexed_records() const override;
+  void release_reading() override;
   void adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) override;
 
   const std::vector<std::string>& warnings() const { return warnings_; }

@@ -267,6 +267,8 @@ void write_forking(const std::string& path) {
     now += 50;
     if (i == 1500)
       REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::fork, 60, 60, 50, 50, ""}));
+    if (i == 2200)
+      REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "renamed"}));
     Event e;
     e.time_ns = now;
     e.pid = i > 1500 && i % 2 == 0 ? 60 : 50;
@@ -289,6 +291,29 @@ TEST_CASE("a process forked late is named in every segment", "[report][parallel]
   CHECK(p.out == s.out);
   CHECK(p.err == s.err);
   CHECK(s.out.find("{\"pid\":60,\"comm\":\"server\",\"events\":749}") != std::string::npos);
+}
+
+TEST_CASE("a dump names every thread as of its event in every segment", "[report][parallel]") {
+  // Segments past the fork and the rename start from the process records
+  // before them.
+  TempPath a;
+  write_forking(a.str());
+  for (const char* format : {"text", "jsonl", "csv"}) {
+    Output s = run({"dump", "--format", format, "-j", "1", a.str()});
+    Output p = run({"dump", "--format", format, "-j", "4", a.str()});
+    INFO(format);
+    REQUIRE(s.rc == 0);
+    CHECK(p.rc == 0);
+    CHECK(p.out == s.out);
+    CHECK(p.err == s.err);
+  }
+  Output text = run({"dump", "-j", "4", a.str()});
+  // Forked at event 1500, renamed at 2200: pid 60 keeps the name it was
+  // forked with, pid 50's last lines carry the new one.
+  CHECK(text.out.find("server 60/60 [") != std::string::npos);
+  CHECK(text.out.find("renamed 50/50 [") != std::string::npos);
+  const size_t last_line = text.out.rfind('\n', text.out.size() - 2);
+  CHECK(text.out.find("renamed 50/50 [", last_line) != std::string::npos);
 }
 
 TEST_CASE("a damaged file says the same with -j 1 and -j N", "[report][parallel]") {

@@ -409,6 +409,35 @@ TEST_CASE("a time window skips the chunks outside it", "[trace_reader]") {
   CHECK(r2->diagnostics().chunks_read == 0);
 }
 
+TEST_CASE("a reader told to read no event reads only the chunks with process records",
+          "[trace_reader]") {
+  TempPath tmp;
+  {
+    auto w = TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(3));
+    REQUIRE(w.ok());
+    for (uint64_t c = 0; c < 10; ++c) {
+      if (c == 0 || c == 7) {
+        REQUIRE(w->append(ProcessEvent{c * 1000, ProcessEventKind::comm, 5, 5, 0, 0, "p"}).ok());
+      }
+      for (uint64_t i = 1; i < 100; ++i) {
+        REQUIRE(w->append(make_event(c * 1000 + i, 1, 5, 5, 0, {i})).ok());
+      }
+      REQUIRE(w->flush().ok());
+    }
+    REQUIRE(w->finish(TraceSummary{}).ok());
+  }
+  auto r = TraceReader::open(tmp.str());
+  REQUIRE(r.ok());
+  ReadFilter f;
+  f.events = false;
+  r->set_filter(f);
+  auto got = read_all(*r);
+  REQUIRE(got.size() == 2);
+  CHECK(std::get<ProcessEvent>(got[0]).time_ns == 0);
+  CHECK(std::get<ProcessEvent>(got[1]).time_ns == 7000);
+  CHECK(r->diagnostics().chunks_read == 2);
+}
+
 TEST_CASE("chunks written out of time order come back sorted", "[trace_reader]") {
   TempPath tmp;
   auto sites = sample_sites(2);
