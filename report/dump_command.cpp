@@ -40,6 +40,7 @@
 #include "report/json_writer.h"
 #include "report/ordered_segments.h"
 #include "report/output_buffer.h"
+#include "report/process_history.h"
 #include "report/process_names.h"
 #include "report/segments.h"
 #include "report/stack_text.h"
@@ -539,55 +540,33 @@ void dump_records(const DumpSetup& setup, TraceInput& input, DumpState& state, O
 }
 
 // A dump on several threads (report/ordered_segments.h), in segments of
-// about kSegmentRecords records, at most two per thread formatted ahead of
-// the output: with text lines of about 80 bytes, some 20 MB each. Each
-// segment's reader starts from the process records before it, taken first
-// by a pass that reads only the chunks that hold any (format::ReadFilter::
-// events). nullopt, with nothing written, when the input cannot be cut or
-// when most of it lies in such chunks (that pass would read it all again):
-// the caller then dumps serially. Else whether every write succeeded.
+// about kSegmentRecords records (text lines of about 80 bytes: some 5 MB),
+// at most two per thread formatted ahead of the output. Each segment's
+// reader starts from the process records before it (ProcessHistory).
+// nullopt, with nothing written, when the input cannot be cut or the
+// history is not worth reading: the caller then dumps serially. Else
+// whether every write succeeded.
 constexpr uint64_t kSegmentRecords = uint64_t{1} << 16;
 
 std::optional<bool> dump_in_segments(const DumpSetup& setup, TraceInput& input, unsigned threads,
                                      std::FILE* out) {
   if (threads < 2) return std::nullopt;
-  const TraceInput::IndexedRecords counts = input.indexed_records();
-  if (counts.all == 0 || counts.in_process_chunks > counts.all / 2) return std::nullopt;
-  const uint64_t parts =
-      std::clamp<uint64_t>(counts.all / kSegmentRecords, uint64_t{threads} * 4, 1 << 16);
+  const uint64_t parts = std::clamp<uint64_t>(input.indexed_records().all / kSegmentRecords,
+                                              uint64_t{threads} * 4, 1 << 16);
   const std::vector<uint64_t> bounds = input.segment_bounds(static_cast<unsigned>(parts));
   if (bounds.size() < 3) return std::nullopt;
-
-  struct Prior {
-    uint32_t file;
-    uint64_t time;
-    format::ProcessEvent event;
-  };
-  std::vector<Prior> priors;
-  {
-    std::unique_ptr<TraceInput> pass = input.open_segment(0, UINT64_MAX);
-    if (!pass) return std::nullopt;
-    for (uint32_t f = 0; f < input.files().size(); ++f) {
-      format::ReadFilter rf = file_read_filter(*setup.filter, input, f);
-      rf.events = false;
-      rf.arguments = false;
-      pass->set_read_filter(f, rf);
-    }
-    Record r;
-    while (pass->next(r)) {
-      if (r.kind == format::RecordKind::process)
-        priors.push_back(Prior{r.file, r.time, *r.process});
-    }
-  }
-  return write_segments_in_order(input, bounds, threads, 2 * size_t{threads}, out,
-                                 [&](size_t k, TraceInput& segment, MemoryText& text) {
-                                   DumpState state(setup, input.files());
-                                   for (const Prior& p : priors) {
-                                     if (p.time < bounds[k]) state.on_process(p.file, p.event);
-                                   }
-                                   OutputBuffer buffer(&text);
-                                   dump_records(setup, segment, state, buffer);
-                                 });
+  const std::optional<ProcessHistory> history = ProcessHistory::read(input, *setup.filter);
+  if (!history) return std::nullopt;
+  return write_segments_in_order(
+      input, bounds, threads, 2 * size_t{threads}, out,
+      [&](size_t k, TraceInput& segment, MemoryText& text) {
+        DumpState state(setup, input.files());
+        history->replay_before(bounds[k], [&](uint32_t file, const format::ProcessEvent& p) {
+          state.on_process(file, p);
+        });
+        OutputBuffer buffer(&text);
+        dump_records(setup, segment, state, buffer);
+      });
 }
 
 }  // namespace

@@ -211,9 +211,9 @@ const char* kMainUsage =
     "by their wall clocks and each event is labelled with its host. The same\n"
     "recording given twice (one file under two names, or a copy: same host,\n"
     "command line and start times) is counted once, with a warning naming both.\n"
-    "-j N reads on N threads (default: every CPU for summary, hist, latency and\n"
-    "dump, which split the trace by time; one for the others); the output is the\n"
-    "same.\n\n"
+    "-j N reads on N threads (default: every CPU for summary, hist, latency, dump\n"
+    "and stacks, which split the trace by time; one for export); the output is\n"
+    "the same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -295,8 +295,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "only events up to this time after the start")(
       "jobs,j", po::value(&jobs)->value_name("N"),
       "read with N threads; the output is the same. summary, hist, latency (without --top, "
-      "--slowest) and dump split the trace by time (default: every CPU); the others decode "
-      "ahead of this thread (default 1, see the README)");
+      "--slowest), dump and stacks split the trace by time (default: every CPU); the others "
+      "decode ahead of this thread (default 1, see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:

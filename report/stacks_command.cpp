@@ -18,12 +18,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "report/commands.h"
 #include "report/json_writer.h"
+#include "report/process_history.h"
+#include "report/segments.h"
 #include "report/stack_store.h"
 #include "report/stack_symbolizer.h"
 
@@ -42,6 +45,72 @@ struct NamedStack {
   bool truncated = false;
   uint64_t count = 0;
 };
+
+// What one reader (of everything, or of one segment) found: its events'
+// stacks, named and merged. Segments merge by adding counts per name; the
+// map's order does not depend on how the trace was cut.
+struct StacksPass {
+  std::map<std::string, NamedStack> merged;  // ordered: ties print in a fixed order
+  uint64_t with_stack = 0, without_stack = 0;
+
+  void merge(StacksPass& later) {
+    with_stack += later.with_stack;
+    without_stack += later.without_stack;
+    for (auto& [key, n] : later.merged) {
+      auto [it, added] = merged.try_emplace(key, n);
+      if (!added) it->second.count += n.count;
+    }
+  }
+};
+
+StacksPass read_stacks(TraceInput& input, const EventFilter& filter, StackSymbolizer& symbols) {
+  const ProbeCatalog& catalog = input.catalog();
+  StackStore stacks;
+  StacksPass pass;
+  // Events per (stack number, site): stack * site_count + site.
+  const uint64_t site_count = std::max<uint64_t>(catalog.site_count(), 1);
+  std::unordered_map<uint64_t, uint64_t> raw;
+  Record r;
+  while (input.next(r)) {
+    if (r.kind == format::RecordKind::process) {
+      symbols.on_process(r.file, *r.process);
+      continue;
+    }
+    if (r.kind != format::RecordKind::event) continue;
+    const format::Event& e = *r.event;
+    uint32_t site = catalog.global_site(r.file, e.site_id);
+    if (!filter.accepts(site, e, r.time)) continue;
+    const uint64_t stack = stacks.add(symbols, r.file, e);
+    if (stack == 0) {
+      ++pass.without_stack;
+      continue;
+    }
+    ++pass.with_stack;
+    ++raw[stack * site_count + site];
+  }
+  // Name the distinct raw stacks and merge those with the same names.
+  for (const auto& [raw_key, count] : raw) {
+    const StackStore::Stack& s = stacks.get(raw_key / site_count);
+    const uint32_t site = static_cast<uint32_t>(raw_key % site_count);
+    NamedStack n;
+    n.probe = catalog.probe_of_site(site).shown_name;
+    n.truncated = s.truncated;
+    std::string k = n.probe;
+    k += '\0';
+    k += s.truncated ? '1' : '0';
+    for (size_t i = 0; i < s.frames.size(); ++i) {
+      const FrameSymbol& f = symbols.resolve_frame(s.mappings.get(), s.frames.data(), i);
+      n.frames.push_back(NamedFrame{f.function, f.object});
+      k += '\0';
+      k += f.function;
+      k += '\0';
+      k += f.object;
+    }
+    auto [it, added] = pass.merged.try_emplace(std::move(k), std::move(n));
+    it->second.count += count;
+  }
+  return pass;
+}
 
 std::string folded_name(std::string s) {
   for (char& c : s) {
@@ -64,31 +133,33 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
     print_error(io.err, filter.error().message());
     return 1;
   }
-  const ProbeCatalog& catalog = input.catalog();
-  StackSymbolizer symbols(input.files());
-  StackStore stacks;
-  // Events per (stack number, site): stack * site_count + site.
-  const uint64_t site_count = std::max<uint64_t>(catalog.site_count(), 1);
-  std::unordered_map<uint64_t, uint64_t> raw;
-  uint64_t with_stack = 0, without_stack = 0;
-  Record r;
-  while (input.next(r)) {
-    if (r.kind == format::RecordKind::process) {
-      symbols.on_process(r.file, *r.process);
-      continue;
+  // On several threads, each segment's symbols start from the process
+  // records before it (its mappings); else in one pass.
+  std::optional<StacksPass> whole;
+  const unsigned threads = report_threads(options.jobs);
+  if (threads > 1) {
+    if (std::optional<ProcessHistory> history = ProcessHistory::read(input, *filter)) {
+      whole = read_in_segments<StacksPass>(
+          input, threads,
+          [&](size_t, TraceInput& segment, const std::atomic<bool>&) {
+            StackSymbolizer symbols(input.files());
+            history->replay_before(
+                segment.segment_begin(),
+                [&](uint32_t file, const format::ProcessEvent& p) { symbols.on_process(file, p); });
+            return read_stacks(segment, *filter, symbols);
+          },
+          [](StacksPass& earlier, StacksPass& later) {
+            earlier.merge(later);
+            return true;
+          });
     }
-    if (r.kind != format::RecordKind::event) continue;
-    const format::Event& e = *r.event;
-    uint32_t site = catalog.global_site(r.file, e.site_id);
-    if (!filter->accepts(site, e, r.time)) continue;
-    const uint64_t stack = stacks.add(symbols, r.file, e);
-    if (stack == 0) {
-      ++without_stack;
-      continue;
-    }
-    ++with_stack;
-    ++raw[stack * site_count + site];
   }
+  if (!whole) {
+    StackSymbolizer symbols(input.files());
+    whole = read_stacks(input, *filter, symbols);
+  }
+  const uint64_t with_stack = whole->with_stack, without_stack = whole->without_stack;
+  const std::map<std::string, NamedStack>& merged = whole->merged;
   report_read_problems(input, io.err);
   if (with_stack == 0) {
     print_error(io.err,
@@ -98,28 +169,6 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
     return 1;
   }
 
-  // Name the distinct raw stacks and merge those with the same names.
-  std::map<std::string, NamedStack> merged;  // ordered: ties print in a fixed order
-  for (const auto& [raw_key, count] : raw) {
-    const StackStore::Stack& s = stacks.get(raw_key / site_count);
-    const uint32_t site = static_cast<uint32_t>(raw_key % site_count);
-    NamedStack n;
-    n.probe = catalog.probe_of_site(site).shown_name;
-    n.truncated = s.truncated;
-    std::string k = n.probe;
-    k += '\0';
-    k += s.truncated ? '1' : '0';
-    for (size_t i = 0; i < s.frames.size(); ++i) {
-      const FrameSymbol& f = symbols.resolve_frame(s.mappings.get(), s.frames.data(), i);
-      n.frames.push_back(NamedFrame{f.function, f.object});
-      k += '\0';
-      k += f.function;
-      k += '\0';
-      k += f.object;
-    }
-    auto [it, added] = merged.try_emplace(std::move(k), std::move(n));
-    it->second.count += count;
-  }
   std::vector<const NamedStack*> order;
   for (const auto& [unused, n] : merged) order.push_back(&n);
   std::stable_sort(order.begin(), order.end(),

@@ -110,6 +110,9 @@ class TraceInput {
     uint64_t in_process_chunks = 0;
   };
   virtual IndexedRecords indexed_records() const { return {}; }
+  // Where a segment begins on the timeline (its open_segment() begin); 0
+  // for an input that is not a segment.
+  uint64_t segment_begin() const { return segment_begin_; }
   // A segment read to its end: lets go of its readers and of what only
   // reading needed, keeping what adopt_segments() takes from it. For
   // outputs of many segments (report/ordered_segments.h).
@@ -148,6 +151,7 @@ class TraceInput {
   void compute_timeline();
 
   ProbeCatalog catalog_;
+  uint64_t segment_begin_ = 0;
   std::vector<TraceFileInfo> files_;
   uint64_t timeline_start_ = 0;
   bool hosts_differ_ = false;

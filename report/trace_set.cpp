@@ -177,6 +177,7 @@ std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end)
   seg->catalog_ = catalog_;
   seg->files_ = files_;
   seg->timeline_start_ = timeline_start_;
+  seg->segment_begin_ = begin;
   seg->hosts_differ_ = hosts_differ_;
   seg->read_filters_ = read_filters_;
   seg->open_diag_ = open_diag_;

@@ -280,7 +280,77 @@ void write_forking(const std::string& path) {
   REQUIRE(w->finish(TraceSummary{}));
 }
 
+// Call stacks through a plugin that another replaces at the same address
+// halfway, in chunks of a few events: the frames of the later segments are
+// named from mappings mapped in an earlier one.
+void write_stacked(const std::string& path) {
+  WriterOptions opt;
+  opt.chunk_bytes = 512;
+  opt.flush_interval_ms = 0;
+  TraceMetadata meta = meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000);
+  auto w = TraceWriter::create(path, meta, pair_sites(), opt);
+  REQUIRE(w.ok());
+  REQUIRE(w->add_object(
+      ObjectTable{"aa11", "/opt/app/server", {{0x1000, 0x100, "main"}, {0x1200, 0x40, "work"}}}));
+  REQUIRE(
+      w->add_object(ObjectTable{"cc33", "/opt/app/plugin1.so", {{0x500, 0x100, "plugin_one"}}}));
+  REQUIRE(
+      w->add_object(ObjectTable{"dd44", "/opt/app/plugin2.so", {{0x500, 0x100, "plugin_two"}}}));
+  uint64_t now = meta.start_monotonic_ns + 1000;
+  auto mmap = [&](uint64_t address, uint64_t length, const char* build_id, const char* file) {
+    ProcessEvent p{now, ProcessEventKind::mmap, 50, 50, 0, 0, ""};
+    p.map_address = address;
+    p.map_length = length;
+    p.build_id = build_id;
+    p.path = file;
+    return p;
+  };
+  REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
+  REQUIRE(w->append(mmap(0x400000, 0x10000, "aa11", "/opt/app/server")));
+  REQUIRE(w->append(mmap(0x7f0000100000, 0x1000, "cc33", "/opt/app/plugin1.so")));
+  const std::vector<uint64_t> via_plugin = {0x401210, 0x7f0000100511, 0x401021};
+  for (int i = 0; i < 3000; ++i) {
+    now += 50;
+    if (i == 1500) REQUIRE(w->append(mmap(0x7f0000100000, 0x1000, "dd44", "/opt/app/plugin2.so")));
+    Event e;
+    e.time_ns = now;
+    e.pid = 50;
+    e.tid = 50;
+    e.site_id = 2;
+    e.arg_count = 2;
+    e.stack = via_plugin.data();
+    e.stack_depth = static_cast<uint16_t>(via_plugin.size());
+    REQUIRE(w->append(e));
+  }
+  REQUIRE(w->finish(TraceSummary{}));
+}
+
 }  // namespace
+
+TEST_CASE("dump and stacks name every frame by the mappings of its time in every segment",
+          "[report][parallel]") {
+  TempPath a;
+  write_stacked(a.str());
+  for (const std::vector<std::string>& cmd : {std::vector<std::string>{"dump"},
+                                              {"dump", "--format", "jsonl"},
+                                              {"dump", "--format", "csv"},
+                                              {"stacks"},
+                                              {"stacks", "--format", "json"},
+                                              {"stacks", "--folded"}}) {
+    std::vector<std::string> serial = cmd, parallel = cmd;
+    serial.insert(serial.end(), {"-j", "1", a.str()});
+    parallel.insert(parallel.end(), {"-j", "4", a.str()});
+    Output s = run(serial), p = run(parallel);
+    INFO(cmd[0] << " " << (cmd.size() > 1 ? cmd[1] : ""));
+    REQUIRE(s.rc == 0);
+    CHECK(p.rc == 0);
+    CHECK(p.out == s.out);
+    CHECK(p.err == s.err);
+  }
+  Output folded = run({"stacks", "--folded", "-j", "4", a.str()});
+  CHECK(folded.out.find("srv:tick;main;plugin_one;work 1500\n") != std::string::npos);
+  CHECK(folded.out.find("srv:tick;main;plugin_two;work 1500\n") != std::string::npos);
+}
 
 TEST_CASE("a process forked late is named in every segment", "[report][parallel]") {
   TempPath a;
