@@ -92,6 +92,9 @@ for cmd in summary latency; do
   rate=$(echo "scale=1; $events / $c1 / 1000000" | bc)
   echo "$cmd: -j 1 ${w1}s wall ${c1}s CPU ($rate M ev/CPU-s: $(verdict "$rate >= 30")); -j 2 ${w2}s wall: ${speed}x ($(verdict "$speed >= 1.8"))"
 done
+# dump to /dev/null: no target of its own; what its segments give on 2 cores.
+read -r w1 _ r1 w2 _ r2 <<<"$(measure_pair "$report" dump "$trace")"
+echo "dump: -j 1 ${w1}s wall, peak RSS $((r1 / 1024)) MB; -j 2 ${w2}s wall: $(echo "scale=2; $w1 / $w2" | bc)x, peak RSS $((r2 / 1024)) MB"
 # The middle 1% of the recording of n events (about 200 ns per event),
 # against all of it: CPU time on one thread (the wall time of so short a
 # run is mostly noise). On the 10 M trace a 1% window is about one chunk,
@@ -112,5 +115,7 @@ if [ "$big" != 0 ]; then
   rounds=1
   read -r _ _ rss <<<"$(measure "$report" "${latency[@]}" "$trace")"
   echo "latency on $big events: peak RSS $((rss / 1024)) MB ($(verdict "$rss < 200 * 1024"))"
+  read -r _ _ rss <<<"$(measure "$report" dump "$trace")"
+  echo "dump on $big events: peak RSS $((rss / 1024)) MB"
   window "$big"
 fi

@@ -9,7 +9,10 @@
  *   perf record -a -e dummy -o /tmp/b -- taskset -c 0 ./pingpong   (CPU-wide)
  * Measured on the 2-core VM (medians of 7): 5021, 5746, 5208 ns per round trip:
  * a task-bound event costs about 360 ns per context switch of the traced tasks,
- * a CPU-wide one about 95. */
+ * a CPU-wide one about 95. The cost is per PMU a task has events of, not per
+ * event (2026-12-03: perf record -e sdt_bench:pingpong0 7,600 -> 8,360 ns per
+ * round trip; with -e dummy:u added 8,510, with four of them the same), so
+ * usdt-record's per-task tracking event is of the sites' own PMU. */
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/sdt.h>
