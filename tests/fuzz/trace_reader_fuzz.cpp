@@ -118,6 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!reader) return 0;
   size_t sites = reader->sites().size();
   uint64_t time_min = 0;  // events before it must not come
+  bool no_events = false;  // the filter lets no event through
   // Use the first input byte to pick a filter, so filters get fuzzed too.
   if (size > 0 && (data[size - 1] & 1)) {
     ReadFilter f;
@@ -130,10 +131,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     time_min = *f.time_min_ns;
     // Bit 2: the arguments left undecoded (summary, latency by thread).
     f.arguments = (data[size - 1] & 4) == 0;
+    // Bits 6 and 7 together: no events at all (a pass that reads only the
+    // process records, report/process_history.h).
+    no_events = (data[size - 1] & 192) == 192;
+    f.events = !no_events;
     reader->set_filter(f);
   }
   uint64_t last = 0;
   auto check_event = [&](const Event& e) {
+    if (no_events && e.site_id < sites) __builtin_trap();  // one of a known site passed
     if (e.time_ns < last) __builtin_trap();  // out of order
     if (e.time_ns < time_min) __builtin_trap();  // before the window
     last = e.time_ns;
