@@ -28,9 +28,8 @@ namespace usdt::report {
 // on `threads` threads (the calling one among them) and writes each text to
 // out in segment order. Returns false when a write failed (the threads
 // then stop). The input takes the segments' diagnostics
-// (TraceInput::adopt_segments). An
-// exception in a run is rethrown once all threads have ended; nothing after
-// the failed segment is written.
+// (TraceInput::adopt_segments). An exception in a run is rethrown once all
+// threads have ended; nothing after the failed segment is written.
 template <typename Run>
 bool write_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bounds,
                              unsigned threads, size_t ahead, std::FILE* out, Run run) {

@@ -26,11 +26,13 @@ class ProcessHistory {
   static std::optional<ProcessHistory> read(TraceInput& input, const EventFilter& filter);
 
   // f(file, record) for every record before time (on the timeline), in the
-  // order one reader of everything returns them.
+  // order one reader of everything returns them: time order, so the replay
+  // stops at the first record at or past time.
   template <typename F>
   void replay_before(uint64_t time, F&& f) const {
     for (const Entry& e : entries_) {
-      if (e.time < time) f(e.file, e.event);
+      if (e.time >= time) break;
+      f(e.file, e.event);
     }
   }
 

@@ -251,52 +251,50 @@ TEST_CASE("events of several hosts carry their host", "[report][parallel]") {
 
 namespace {
 
+// A trace file of host alpha, started at 1 ms, in chunks of a few events.
+TraceWriter small_chunk_writer(const std::string& path) {
+  WriterOptions opt;
+  opt.chunk_bytes = 512;
+  opt.flush_interval_ms = 0;
+  auto w = TraceWriter::create(path, meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000),
+                               pair_sites(), opt);
+  REQUIRE(w.ok());
+  return std::move(*w);
+}
+
 // A server whose process 60 is forked from 50 in the middle of the
 // recording and named only by that fork: the name must reach events that a
 // later segment reads.
 void write_forking(const std::string& path) {
-  WriterOptions opt;
-  opt.chunk_bytes = 512;
-  opt.flush_interval_ms = 0;
-  TraceMetadata meta = meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000);
-  auto w = TraceWriter::create(path, meta, pair_sites(), opt);
-  REQUIRE(w.ok());
-  uint64_t now = meta.start_monotonic_ns + 1000;
-  REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
+  TraceWriter w = small_chunk_writer(path);
+  uint64_t now = 1'000'000 + 1000;  // the recording's start + 1 us
+  REQUIRE(w.append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
   for (int i = 0; i < 3000; ++i) {
     now += 50;
-    if (i == 1500)
-      REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::fork, 60, 60, 50, 50, ""}));
+    if (i == 1500) REQUIRE(w.append(ProcessEvent{now, ProcessEventKind::fork, 60, 60, 50, 50, ""}));
     if (i == 2200)
-      REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "renamed"}));
+      REQUIRE(w.append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "renamed"}));
     Event e;
     e.time_ns = now;
     e.pid = i > 1500 && i % 2 == 0 ? 60 : 50;
     e.tid = e.pid;
     e.site_id = 2;
     e.arg_count = 2;
-    REQUIRE(w->append(e));
+    REQUIRE(w.append(e));
   }
-  REQUIRE(w->finish(TraceSummary{}));
+  REQUIRE(w.finish(TraceSummary{}));
 }
 
 // Call stacks through a plugin that another replaces at the same address
 // halfway, in chunks of a few events: the frames of the later segments are
 // named from mappings mapped in an earlier one.
 void write_stacked(const std::string& path) {
-  WriterOptions opt;
-  opt.chunk_bytes = 512;
-  opt.flush_interval_ms = 0;
-  TraceMetadata meta = meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000);
-  auto w = TraceWriter::create(path, meta, pair_sites(), opt);
-  REQUIRE(w.ok());
-  REQUIRE(w->add_object(
+  TraceWriter w = small_chunk_writer(path);
+  REQUIRE(w.add_object(
       ObjectTable{"aa11", "/opt/app/server", {{0x1000, 0x100, "main"}, {0x1200, 0x40, "work"}}}));
-  REQUIRE(
-      w->add_object(ObjectTable{"cc33", "/opt/app/plugin1.so", {{0x500, 0x100, "plugin_one"}}}));
-  REQUIRE(
-      w->add_object(ObjectTable{"dd44", "/opt/app/plugin2.so", {{0x500, 0x100, "plugin_two"}}}));
-  uint64_t now = meta.start_monotonic_ns + 1000;
+  REQUIRE(w.add_object(ObjectTable{"cc33", "/opt/app/plugin1.so", {{0x500, 0x100, "plugin_one"}}}));
+  REQUIRE(w.add_object(ObjectTable{"dd44", "/opt/app/plugin2.so", {{0x500, 0x100, "plugin_two"}}}));
+  uint64_t now = 1'000'000 + 1000;  // the recording's start + 1 us
   auto mmap = [&](uint64_t address, uint64_t length, const char* build_id, const char* file) {
     ProcessEvent p{now, ProcessEventKind::mmap, 50, 50, 0, 0, ""};
     p.map_address = address;
@@ -305,13 +303,13 @@ void write_stacked(const std::string& path) {
     p.path = file;
     return p;
   };
-  REQUIRE(w->append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
-  REQUIRE(w->append(mmap(0x400000, 0x10000, "aa11", "/opt/app/server")));
-  REQUIRE(w->append(mmap(0x7f0000100000, 0x1000, "cc33", "/opt/app/plugin1.so")));
+  REQUIRE(w.append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, "server"}));
+  REQUIRE(w.append(mmap(0x400000, 0x10000, "aa11", "/opt/app/server")));
+  REQUIRE(w.append(mmap(0x7f0000100000, 0x1000, "cc33", "/opt/app/plugin1.so")));
   const std::vector<uint64_t> via_plugin = {0x401210, 0x7f0000100511, 0x401021};
   for (int i = 0; i < 3000; ++i) {
     now += 50;
-    if (i == 1500) REQUIRE(w->append(mmap(0x7f0000100000, 0x1000, "dd44", "/opt/app/plugin2.so")));
+    if (i == 1500) REQUIRE(w.append(mmap(0x7f0000100000, 0x1000, "dd44", "/opt/app/plugin2.so")));
     Event e;
     e.time_ns = now;
     e.pid = 50;
@@ -320,9 +318,9 @@ void write_stacked(const std::string& path) {
     e.arg_count = 2;
     e.stack = via_plugin.data();
     e.stack_depth = static_cast<uint16_t>(via_plugin.size());
-    REQUIRE(w->append(e));
+    REQUIRE(w.append(e));
   }
-  REQUIRE(w->finish(TraceSummary{}));
+  REQUIRE(w.finish(TraceSummary{}));
 }
 
 }  // namespace
