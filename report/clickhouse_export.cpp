@@ -10,12 +10,14 @@
 #include "report/arg_format.h"
 #include "report/clickhouse_text.h"
 #include "report/event_copy.h"
+#include "report/export_segments.h"
 #include "report/export_setup.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 #include "report/output_buffer.h"
 #include "report/output_file.h"
 #include "report/process_names.h"
+#include "report/segments.h"
 
 namespace usdt::report {
 
@@ -131,32 +133,133 @@ std::string key_text(const LatencyPair& p, const KeySpec& key) {
   return std::to_string(p.key);
 }
 
-// The start events of open pairs, kept so that a pair's row can carry its
-// start's arguments. LatencyPair names its start by time, domain, thread and
-// site; memory holds only the starts still open.
-class OpenStarts {
- public:
-  void add(uint64_t time, uint32_t domain, uint32_t site, uint32_t file, const format::Event& e) {
-    starts_.emplace(Key{time, domain, e.tid, site}, Start{file, EventCopy(e)});
+// The comm field of a start kept in a StartBook.
+void append_comm_field(std::string& row, const std::optional<std::string>& comm) {
+  if (comm) {
+    append_tsv_string(row, *comm);
+  } else {
+    append_tsv_null(row);
   }
-  // The start of p (removed from the set by the next take()), or nullptr.
-  struct Start {
-    uint32_t file = 0;
-    EventCopy copy;
-  };
-  Start* take(const LatencyPair& p) {
-    taken_.reset();
-    auto it = starts_.find(Key{p.start_time, p.domain, p.tid, p.start_site});
-    if (it == starts_.end()) return nullptr;
-    taken_.emplace(std::move(it->second));
-    starts_.erase(it);
-    return &*taken_;
+}
+
+// Rows of events, or of start/end pairs (when the pass has an analyzer).
+class ClickHouseExporter final : public SegmentExporter {
+ public:
+  ClickHouseExporter(const TraceInput& input, const EventFilter& filter, const KeySpec& key)
+      : catalog_(input.catalog()),
+        files_(input.files()),
+        filter_(filter),
+        key_(key),
+        domains_(file_domains(input)) {}
+
+  // Each read and fill_hole has its own row: segments read on several threads.
+  void read(TraceInput& input, ProcessNames& names, ExportPass& pass, OutputBuffer& out) override {
+    std::string row;
+    Record r;
+    while (input.next(r)) {
+      if (r.kind == format::RecordKind::process) {
+        names.on_process(domains_[r.file], *r.process);
+        continue;
+      }
+      if (r.kind != format::RecordKind::event) continue;
+      const format::Event& e = *r.event;
+      const uint32_t site = catalog_.global_site(r.file, e.site_id);
+      if (!filter_.accepts(site, e, r.time)) continue;
+      const uint32_t domain = domains_[r.file];
+      if (!pass.analyzer) {
+        row.clear();
+        append_tsv_string(row, files_[r.file].metadata.hostname);
+        row += '\t';
+        append_u64(row, wall_clock_ns(files_[r.file], r.time));
+        row += '\t';
+        append_u64(row, e.pid);
+        row += '\t';
+        append_u64(row, e.tid);
+        row += '\t';
+        append_u64(row, e.cpu);
+        row += '\t';
+        append_comm(row, names, domain, e);
+        row += '\t';
+        append_tsv_string(row, catalog_.probe_of_site(site).full_name);
+        row += '\t';
+        append_args(row, &catalog_.site(site), e);
+        row += '\n';
+        out.append(row);
+        out.maybe_flush();
+        ++pass.events;
+        continue;
+      }
+      LatencyPair p;
+      const uint64_t number = pass.book.next_number();
+      switch (pass.analyzer->on_event(site, domain, e, r.time, &p, number)) {
+        case LatencyAnalyzer::Outcome::started: {
+          // The start's row fields are its own: its thread's name now.
+          const uint32_t n = names.thread_name(domain, e.pid, e.tid);
+          std::optional<std::string> comm;
+          if (n != ProcessNames::kNoName) comm = names.name(n);
+          pass.book.add(
+              ExportStart{r.file, domain, site, r.time, std::move(comm), 0, EventCopy(e)});
+          break;
+        }
+        case LatencyAnalyzer::Outcome::paired:
+          if (std::optional<ExportStart> start = pass.book.take(p.start_tag)) {
+            write_pair_row(p, *start, row, out);
+            ++pass.pairs;
+          }
+          break;
+        case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
+          pass.holes.push_back(ExportPass::Hole{out.size(), r.file, domain, site, r.time, {}});
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  void fill_hole(const ExportPass::Hole&, const LatencyPair* pair, ExportStart* start,
+                 OutputBuffer& out, ExportPass* counts) override {
+    if (pair == nullptr || start == nullptr) return;  // an end alone has no row
+    std::string row;
+    write_pair_row(*pair, *start, row, out);
+    ++counts->pairs;
   }
 
  private:
-  using Key = std::tuple<uint64_t, uint32_t, uint32_t, uint32_t>;
-  std::multimap<Key, Start> starts_;
-  std::optional<Start> taken_;
+  void write_pair_row(const LatencyPair& p, ExportStart& start, std::string& row,
+                      OutputBuffer& out) {
+    const format::Event& s = start.copy.event();
+    row.clear();
+    append_tsv_string(row, files_[start.file].metadata.hostname);
+    row += '\t';
+    append_u64(row, wall_clock_ns(files_[start.file], p.start_time));
+    row += '\t';
+    append_u64(row, p.duration);
+    row += '\t';
+    append_u64(row, s.pid);
+    row += '\t';
+    append_u64(row, s.tid);
+    row += '\t';
+    append_comm_field(row, start.comm);
+    row += '\t';
+    append_tsv_string(row, catalog_.probe_of_site(p.start_site).full_name);
+    row += '\t';
+    append_tsv_string(row, catalog_.probe_of_site(p.end_site).full_name);
+    row += '\t';
+    append_tsv_string(row, key_.text());
+    row += '\t';
+    append_tsv_string(row, key_text(p, key_));
+    row += '\t';
+    append_args(row, &catalog_.site(p.start_site), s);
+    row += '\n';
+    out.append(row);
+    out.maybe_flush();
+  }
+
+  const ProbeCatalog& catalog_;
+  const std::vector<TraceFileInfo>& files_;
+  const EventFilter& filter_;
+  const KeySpec& key_;
+  const std::vector<uint32_t> domains_;
 };
 
 }  // namespace
@@ -179,104 +282,41 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
     return 2;
   }
   int exit_code = 0;
-  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, false, io, &exit_code);
+  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, io, &exit_code);
   if (!setup) return exit_code;
-  EventFilter* filter = &setup->filter;
-  std::optional<LatencyAnalyzer>& analyzer = setup->analyzer;
   OutputFile* file = &setup->file;
-  const ProbeCatalog& catalog = input.catalog();
-  const std::vector<TraceFileInfo>& files = input.files();
-  std::vector<uint32_t> domains = file_domains(input);
-  ProcessNames names;
-  OpenStarts starts;
-  uint64_t rows = 0;
-  std::string row;
-  {
+  ClickHouseExporter exporter(input, setup->filter, options.key);
+  ExportPass whole;
+  std::optional<bool> in_segments =
+      export_in_segments(input, setup->filter, report_threads(options.jobs), setup->pairing,
+                         exporter, file->get(), &whole, nullptr);
+  bool failed = in_segments && !*in_segments;
+  if (!in_segments) {
+    if (setup->pairing) whole.analyzer.emplace(*setup->pairing);
     OutputBuffer out(file->get());
-    Record r;
-    while (input.next(r)) {
-      if (r.kind == format::RecordKind::process) {
-        names.on_process(domains[r.file], *r.process);
-        continue;
-      }
-      if (r.kind != format::RecordKind::event) continue;
-      const format::Event& e = *r.event;
-      uint32_t site = catalog.global_site(r.file, e.site_id);
-      if (!filter->accepts(site, e, r.time)) continue;
-      const uint32_t domain = domains[r.file];
-      row.clear();
-      if (!analyzer) {
-        append_tsv_string(row, files[r.file].metadata.hostname);
-        row += '\t';
-        append_u64(row, wall_clock_ns(files[r.file], r.time));
-        row += '\t';
-        append_u64(row, e.pid);
-        row += '\t';
-        append_u64(row, e.tid);
-        row += '\t';
-        append_u64(row, e.cpu);
-        row += '\t';
-        append_comm(row, names, domain, e);
-        row += '\t';
-        append_tsv_string(row, catalog.probe_of_site(site).full_name);
-        row += '\t';
-        append_args(row, &catalog.site(site), e);
-        row += '\n';
-      } else {
-        LatencyPair p;
-        LatencyAnalyzer::Outcome o = analyzer->on_event(site, domain, e, r.time, &p);
-        if (o == LatencyAnalyzer::Outcome::started) starts.add(r.time, domain, site, r.file, e);
-        if (o != LatencyAnalyzer::Outcome::paired) continue;
-        OpenStarts::Start* start = starts.take(p);
-        if (start == nullptr) continue;  // not reached: every pair's start was added
-        const format::Event& s = start->copy.event();
-        append_tsv_string(row, files[start->file].metadata.hostname);
-        row += '\t';
-        append_u64(row, wall_clock_ns(files[start->file], p.start_time));
-        row += '\t';
-        append_u64(row, p.duration);
-        row += '\t';
-        append_u64(row, s.pid);
-        row += '\t';
-        append_u64(row, s.tid);
-        row += '\t';
-        append_comm(row, names, domain, s);
-        row += '\t';
-        append_tsv_string(row, catalog.probe_of_site(p.start_site).full_name);
-        row += '\t';
-        append_tsv_string(row, catalog.probe_of_site(p.end_site).full_name);
-        row += '\t';
-        append_tsv_string(row, options.key.text());
-        row += '\t';
-        append_tsv_string(row, key_text(p, options.key));
-        row += '\t';
-        append_args(row, &catalog.site(p.start_site), s);
-        row += '\n';
-      }
-      out.append(row);
-      out.maybe_flush();
-      ++rows;
-    }
+    ProcessNames names;
+    exporter.read(input, names, whole, out);
     out.flush();
-    if (out.failed()) {
-      print_error(io.err, "cannot write '" + options.output + "'");
-      return 1;  // the file is closed by its owner
-    }
+    failed = out.failed();
+  }
+  if (failed) {
+    print_error(io.err, "cannot write '" + options.output + "'");
+    return 1;  // the file is closed by its owner
   }
   if (Status closed = file->close(); !closed) {
     print_error(io.err, closed.error().message());
     return 1;
   }
   report_read_problems(input, io.err);
-  if (analyzer) {
+  if (whole.analyzer) {
     std::fprintf(
         io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",
-        options.output.c_str(), static_cast<unsigned long long>(rows),
-        static_cast<unsigned long long>(analyzer->unmatched_starts()),
-        static_cast<unsigned long long>(analyzer->unmatched_ends()));
+        options.output.c_str(), static_cast<unsigned long long>(whole.pairs),
+        static_cast<unsigned long long>(whole.analyzer->unmatched_starts()),
+        static_cast<unsigned long long>(whole.analyzer->unmatched_ends()));
   } else {
     std::fprintf(io.err, "usdt-report: wrote '%s': %llu events\n", options.output.c_str(),
-                 static_cast<unsigned long long>(rows));
+                 static_cast<unsigned long long>(whole.events));
   }
   return 0;
 }

@@ -23,38 +23,47 @@
 //   call stacks (format 1.3, usdt-record -g): a "stackFrames" dictionary
 //     after traceEvents (report/chrome_stack_frames.h); instants and b/e
 //     events with a stack have "sf", X slices "sf" (start) and "esf" (end).
+// Events come in record order, pairs at their end, the starts never paired
+// after the last event in the order they came. With -j N (default every
+// CPU) the trace is cut into segments formatted on N threads
+// (report/export_segments.h), unless it has call stacks: their "sf" ids are
+// numbered in the order of first use over the whole output.
 // ts is relative to the timeline start. When the files come from different
 // hosts, pids are made distinct as file_index * 10000000 + pid (Linux pids
 // stay below 2^22) and process names carry the host.
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "report/arg_format.h"
+#include "report/chrome_stack_frames.h"
 #include "report/clickhouse_export.h"
 #include "report/commands.h"
-#include "report/json_writer.h"
+#include "report/export_segments.h"
 #include "report/export_setup.h"
+#include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
 #include "report/output_buffer.h"
 #include "report/output_file.h"
 #include "report/process_names.h"
-#include "report/chrome_stack_frames.h"
+#include "report/segments.h"
 
 namespace usdt::report {
 
 namespace {
 
-// Writes the traceEvents array: each event is built with a JsonWriter into
-// a scratch string, then appended to the file's buffer.
+// Writes trace events: each is built with a JsonWriter into a scratch
+// string, then appended to out with the ",\n" that separates events (but
+// before the first, when told which one is first).
 class ChromeWriter {
  public:
-  ChromeWriter(std::FILE* file, uint64_t start) : out_(file), start_(start), json_(event_) {
-    out_.append("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-  }
+  // first: the next event is the output's first (no separator).
+  ChromeWriter(OutputBuffer& out, uint64_t start, bool first)
+      : out_(out), start_(start), first_(first), json_(event_) {}
 
   // Starts the next event: the writer is positioned before its '{'.
   JsonWriter& begin_event() {
@@ -63,11 +72,13 @@ class ChromeWriter {
     return json_;
   }
   void end_event() {
-    if (!first_) out_.append(",\n");
+    if (!first_) out_.append(kChromeSeparator);
     first_ = false;
     out_.append(event_);
     out_.maybe_flush();
   }
+  // Whether no event was written yet (by this writer, when it began first).
+  bool first() const { return first_; }
 
   // Microseconds with three decimals: "1000.000".
   static std::string us_text(uint64_t ns) {
@@ -78,26 +89,29 @@ class ChromeWriter {
   }
   std::string ts_text(uint64_t time) const { return us_text(time >= start_ ? time - start_ : 0); }
 
-  // Ends the traceEvents array and the document; stack_frames: the
-  // stackFrames object, if any.
-  void finish(const std::string& stack_frames) {
-    out_.append("\n]");
-    if (!stack_frames.empty()) {
-      out_.append(",\n\"stackFrames\":");
-      out_.append(stack_frames);
-    }
-    out_.append("}\n");
-    out_.flush();
-  }
-  bool failed() const { return out_.failed(); }
+  static constexpr std::string_view kChromeSeparator = ",\n";
 
  private:
-  OutputBuffer out_;
+  OutputBuffer& out_;
   uint64_t start_;
-  bool first_ = true;
+  bool first_;
   std::string event_;
   JsonWriter json_;
 };
+
+constexpr std::string_view kChromeHeader = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+
+// Ends the traceEvents array and the document; stack_frames: the
+// stackFrames object, if any.
+void write_chrome_end(OutputBuffer& out, const std::string& stack_frames) {
+  out.append("\n]");
+  if (!stack_frames.empty()) {
+    out.append(",\n\"stackFrames\":");
+    out.append(stack_frames);
+  }
+  out.append("}\n");
+  out.flush();
+}
 
 uint64_t chrome_id(uint32_t domain, uint32_t id) { return uint64_t{domain} * 10000000u + id; }
 
@@ -186,63 +200,97 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
   w.end_event();
 }
 
-}  // namespace
+// The Chrome export of records: instants, and with pairing the pairs as
+// slices. The symbols and stacks (serial reads only) give events their "sf".
+class ChromeExporter final : public SegmentExporter {
+ public:
+  ChromeExporter(const TraceInput& input, const EventFilter& filter, const KeySpec& key,
+                 bool in_segments, StackSymbolizer* symbols, StackStore* stacks,
+                 ChromeStackFrames* frames)
+      : catalog_(input.catalog()),
+        filter_(filter),
+        key_(key),
+        domains_(file_domains(input)),
+        start_(input.timeline_start()),
+        in_segments_(in_segments),
+        symbols_(symbols),
+        stacks_(stacks),
+        frames_(frames) {}
 
-int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
-  if (options.format.starts_with("clickhouse-")) return run_clickhouse_export(options, input, io);
-  if (options.format != "chrome") {
-    print_error(io.err, "export writes --format chrome, clickhouse-events or clickhouse-pairs (got '" +
-                            options.format + "')");
-    return 2;
-  }
-  bool pairs = !options.start.empty() || !options.end.empty();
-  int exit_code = 0;
-  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, true, io, &exit_code);
-  if (!setup) return exit_code;
-  EventFilter* filter = &setup->filter;
-  std::optional<LatencyAnalyzer>& analyzer = setup->analyzer;
-  OutputFile* file = &setup->file;
-  const ProbeCatalog& catalog = input.catalog();
-  std::vector<uint32_t> domains = file_domains(input);
-  ProcessNames names;
-  uint64_t pair_count = 0;
-  // Events with a call stack (format 1.3) carry "sf": each event's stack is
-  // stored once per distinct stack and turned into frames once.
-  StackSymbolizer symbols(input.files());
-  StackStore stacks;
-  ChromeStackFrames frames(symbols, stacks);
-  {
-    ChromeWriter w(file->get(), input.timeline_start());
+  void read(TraceInput& input, ProcessNames& names, ExportPass& pass, OutputBuffer& out) override {
+    // In segments every event has its separator; export_in_segments drops
+    // the output's first. A serial read is the output's only part.
+    ChromeWriter w(out, start_, !in_segments_);
     Record r;
     while (input.next(r)) {
       if (r.kind == format::RecordKind::process) {
-        names.on_process(domains[r.file], *r.process);
-        symbols.on_process(r.file, *r.process);
+        names.on_process(domains_[r.file], *r.process);
+        if (symbols_ != nullptr) symbols_->on_process(r.file, *r.process);
         continue;
       }
       if (r.kind != format::RecordKind::event) continue;
       const format::Event& e = *r.event;
-      uint32_t site = catalog.global_site(r.file, e.site_id);
-      if (!filter->accepts(site, e, r.time)) continue;
-      uint32_t domain = domains[r.file];
-      const uint64_t tag = stacks.add(symbols, r.file, e);
-      if (analyzer) {
+      const uint32_t site = catalog_.global_site(r.file, e.site_id);
+      if (!filter_.accepts(site, e, r.time)) continue;
+      const uint32_t domain = domains_[r.file];
+      const uint64_t stack = stack_tag(r.file, e);
+      if (pass.analyzer) {
         LatencyPair p;
-        LatencyAnalyzer::Outcome o = analyzer->on_event(site, domain, e, r.time, &p, tag);
-        if (o == LatencyAnalyzer::Outcome::started) continue;  // written when paired or at the end
-        if (o == LatencyAnalyzer::Outcome::paired) {
-          ++pair_count;
-          write_pair(w, catalog, p, options.key, frames.id_of(p.start_tag), frames.id_of(p.end_tag));
-          continue;
+        const uint64_t number = pass.book.next_number();
+        switch (pass.analyzer->on_event(site, domain, e, r.time, &p, number)) {
+          case LatencyAnalyzer::Outcome::started:  // written when paired or at the end
+            pass.book.add(
+                ExportStart{r.file, domain, site, r.time, std::nullopt, stack, EventCopy(e)});
+            continue;
+          case LatencyAnalyzer::Outcome::paired: {
+            std::optional<ExportStart> s = pass.book.take(p.start_tag);
+            write_pair(w, catalog_, p, key_, frame_id(s ? s->stack_tag : 0), frame_id(stack));
+            ++pass.pairs;
+            continue;
+          }
+          case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
+            pass.holes.push_back(
+                ExportPass::Hole{out.size(), r.file, domain, site, r.time, EventCopy(e)});
+            continue;
+          default:
+            break;
         }
       }
-      write_instant(w, catalog, site, domain, e, r.time, frames.id_of(tag));
+      write_instant(w, catalog_, site, domain, e, r.time, frame_id(stack));
+      ++pass.events;
     }
-    if (analyzer) {
-      analyzer->for_each_open_start(
-          [&](uint32_t site, uint32_t domain, const format::Event& e, uint64_t time, uint64_t tag) {
-            write_instant(w, catalog, site, domain, e, time, frames.id_of(tag));
-          });
+  }
+
+  void fill_hole(const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart*,
+                 OutputBuffer& out, ExportPass* counts) override {
+    ChromeWriter w(out, start_, false);  // holes are never the output's first event
+    if (pair != nullptr) {
+      write_pair(w, catalog_, *pair, key_, 0, 0);  // segments hold no stacks
+      ++counts->pairs;
+      return;
+    }
+    EventCopy end = hole.end;
+    write_instant(w, catalog_, hole.site, hole.domain, end.event(), hole.time, 0);
+    ++counts->events;
+  }
+
+  std::string_view separator() const override { return ChromeWriter::kChromeSeparator; }
+
+  // The starts never paired, as instants in the order they came, then the
+  // names of processes and threads; w continues the events written so far.
+  void write_tail(ChromeWriter& w, const TraceInput& input, ExportPass& whole,
+                  const ProcessNames& names) {
+    if (whole.analyzer) {
+      std::vector<uint64_t> open;
+      whole.analyzer->for_each_open_start(
+          [&](uint32_t, uint32_t, uint64_t, uint64_t tag) { open.push_back(tag); });
+      std::sort(open.begin(), open.end());
+      for (uint64_t tag : open) {
+        std::optional<ExportStart> s = whole.book.take(tag);
+        if (!s) continue;  // not reached: every open start was filed
+        write_instant(w, catalog_, s->site, s->domain, s->copy.event(), s->time,
+                      frame_id(s->stack_tag));
+      }
     }
     // Names: one process_name per named process, one thread_name per
     // named thread, sorted so that the file does not depend on hash order.
@@ -273,6 +321,82 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
         w.end_event();
       }
     }
+  }
+
+ private:
+  // The number of e's stack in the store (0: none). A trace cut into
+  // segments has no object blocks, hence no stacks; one that has them
+  // anyway cannot be numbered here.
+  uint64_t stack_tag(uint32_t file, const format::Event& e) {
+    if (stacks_ != nullptr) return stacks_->add(*symbols_, file, e);
+    if (e.stack_depth != 0 || e.stack_truncated) {
+      throw std::runtime_error(
+          "the trace has call stacks without the symbols of their files: export it with -j 1");
+    }
+    return 0;
+  }
+  uint64_t frame_id(uint64_t stack) { return frames_ != nullptr ? frames_->id_of(stack) : 0; }
+
+  const ProbeCatalog& catalog_;
+  const EventFilter& filter_;
+  const KeySpec& key_;
+  const std::vector<uint32_t> domains_;
+  const uint64_t start_;
+  const bool in_segments_;
+  StackSymbolizer* symbols_;
+  StackStore* stacks_;
+  ChromeStackFrames* frames_;
+};
+
+}  // namespace
+
+int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
+  if (options.format.starts_with("clickhouse-")) return run_clickhouse_export(options, input, io);
+  if (options.format != "chrome") {
+    print_error(io.err,
+                "export writes --format chrome, clickhouse-events or clickhouse-pairs (got '" +
+                    options.format + "')");
+    return 2;
+  }
+  const bool pairs = !options.start.empty() || !options.end.empty();
+  int exit_code = 0;
+  std::optional<ExportSetup> setup = prepare_export(options, input, pairs, io, &exit_code);
+  if (!setup) return exit_code;
+  OutputFile* file = &setup->file;
+  std::FILE* out = file->get();
+  // Events with a call stack (format 1.3) carry "sf": each event's stack is
+  // stored once per distinct stack and turned into frames once, numbered in
+  // the order of first use: such a trace is read serially.
+  bool has_stacks = false;
+  for (const TraceFileInfo& f : input.files()) has_stacks = has_stacks || !f.objects.empty();
+  StackSymbolizer symbols(input.files());
+  StackStore stacks;
+  ChromeStackFrames frames(symbols, stacks);
+  ProcessNames names;
+  ExportPass whole;
+  std::fputs(kChromeHeader.data(), out);
+  std::optional<bool> in_segments;
+  if (!has_stacks) {
+    ChromeExporter exporter(input, setup->filter, options.key, true, nullptr, nullptr, nullptr);
+    std::fflush(out);
+    in_segments = export_in_segments(input, setup->filter, report_threads(options.jobs),
+                                     setup->pairing, exporter, out, &whole, &names);
+  }
+  bool failed = false;
+  {
+    OutputBuffer buffer(out);
+    ChromeExporter exporter(input, setup->filter, options.key, false, &symbols, &stacks, &frames);
+    bool first = true;
+    if (in_segments) {
+      failed = !*in_segments;
+      first = !whole.wrote_text;
+    } else {
+      if (setup->pairing) whole.analyzer.emplace(*setup->pairing);
+      exporter.read(input, names, whole, buffer);
+      first = whole.pairs + whole.events == 0;
+    }
+    ChromeWriter w(buffer, input.timeline_start(), first);
+    exporter.write_tail(w, input, whole, names);
     std::string stack_frames;
     if (!frames.empty()) {
       JsonWriter sf(stack_frames);
@@ -280,22 +404,25 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
       frames.write(sf);
       sf.end_object();
     }
-    w.finish(stack_frames);
-    if (w.failed()) {
-      print_error(io.err, "cannot write '" + options.output + "'");
-      return 1;  // the file is closed by its owner
-    }
+    write_chrome_end(buffer, stack_frames);
+    failed = failed || buffer.failed();
+  }
+  if (failed) {
+    print_error(io.err, "cannot write '" + options.output + "'");
+    return 1;  // the file is closed by its owner
   }
   if (Status closed = file->close(); !closed) {
     print_error(io.err, closed.error().message());
     return 1;
   }
   report_read_problems(input, io.err);
-  if (analyzer) {
-    std::fprintf(io.err, "usdt-report: wrote '%s': %llu pairs as slices, %llu unmatched starts, %llu unmatched ends\n",
-                 options.output.c_str(), static_cast<unsigned long long>(pair_count),
-                 static_cast<unsigned long long>(analyzer->unmatched_starts()),
-                 static_cast<unsigned long long>(analyzer->unmatched_ends()));
+  if (whole.analyzer) {
+    std::fprintf(io.err,
+                 "usdt-report: wrote '%s': %llu pairs as slices, %llu unmatched starts, %llu "
+                 "unmatched ends\n",
+                 options.output.c_str(), static_cast<unsigned long long>(whole.pairs),
+                 static_cast<unsigned long long>(whole.analyzer->unmatched_starts()),
+                 static_cast<unsigned long long>(whole.analyzer->unmatched_ends()));
   }
   return 0;
 }

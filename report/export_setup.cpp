@@ -4,8 +4,8 @@
 
 namespace usdt::report {
 
-std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input, bool pairs,
-                                          bool keep_open_events, CommandIo io, int* exit_code) {
+std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input,
+                                          bool pairs, CommandIo io, int* exit_code) {
   *exit_code = 1;
   if (options.output.empty()) {
     print_error(io.err, "export needs -o FILE");
@@ -17,22 +17,21 @@ std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInp
     print_error(io.err, filter.error().message());
     return std::nullopt;
   }
-  std::optional<LatencyAnalyzer> analyzer;
+  std::optional<LatencyConfig> pairing;
   if (pairs) {
     Result<LatencyConfig> config = make_latency_config(options, input.catalog());
     if (!config) {
       print_error(io.err, config.error().message());
       return std::nullopt;
     }
-    config->keep_open_events = keep_open_events;
-    analyzer.emplace(std::move(*config));
+    pairing = std::move(*config);
   }
   Result<OutputFile> file = OutputFile::create(options.output);
   if (!file) {
     print_error(io.err, file.error().message());
     return std::nullopt;
   }
-  return ExportSetup{std::move(*filter), std::move(analyzer), std::move(*file)};
+  return ExportSetup{std::move(*filter), std::move(pairing), std::move(*file)};
 }
 
 }  // namespace usdt::report

@@ -13,13 +13,13 @@ namespace usdt::report {
 
 struct ExportSetup {
   EventFilter filter;
-  std::optional<LatencyAnalyzer> analyzer;  // with pairs
+  std::optional<LatencyConfig> pairing;  // with pairs
   OutputFile file;
 };
 
 // Fails with the message already printed and *exit_code set: 2 without -o,
 // 1 for a bad filter, pairing or output file.
-std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input, bool pairs,
-                                          bool keep_open_events, CommandIo io, int* exit_code);
+std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input,
+                                          bool pairs, CommandIo io, int* exit_code);
 
 }  // namespace usdt::report

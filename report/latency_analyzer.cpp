@@ -1,16 +1,22 @@
 #include "report/latency_analyzer.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace usdt::report {
 
 namespace {
 
-// Top-N order: slower first, and among equals the earlier start. Used as the
-// heap's "less", the heap's front is the pair that drops out first.
+// Top-N order: slower first, and among equals the earlier start, then the
+// earlier end, then by where the pair is. An order that ties only identical
+// pairs keeps the same N whatever order the pairs come in, as the segments
+// of a parallel read bring them. Used as the heap's "less", the heap's front
+// is the pair that drops out first.
 bool ranks_higher(const LatencyPair& a, const LatencyPair& b) {
   if (a.duration != b.duration) return a.duration > b.duration;
-  return a.start_time < b.start_time;
+  return std::tie(a.start_time, a.end_time, a.domain, a.tid, a.pid, a.start_site, a.end_site, a.key,
+                  a.key_text) < std::tie(b.start_time, b.end_time, b.domain, b.tid, b.pid,
+                                         b.start_site, b.end_site, b.key, b.key_text);
 }
 
 // 64-bit FNV-1a: the number that stands for a string key (export's async id).
@@ -38,7 +44,7 @@ LatencyAnalyzer::LatencyAnalyzer(LatencyConfig config)
   }
   const bool id_key =
       config_.key.kind == KeySpec::Kind::tid || config_.key.kind == KeySpec::Kind::pid;
-  id_fast_path_ = id_key && !config_.by && config_.top == 0 && !config_.keep_open_events;
+  id_fast_path_ = id_key && !config_.by && config_.top == 0;
   key_is_pid_ = config_.key.kind == KeySpec::Kind::pid;
 }
 
@@ -154,24 +160,27 @@ inline LatencyAnalyzer::Pop LatencyAnalyzer::pop_start(const Key& key, uint64_t 
   return Pop::paired;
 }
 
-bool LatencyAnalyzer::merge(LatencyAnalyzer& later) {
+bool LatencyAnalyzer::merge(LatencyAnalyzer& later, const KeptEndHandler& on_kept_end) {
   if (pairs_outside_groups_ > 0 || later.pairs_outside_groups_ > 0) return false;
-  for (const KeptEnd& end : later.kept_ends_) {
+  const bool want_pairs = config_.by || config_.top > 0 || on_kept_end;
+  for (size_t i = 0; i < later.kept_ends_.size(); ++i) {
+    const KeptEnd& end = later.kept_ends_[i];
     if (end.key.is_string) scratch_ = end.key_text;
     uint32_t index = 0;
     if (pop_start(end.key, end.frame, &index) != Pop::paired) {
       ++unmatched_ends_;
+      if (on_kept_end) on_kept_end(i, nullptr);
       continue;
     }
     const Node& n = nodes_[index];
     const uint64_t duration = end.time >= n.time ? end.time - n.time : 0;
     overall_.add(duration);
-    if (config_.by) {
-      LatencyPair p;
-      p.duration = duration;
-      record(n.group.present ? n.group : end.group, p);
-    }
+    if (!want_pairs) continue;
+    const LatencyPair p = make_pair(n, end.key, end.site, end.time, end.tag);
+    record(n.group.present ? n.group : end.group, p);
+    if (on_kept_end) on_kept_end(i, &p);
   }
+  for (const LatencyPair& p : later.top_heap_) add_to_top(p);
   if (config_.by) {
     for (const std::unique_ptr<LatencyGroup>& g : later.groups_) {
       bool added = false;
@@ -218,9 +227,40 @@ GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
 }
 
 void LatencyAnalyzer::keep_end(const Key& key, uint32_t global_site, uint32_t domain,
-                               const format::Event& e, uint64_t time) {
+                               const format::Event& e, uint64_t time, uint64_t tag) {
   kept_ends_.push_back(KeptEnd{key, key.is_string ? scratch_ : std::string(), time, e.frame,
+                               global_site, tag,
                                config_.by ? group_of(global_site, domain, e) : GroupKey{}});
+}
+
+LatencyPair LatencyAnalyzer::make_pair(const Node& n, const Key& key, uint32_t end_site,
+                                       uint64_t end_time, uint64_t end_tag) const {
+  LatencyPair p;
+  p.start_time = n.time;
+  p.end_time = end_time;
+  p.duration = end_time >= n.time ? end_time - n.time : 0;
+  p.domain = n.domain;
+  p.pid = n.pid;
+  p.tid = n.tid;
+  p.start_site = n.site;
+  p.end_site = end_site;
+  p.start_tag = n.tag;
+  p.end_tag = end_tag;
+  // Thread and process keys: the id, without domain and class.
+  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);
+  if (key.is_string) {
+    p.key = string_hash(scratch_);
+    p.key_type = ArgType::string;
+    p.key_text.assign(scratch_, 1);
+    p.key_truncated = scratch_[0] == '\1';
+  } else if (config_.key.kind == KeySpec::Kind::arg) {
+    const SiteInfo* site = config_.sites[n.site];
+    int i = config_.key.arg.at(site);
+    if (site != nullptr && i >= 0 && static_cast<size_t>(i) < site->arg_types.size())
+      p.key_type = site->arg_types[static_cast<size_t>(i)];
+    if (p.key_type == ArgType::string) p.key_type = ArgType::unsigned_int;
+  }
+  return p;
 }
 
 LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site, uint32_t domain,
@@ -236,7 +276,6 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site,
     uint32_t index = new_node();
     init_start(index, global_site, domain, e, time, tag);
     if (config_.by) nodes_[index].group = group_of(global_site, domain, e);
-    if (config_.keep_open_events) open_events_[index].assign(e);
     push_start(key, index);
     return Outcome::started;
   }
@@ -244,8 +283,8 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site,
   Pop popped = pop_start(key, e.frame, &index);
   if (popped == Pop::none_open && config_.later_segment) {
     // Perhaps the end of a start in an earlier segment: merge() decides.
-    keep_end(key, global_site, domain, e, time);
-    return Outcome::unmatched_end;
+    keep_end(key, global_site, domain, e, time, tag);
+    return Outcome::kept_end;
   }
   if (popped != Pop::paired) {
     ++unmatched_ends_;
@@ -257,30 +296,7 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site,
   overall_.add(duration);
   if (!config_.by && config_.top == 0 && pair == nullptr) return Outcome::paired;  // the common case
 
-  LatencyPair p;
-  p.start_time = n.time;
-  p.end_time = time;
-  p.duration = duration;
-  p.domain = n.domain;
-  p.pid = n.pid;
-  p.tid = n.tid;
-  p.start_site = n.site;
-  p.end_site = global_site;
-  p.start_tag = n.tag;
-  p.end_tag = tag;
-  p.key = config_.key.kind == KeySpec::Kind::arg ? key.value : static_cast<uint32_t>(key.value);  // drops domain and class
-  if (key.is_string) {
-    p.key = string_hash(scratch_);
-    p.key_type = ArgType::string;
-    p.key_text.assign(scratch_, 1);
-    p.key_truncated = scratch_[0] == '\1';
-  } else if (config_.key.kind == KeySpec::Kind::arg) {
-    const SiteInfo* site = config_.sites[n.site];
-    int i = config_.key.arg.at(site);
-    if (site != nullptr && i >= 0 && static_cast<size_t>(i) < site->arg_types.size())
-      p.key_type = site->arg_types[static_cast<size_t>(i)];
-    if (p.key_type == ArgType::string) p.key_type = ArgType::unsigned_int;
-  }
+  const LatencyPair p = make_pair(n, key, global_site, time, tag);
   GroupKey group = n.group;
   if (config_.by && !group.present) group = group_of(global_site, domain, e);
   record(group, p);
@@ -302,6 +318,10 @@ void LatencyAnalyzer::record(const GroupKey& g, const LatencyPair& pair) {
       groups_[*index]->stats.add(pair.duration);
     }
   }
+  add_to_top(pair);
+}
+
+void LatencyAnalyzer::add_to_top(const LatencyPair& pair) {
   if (config_.top > 0) {
     auto cmp = [](const LatencyPair& a, const LatencyPair& b) { return ranks_higher(a, b); };
     if (top_heap_.size() < config_.top) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,11 +42,10 @@ struct LatencyConfig {
   std::optional<LinearSpec> linear;
   uint32_t top = 0;
   size_t max_groups = 1000;
-  bool keep_open_events = false;  // export: the unmatched starts' events
   // A parallel report's segment after the first (report/segments.h): an
   // end that finds no open start of its key here may close one of an
-  // earlier segment, so it is kept for merge() instead of counted. Not with
-  // top or keep_open_events (the first of equal pairs is the whole input's).
+  // earlier segment, so it is kept for merge() instead of counted
+  // (Outcome::kept_end).
   bool later_segment = false;
 };
 
@@ -81,7 +81,8 @@ class LatencyAnalyzer {
  public:
   explicit LatencyAnalyzer(LatencyConfig config);
 
-  enum class Outcome : uint8_t { ignored, started, paired, unmatched_end, missing_key };
+  // kept_end: an end with no open start here, kept for merge() (later_segment).
+  enum class Outcome : uint8_t { ignored, started, paired, unmatched_end, kept_end, missing_key };
 
   // Feeds one event (in time order). On `paired`, *pair describes it.
   // tag: the caller's own value for this event (e.g. the number of its call
@@ -92,17 +93,22 @@ class LatencyAnalyzer {
   // Takes later, the analyzer of the records that follow these (made with
   // later_segment): its kept ends close the starts open here, as they
   // would have read in one pass, then its open starts go on top of these,
-  // and its groups' figures add to these. False when the result could
-  // differ from one pass: with by, once max_groups is reached (which groups
-  // are kept depends on the order they came in); the caller then reads the
-  // input in one pass.
-  bool merge(LatencyAnalyzer& later);
+  // and its groups' figures and slowest pairs add to these. False when the
+  // result could differ from one pass: with by, once max_groups is reached
+  // (which groups are kept depends on the order they came in); the caller
+  // then reads the input in one pass. on_kept_end(i, pair), if given, hears
+  // of later's i-th kept end (in time order): the pair it closed, or nullptr
+  // when it stays unmatched.
+  using KeptEndHandler = std::function<void(size_t, const LatencyPair*)>;
+  bool merge(LatencyAnalyzer& later, const KeptEndHandler& on_kept_end = {});
 
   const DurationStats& overall() const { return overall_; }
   // Groups sorted by key (absent key last); empty without --by.
   std::vector<const LatencyGroup*> groups() const;
   uint64_t pairs_outside_groups() const { return pairs_outside_groups_; }
-  // The slowest pairs, slowest first (ties: earlier start first).
+  // The slowest pairs, slowest first; ties by earlier start, then by end,
+  // thread and sites, so that the pairs kept do not depend on the order they
+  // came in.
   std::vector<LatencyPair> top() const;
 
   // Starts never paired: still open at the end, or abandoned (a function
@@ -112,14 +118,11 @@ class LatencyAnalyzer {
   uint64_t missing_key_starts() const { return missing_key_starts_; }
   uint64_t missing_key_ends() const { return missing_key_ends_; }
 
-  // The starts still open (with keep_open_events), in no particular order:
-  // f(site, domain, event, time, tag).
+  // The starts still open, in no particular order: f(site, domain, time, tag).
   template <typename F>
-  void for_each_open_start(F&& f) {
-    if (!config_.keep_open_events) return;
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      const Node& n = nodes_[i];
-      if (n.live) f(n.site, n.domain, open_events_[i].event(), n.time, n.tag);
+  void for_each_open_start(F&& f) const {
+    for (const Node& n : nodes_) {
+      if (n.live) f(n.site, n.domain, n.time, n.tag);
     }
   }
 
@@ -155,6 +158,8 @@ class LatencyAnalyzer {
     std::string key_text;  // scratch_ of a string key
     uint64_t time = 0;
     uint64_t frame = 0;
+    uint32_t site = 0;  // global
+    uint64_t tag = 0;   // the caller's (on_event)
     GroupKey group;  // with by: the end event's, for a start that lacks it
   };
   enum class Pop : uint8_t { paired, none_open, frames_disagree };
@@ -166,7 +171,10 @@ class LatencyAnalyzer {
                                              LatencyPair* pair, uint64_t tag);
   // An end with no open start of its key here (later_segment): kept for merge().
   [[gnu::noinline]] void keep_end(const Key& key, uint32_t global_site, uint32_t domain,
-                                  const format::Event& e, uint64_t time);
+                                  const format::Event& e, uint64_t time, uint64_t tag);
+  // The pair of start node n closed by an end (key in scratch_ if a string).
+  LatencyPair make_pair(const Node& n, const Key& key, uint32_t end_site, uint64_t end_time,
+                        uint64_t end_tag) const;
   [[gnu::always_inline]] void init_start(uint32_t index, uint32_t global_site, uint32_t domain,
                                          const format::Event& e, uint64_t time, uint64_t tag);
   [[gnu::always_inline]] bool key_of(uint32_t global_site, uint32_t domain, const format::Event& e,
@@ -192,6 +200,7 @@ class LatencyAnalyzer {
   bool frames_agree(const Node& start, uint64_t end_frame) const;
   const SiteInfo* site_info(uint32_t global_site) const;
   void record(const GroupKey& group, const LatencyPair& pair);
+  void add_to_top(const LatencyPair& pair);
 
   LatencyConfig config_;
   std::vector<SiteRule> rules_;  // per global site
@@ -203,7 +212,6 @@ class LatencyAnalyzer {
   StringMap open_strings_;  // the same for string keys
   std::string scratch_;     // the current string key
   std::vector<Node> nodes_;
-  std::vector<EventCopy> open_events_;  // by node index, with keep_open_events
   uint32_t free_head_ = 0;  // a free node (index + 1, 0 = none); free nodes link by `below`
   uint64_t open_count_ = 0;
   uint64_t abandoned_starts_ = 0;
@@ -231,7 +239,6 @@ inline uint32_t LatencyAnalyzer::new_node() {
     return index;
   }
   nodes_.emplace_back();
-  if (config_.keep_open_events) open_events_.emplace_back();
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
@@ -273,10 +280,10 @@ inline LatencyAnalyzer::Outcome LatencyAnalyzer::on_event(uint32_t global_site, 
   uint32_t* head = open_.find(key);
   if (head == nullptr || *head == 0) {
     if (config_.later_segment) {
-      keep_end(Key{false, key}, global_site, domain, e, time);
-    } else {
-      ++unmatched_ends_;
+      keep_end(Key{false, key}, global_site, domain, e, time, tag);
+      return Outcome::kept_end;
     }
+    ++unmatched_ends_;
     return Outcome::unmatched_end;
   }
   const uint32_t index = *head - 1;

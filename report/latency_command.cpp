@@ -201,16 +201,16 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       }
     }
   };
-  // Split by time on several threads unless the result depends on the
-  // order of all pairs: --top and --slowest keep the first of equals, and
-  // stacks are numbered in order. With --by, a merge that reaches the group
-  // limit gives up, and the trace is read in one pass.
+  // Split by time on several threads unless stacks are asked for (--slowest
+  // numbers them in one store). --top keeps the same pairs whatever order
+  // they come in (LatencyAnalyzer::top). With --by, a merge that reaches the
+  // group limit gives up, and the trace is read in one pass.
   struct Pass {
     LatencyAnalyzer analyzer;
     uint64_t lost = 0;
   };
   std::optional<Pass> whole;
-  if (config->top == 0 && !want_stacks) {
+  if (!want_stacks) {
     whole = read_in_segments<Pass>(
         input, report_threads(options.jobs),
         [&](size_t k, TraceInput& in, std::atomic<bool>& stop) {

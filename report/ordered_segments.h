@@ -1,4 +1,4 @@
-// Parallel output in time order (dump): the timeline is cut into segments
+// Parallel output in time order (dump, export): the timeline is cut into segments
 // (TraceInput::segment_bounds), threads format the segments they take into
 // memory, each through a reader of its own, and each segment's text is
 // written as soon as those before it are. Unlike report/segments.h nothing
@@ -25,14 +25,15 @@ namespace usdt::report {
 
 // Runs run(k, segment input, text) for each segment [bounds[k], bounds[k+1])
 // (text: a MemoryText to fill, its bytes reused from an earlier segment)
-// on `threads` threads (the calling one among them) and writes each text to
-// out in segment order. Returns false when a write failed (the threads
-// then stop). The input takes the segments' diagnostics
-// (TraceInput::adopt_segments). An exception in a run is rethrown once all
-// threads have ended; nothing after the failed segment is written.
-template <typename Run>
-bool write_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bounds,
-                             unsigned threads, size_t ahead, std::FILE* out, Run run) {
+// on `threads` threads (the calling one among them) and hands each text to
+// emit(k, text) in segment order, one at a time; emit writes it and returns
+// false when a write failed (the threads then stop, and so does this).
+// The input takes the segments' diagnostics (TraceInput::adopt_segments).
+// An exception in a run or an emit is rethrown once all threads have
+// ended; nothing after the failed segment is written.
+template <typename Run, typename Emit>
+bool emit_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bounds,
+                            unsigned threads, size_t ahead, Run run, Emit emit) {
   const size_t count = bounds.size() - 1;
   std::vector<std::unique_ptr<TraceInput>> segments(count);
   std::vector<std::optional<MemoryText>> texts(count);
@@ -78,15 +79,20 @@ bool write_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bou
       texts[k] = std::move(text);
       // The one that completes the next segment in order writes it, and
       // those after it that are done.
-      while (written < count && texts[written] && !failed) {
-        MemoryText& t = *texts[written];
-        if (std::fwrite(t.bytes.data(), 1, t.size, out) != t.size) {
-          write_failed = true;
-          failed = true;  // the others stop: nothing more can be written
+      try {
+        while (written < count && texts[written] && !failed) {
+          MemoryText& t = *texts[written];
+          if (!emit(written, t)) {
+            write_failed = true;
+            failed = true;  // the others stop: nothing more can be written
+          }
+          spare.push_back(std::move(t));
+          texts[written].reset();
+          ++written;
         }
-        spare.push_back(std::move(t));
-        texts[written].reset();
-        ++written;
+      } catch (...) {
+        if (!error) error = std::current_exception();
+        failed = true;
       }
       room.notify_all();
     }
@@ -99,6 +105,16 @@ bool write_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bou
   if (error) std::rethrow_exception(error);
   input.adopt_segments(segments);
   return !write_failed;
+}
+
+// emit_segments_in_order that writes each text to out as it is.
+template <typename Run>
+bool write_segments_in_order(TraceInput& input, const std::vector<uint64_t>& bounds,
+                             unsigned threads, size_t ahead, std::FILE* out, Run run) {
+  return emit_segments_in_order(input, bounds, threads, ahead, run,
+                                [out](size_t, const MemoryText& t) {
+                                  return std::fwrite(t.bytes.data(), 1, t.size, out) == t.size;
+                                });
 }
 
 }  // namespace usdt::report

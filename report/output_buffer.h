@@ -188,6 +188,8 @@ class OutputBuffer {
     used_ = 0;
   }
   bool failed() const { return failed_; }
+  // The bytes held: in memory, the text so far (where the next append goes).
+  size_t size() const { return used_; }
 
  private:
   static constexpr size_t kSlack = 64 * 1024;

@@ -506,6 +506,7 @@ TEST_CASE("segments read apart and merged give the figures of one pass", "[laten
       LatencyConfig c = by_arg ? config(arg_key(0)) : config();
       if (seed % 2 == 0) c.by = by_arg1;    // half of the runs --by arg1 (4 groups)
       if (seed % 4 == 0) c.max_groups = 3;  // fewer than there are
+      if (seed % 3 == 0) c.top = 7;         // --top: the same 7 whatever the cuts
       LatencyAnalyzer whole(c);
       for (const Stream::Item& it : s.items)
         whole.on_event(it.site, 0, it.e, it.e.time_ns, nullptr);
@@ -518,16 +519,25 @@ TEST_CASE("segments read apart and merged give the figures of one pass", "[laten
         cuts.push_back(rng() % (s.items.size() + 1));
       std::sort(cuts.begin(), cuts.end());
       std::vector<LatencyAnalyzer> parts;
+      std::vector<size_t> kept(cuts.size());  // ends each part kept for the merge
       for (size_t k = 0; k + 1 < cuts.size(); ++k) {
         LatencyConfig pc = c;
         pc.later_segment = k > 0;
         parts.emplace_back(pc);
         for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
-          parts.back().on_event(s.items[i].site, 0, s.items[i].e, s.items[i].e.time_ns, nullptr);
+          if (parts.back().on_event(s.items[i].site, 0, s.items[i].e, s.items[i].e.time_ns,
+                                    nullptr) == LatencyAnalyzer::Outcome::kept_end)
+            ++kept[k];
         }
       }
       bool merged = true;
-      for (size_t k = 1; k < parts.size() && merged; ++k) merged = parts[0].merge(parts[k]);
+      for (size_t k = 1; k < parts.size() && merged; ++k) {
+        // Each kept end is heard of once, in order.
+        size_t heard = 0;
+        merged =
+            parts[0].merge(parts[k], [&](size_t i, const LatencyPair*) { CHECK(i == heard++); });
+        if (merged) CHECK(heard == kept[k]);
+      }
       INFO("mode " << static_cast<int>(mode) << " seed " << seed << " segments " << parts.size());
       if (seed % 4 == 0) {
         // 4 groups over a limit of 3: which 3 depends on the order of all
@@ -539,6 +549,14 @@ TEST_CASE("segments read apart and merged give the figures of one pass", "[laten
       REQUIRE(merged);
       CHECK(figures_of(parts[0]) == figures_of(whole));
       CHECK(groups_of(parts[0]) == groups_of(whole));
+      auto top_of = [](const LatencyAnalyzer& a) {
+        std::vector<std::tuple<uint64_t, uint64_t, uint64_t, uint32_t>> t;
+        for (const LatencyPair& p : a.top())
+          t.emplace_back(p.duration, p.start_time, p.end_time, p.tid);
+        return t;
+      };
+      CHECK(top_of(parts[0]) == top_of(whole));
+      if (c.top > 0) CHECK(whole.top().size() == 7);
     }
   }
 }

@@ -384,6 +384,63 @@ TEST_CASE("a dump names every thread as of its event in every segment", "[report
   CHECK(text.out.find("renamed 50/50 [", last_line) != std::string::npos);
 }
 
+// An export's file and stderr (the file's name in it replaced by "OUT").
+Output run_export(std::vector<std::string> args, const char* jobs) {
+  TempPath out;
+  args.insert(args.begin(), "export");
+  args.insert(args.end(), {"-o", out.str(), "-j", jobs});
+  Output o = run(args);
+  o.out = read_file_bytes(out.str());
+  for (size_t at = o.err.find(out.str()); at != std::string::npos; at = o.err.find(out.str()))
+    o.err.replace(at, out.str().size(), "OUT");
+  return o;
+}
+
+TEST_CASE("every export writes the same bytes with -j 1 and -j N", "[report][parallel]") {
+  // Pairs cross the segments' cuts; srv:start to srv:tick on arg1 leaves
+  // ends alone and starts open in every segment and at the end.
+  TempPath a, b, forking;
+  write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);
+  write_pairs(b.str(), meta_of("beta", 9'000'000, 1'700'000'000'000'050'000), 300);
+  write_forking(forking.str());
+  const std::vector<std::vector<std::string>> exports = {
+      {"--format", "chrome"},
+      {"--format", "chrome", "--start", "srv:start", "--end", "srv:done"},
+      {"--format", "chrome", "--start", "srv:start", "--end", "srv:done", "--key", "arg0"},
+      {"--format", "chrome", "--start", "srv:start", "--end", "srv:tick", "--key", "arg1"},
+      {"--format", "clickhouse-events"},
+      {"--format", "clickhouse-events", "--probe", "srv:tick", "--since", "100us"},
+      {"--format", "clickhouse-pairs", "--start", "srv:start", "--end", "srv:done"},
+      {"--format", "clickhouse-pairs", "--start", "srv:start", "--end", "srv:tick", "--key",
+       "arg1"},
+  };
+  for (const auto& files :
+       {std::vector<std::string>{a.str()}, std::vector<std::string>{a.str(), b.str()},
+        std::vector<std::string>{forking.str()}}) {
+    for (std::vector<std::string> cmd : exports) {
+      // The forking trace (renames, a fork) has ticks only: no pairs.
+      const bool pairs = std::find(cmd.begin(), cmd.end(), "--start") != cmd.end();
+      if (pairs && files[0] == forking.str()) continue;
+      cmd.insert(cmd.end(), files.begin(), files.end());
+      const Output s = run_export(cmd, "1");
+      INFO(cmd[1] << " " << cmd.size() << " words on " << files.size() << " file(s)");
+      REQUIRE(s.rc == 0);
+      REQUIRE(s.out.size() > 1000);
+      for (const char* jobs : {"2", "3"}) {
+        const Output p = run_export(cmd, jobs);
+        CHECK(p.rc == 0);
+        CHECK(p.out == s.out);
+        CHECK(p.err == s.err);
+      }
+    }
+  }
+  // The pairs of srv:start and srv:done are all there: 400 of alpha.
+  const Output pairs = run_export(
+      {"--format", "clickhouse-pairs", "--start", "srv:start", "--end", "srv:done", a.str()}, "3");
+  CHECK(std::count(pairs.out.begin(), pairs.out.end(), '\n') == 400);
+  CHECK(pairs.err.find("400 pairs, 0 unmatched starts, 0 unmatched ends") != std::string::npos);
+}
+
 TEST_CASE("a damaged file says the same with -j 1 and -j N", "[report][parallel]") {
   TempPath a, damaged;
   write_pairs(a.str(), meta_of("alpha", 1'000'000, 1'700'000'000'000'000'000), 400);

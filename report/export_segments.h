@@ -1,0 +1,120 @@
+// The exports (Chrome, ClickHouse) on every core, in record order. An export
+// writes each event, or each start/end pair when its end comes, in the order
+// one reader returns the records. Cut into segments
+// (report/ordered_segments.h), each segment's records are formatted into
+// memory by an exporter, and its text is written once those before it are.
+//
+// An end whose start lies in an earlier segment cannot be paired there: the
+// segment's LatencyAnalyzer keeps it (LatencyConfig::later_segment,
+// Outcome::kept_end) and the exporter marks its place in the text (a Hole).
+// When the text is written, the analyzer of everything before it pairs the
+// kept ends (LatencyAnalyzer::merge), and the exporter fills each hole with
+// the pair, or with the end alone. Starts are filed in a StartBook under the
+// tag the analyzer carries, numbers that grow in record order, so that the
+// starts never paired come out in the order one reader would give them.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "report/event_copy.h"
+#include "report/event_filter.h"
+#include "report/latency_analyzer.h"
+#include "report/output_buffer.h"
+#include "report/process_names.h"
+#include "report/trace_input.h"
+
+namespace usdt::report {
+
+// A start event kept until its end comes (or the input ends).
+struct ExportStart {
+  uint32_t file = 0;
+  uint32_t domain = 0;
+  uint32_t site = 0;  // global
+  uint64_t time = 0;
+  std::optional<std::string> comm;  // the thread's name at the start, if asked for
+  uint64_t stack_tag = 0;           // the exporter's own number of its call stack, 0 = none
+  EventCopy copy;
+};
+
+// The open starts by number. A segment's numbers start at its index << 40,
+// so that they grow in record order across segments too. Starts a function
+// return showed to be abandoned stay until the end (they are few).
+class StartBook {
+ public:
+  explicit StartBook(uint64_t first_number = 1) : next_(first_number) {}
+
+  // The number the next add() files under: the tag to give the analyzer.
+  uint64_t next_number() const { return next_; }
+  void add(ExportStart start) { starts_.emplace(next_++, std::move(start)); }
+  // The start filed under number, taken out of the book; nullopt if none.
+  std::optional<ExportStart> take(uint64_t number) {
+    auto it = starts_.find(number);
+    if (it == starts_.end()) return std::nullopt;
+    std::optional<ExportStart> s(std::move(it->second));
+    starts_.erase(it);
+    return s;
+  }
+  // Takes the starts of a later segment.
+  void absorb(StartBook& later) { starts_.merge(later.starts_); }
+
+ private:
+  uint64_t next_;
+  std::unordered_map<uint64_t, ExportStart> starts_;
+};
+
+// What an export's read leaves besides its text.
+struct ExportPass {
+  std::optional<LatencyAnalyzer> analyzer;  // with --start/--end
+  StartBook book;
+  // An end kept by the analyzer, and where its text goes.
+  struct Hole {
+    size_t offset = 0;
+    uint32_t file = 0;
+    uint32_t domain = 0;
+    uint32_t site = 0;  // global
+    uint64_t time = 0;
+    EventCopy end;
+  };
+  std::vector<Hole> holes;  // one per Outcome::kept_end, in record order
+  uint64_t pairs = 0;       // pairs written
+  uint64_t events = 0;      // events written alone (not as part of a pair)
+  bool wrote_text = false;  // export_in_segments: anything reached the file
+};
+
+class SegmentExporter {
+ public:
+  virtual ~SegmentExporter() = default;
+  // Formats input's records into out, its pass's analyzer and book kept up
+  // to date. names: the process names before input's first record, kept up
+  // to date by its process records.
+  virtual void read(TraceInput& input, ProcessNames& names, ExportPass& pass,
+                    OutputBuffer& out) = 0;
+  // The text of a hole: the pair its end closed (with its start), or when
+  // pair is null the end alone. Counts what it wrote into *counts.
+  virtual void fill_hole(const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart* start,
+                         OutputBuffer& out, ExportPass* counts) = 0;
+  // Text each event's text begins with in a segment and that the first
+  // event of the output must not have (Chrome's ",\n" between events).
+  virtual std::string_view separator() const { return {}; }
+};
+
+// Runs exporter over input cut into segments on `threads` threads (>= 2)
+// and writes the texts to out in record order. whole: the fold of the
+// passes (the analyzer of everything, the starts never paired, the counts;
+// its analyzer is made from pairing); final_names, if not null: the names
+// after every process record. nullopt, with nothing written, when the input
+// cannot be cut or its process records are not worth reading apart (the
+// caller then reads serially); else whether every write succeeded.
+std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& filter,
+                                       unsigned threads,
+                                       const std::optional<LatencyConfig>& pairing,
+                                       SegmentExporter& exporter, std::FILE* out, ExportPass* whole,
+                                       ProcessNames* final_names);
+
+}  // namespace usdt::report
