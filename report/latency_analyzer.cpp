@@ -221,6 +221,17 @@ bool LatencyAnalyzer::merge(LatencyAnalyzer& later, const KeptEndHandler& on_kep
   return true;
 }
 
+void LatencyAnalyzer::retag(const std::function<uint64_t(uint64_t)>& f) {
+  for (Node& n : nodes_) {
+    if (n.live) n.tag = f(n.tag);
+  }
+  for (KeptEnd& end : kept_ends_) end.tag = f(end.tag);
+  for (LatencyPair& p : top_heap_) {
+    p.start_tag = f(p.start_tag);
+    p.end_tag = f(p.end_tag);
+  }
+}
+
 GroupKey LatencyAnalyzer::group_of(uint32_t global_site, uint32_t domain,
                                    const format::Event& e) const {
   return group_key_of(*config_.by, domain, e, site_info(global_site), &config_.hosts);

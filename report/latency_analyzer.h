@@ -102,6 +102,11 @@ class LatencyAnalyzer {
   using KeptEndHandler = std::function<void(size_t, const LatencyPair*)>;
   bool merge(LatencyAnalyzer& later, const KeptEndHandler& on_kept_end = {});
 
+  // Replaces every tag kept (open starts, kept ends, the slowest pairs) by
+  // f(tag): a parallel segment's stack numbers become those of the store it
+  // is merged into.
+  void retag(const std::function<uint64_t(uint64_t)>& f);
+
   const DurationStats& overall() const { return overall_; }
   // Groups sorted by key (absent key last); empty without --by.
   std::vector<const LatencyGroup*> groups() const;

@@ -7,6 +7,7 @@
 // "key_truncated":true when the recorder cut it.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "report/json_writer.h"
 #include "report/latency_analyzer.h"
 #include "report/latency_setup.h"
+#include "report/process_history.h"
 #include "report/segments.h"
 #include "report/stack_store.h"
 #include "report/stack_text.h"
@@ -99,25 +101,24 @@ std::vector<LatencyPair> top_pairs(const LatencyAnalyzer& analyzer, size_t n) {
   return top;
 }
 
-void append_tagged_stack_text(std::string& t, StackSymbolizer& symbols, const StackStore& stacks,
-                              uint64_t tag) {
+// The stack of a tag, named by its own symbolizer (StackStore::Stack).
+void append_tagged_stack_text(std::string& t, const StackStore& stacks, uint64_t tag) {
   if (tag == 0) {
     t += "        (no stack)\n";
     return;
   }
   const StackStore::Stack& s = stacks.get(tag);
-  append_stack_text(t, symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated,
+  append_stack_text(t, *s.symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated,
                     "        ");
 }
 
-void write_tagged_stack_json(JsonWriter& w, StackSymbolizer& symbols, const StackStore& stacks,
-                             uint64_t tag) {
+void write_tagged_stack_json(JsonWriter& w, const StackStore& stacks, uint64_t tag) {
   if (tag == 0) {
     w.key("stack").begin_array().end_array();
     return;
   }
   const StackStore::Stack& s = stacks.get(tag);
-  write_stack_json(w, symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated);
+  write_stack_json(w, *s.symbols, s.mappings.get(), s.frames.data(), s.frames.size(), s.truncated);
 }
 
 }  // namespace
@@ -151,8 +152,6 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::vector<uint32_t> domains = file_domains(input);
   // --slowest: each start and end event is tagged with the number of its
   // stack in the store, and the slowest pairs come back with their tags.
-  StackSymbolizer symbols(input.files());
-  StackStore stacks;
   const bool want_stacks = options.slowest > 0;
   // Events the kernel lost among those paired (of their sites, or of no
   // known site): a lost start or end leaves its partner unmatched or, on
@@ -161,8 +160,21 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // when the groups reach their limit (the parts can then not be merged).
   const EventFilter& events = *filter;
   const bool filtered = events.restricts_anything();
-  auto read = [&](TraceInput& in, LatencyAnalyzer& analyzer, uint64_t& lost,
-                  std::atomic<bool>* stop) {
+  struct Pass {
+    LatencyAnalyzer analyzer;
+    uint64_t lost = 0;
+    // --slowest: the stacks of the tags, named against the mappings of
+    // their time (a segment's symbols start from the process records before it).
+    std::unique_ptr<StackSymbolizer> symbols;
+    std::unique_ptr<StackStore> stacks;
+    // The symbolizers of the parts merged into this one, which name the
+    // stacks adopted from their stores.
+    std::vector<std::unique_ptr<StackSymbolizer>> merged_symbols;
+  };
+  auto read = [&](TraceInput& in, Pass& pass, std::atomic<bool>* stop) {
+    LatencyAnalyzer& analyzer = pass.analyzer;
+    StackSymbolizer* symbols = pass.symbols.get();
+    StackStore* stacks = pass.stacks.get();
     // Copies the loop keeps in registers (the captured ones are read through
     // the closure, again after each store the compiler cannot see past).
     const bool check_filter = filtered;
@@ -171,7 +183,7 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
                         const format::Event& e, uint64_t time) {
       const uint32_t site = sites.at(e.site_id);
       if (check_filter && !events.accepts(site, e, time)) return;
-      const uint64_t tag = tag_stacks ? stacks.add(symbols, file, e) : 0;
+      const uint64_t tag = tag_stacks ? stacks->add(*symbols, file, e) : 0;
       analyzer.on_event(site, domain, e, time, nullptr, tag);
     };
     Record r;
@@ -192,43 +204,65 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         const uint32_t domain = domains[file];
         for (; k != 0; --k, ++run) on_event(sites, file, domain, *run, run->time_ns);
       } else if (r.kind == format::RecordKind::process) {
-        if (want_stacks) symbols.on_process(r.file, *r.process);
+        if (want_stacks) symbols->on_process(r.file, *r.process);
       } else if (r.kind == format::RecordKind::lost) {
         const bool known = r.lost->site_id != format::kNoSite;
         const uint32_t site = known ? catalog.global_site(r.file, r.lost->site_id) : 0;
         const bool paired = !known || (site < wanted.size() && wanted[site] != 0);
-        if (paired && events.in_time_window(r.time)) lost += r.lost->count;
+        if (paired && events.in_time_window(r.time)) pass.lost += r.lost->count;
       }
     }
   };
-  // Split by time on several threads unless stacks are asked for (--slowest
-  // numbers them in one store). --top keeps the same pairs whatever order
-  // they come in (LatencyAnalyzer::top). With --by, a merge that reaches the
-  // group limit gives up, and the trace is read in one pass.
-  struct Pass {
-    LatencyAnalyzer analyzer;
-    uint64_t lost = 0;
+  auto new_pass = [&](LatencyConfig c) {
+    Pass p{LatencyAnalyzer(std::move(c)), 0, nullptr, nullptr, {}};
+    if (want_stacks) {
+      p.symbols = std::make_unique<StackSymbolizer>(input.files());
+      p.stacks = std::make_unique<StackStore>();
+    }
+    return p;
   };
+  // Split by time on several threads. --top keeps the same pairs whatever
+  // order they come in (LatencyAnalyzer::top); with --slowest each segment's
+  // symbols start from the mappings of its time (ProcessHistory) and its
+  // stacks join the first segment's store as it is merged. With --by, a
+  // merge that reaches the group limit gives up, and the trace is read in
+  // one pass.
   std::optional<Pass> whole;
-  if (!want_stacks) {
+  const unsigned threads = report_threads(options.jobs);
+  std::optional<ProcessHistory> history;
+  if (want_stacks && threads > 1) history = ProcessHistory::read(input, events);
+  if (!want_stacks || history) {
     whole = read_in_segments<Pass>(
-        input, report_threads(options.jobs),
+        input, threads,
         [&](size_t k, TraceInput& in, std::atomic<bool>& stop) {
           LatencyConfig c = *config;
           c.later_segment = k > 0;
-          Pass p{LatencyAnalyzer(std::move(c))};
-          read(in, p.analyzer, p.lost, &stop);
+          Pass p = new_pass(std::move(c));
+          if (history) {
+            history->replay_before(in.segment_begin(),
+                                   [&](uint32_t file, const format::ProcessEvent& e) {
+                                     p.symbols->on_process(file, e);
+                                   });
+          }
+          read(in, p, &stop);
           return p;
         },
         [](Pass& earlier, Pass& later) {
           earlier.lost += later.lost;
+          if (later.stacks) {
+            later.analyzer.retag(
+                [&](uint64_t tag) { return earlier.stacks->adopt(*later.stacks, tag); });
+            earlier.merged_symbols.push_back(std::move(later.symbols));
+            for (auto& s : later.merged_symbols) earlier.merged_symbols.push_back(std::move(s));
+          }
           return earlier.analyzer.merge(later.analyzer);
         });
   }
   if (!whole) {
-    whole.emplace(Pass{LatencyAnalyzer(std::move(*config))});
-    read(input, whole->analyzer, whole->lost, nullptr);
+    whole.emplace(new_pass(std::move(*config)));
+    read(input, *whole, nullptr);
   }
+  const StackStore* stacks = whole->stacks.get();
   LatencyAnalyzer& analyzer = whole->analyzer;
   const uint64_t lost = whole->lost;
   report_read_problems(input, io.err);
@@ -291,14 +325,14 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
             .begin_object()
             .key("probe")
             .string(catalog.probe_of_site(p.start_site).shown_name);
-        write_tagged_stack_json(w, symbols, stacks, p.start_tag);
+        write_tagged_stack_json(w, *stacks, p.start_tag);
         w.end_object();
         if (p.end_tag != 0) {
           w.key("end_event")
               .begin_object()
               .key("probe")
               .string(catalog.probe_of_site(p.end_site).shown_name);
-          write_tagged_stack_json(w, symbols, stacks, p.end_tag);
+          write_tagged_stack_json(w, *stacks, p.end_tag);
           w.end_object();
         }
         w.end_object();
@@ -363,10 +397,10 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
            " pid/tid " + std::to_string(p.pid) + "/" + std::to_string(p.tid) + ", " +
            options.key.text() + " " + pair_key_text(p, options.key, false) + "\n";
       t += "    start " + catalog.probe_of_site(p.start_site).shown_name + ":\n";
-      append_tagged_stack_text(t, symbols, stacks, p.start_tag);
+      append_tagged_stack_text(t, *stacks, p.start_tag);
       if (p.end_tag != 0) {
         t += "    end " + catalog.probe_of_site(p.end_site).shown_name + ":\n";
-        append_tagged_stack_text(t, symbols, stacks, p.end_tag);
+        append_tagged_stack_text(t, *stacks, p.end_tag);
       }
     }
   }

@@ -19,6 +19,9 @@ class StackStore {
  public:
   struct Stack {
     MappingsRef mappings;
+    // The symbolizer that made mappings: its paths name them, so it names
+    // the stack (a parallel segment's, once adopted into another store).
+    StackSymbolizer* symbols = nullptr;
     std::vector<uint64_t> frames;  // innermost first
     bool truncated = false;
   };
@@ -36,8 +39,26 @@ class StackStore {
       std::memcpy(key_.data() + sizeof generation + 1, e.stack, e.stack_depth * sizeof(uint64_t));
     auto [it, added] = index_.try_emplace(key_, stacks_.size() + 1);
     if (added)
-      stacks_.push_back(Stack{std::move(m), std::vector<uint64_t>(e.stack, e.stack + e.stack_depth),
+      stacks_.push_back(Stack{std::move(m), &symbols,
+                              std::vector<uint64_t>(e.stack, e.stack + e.stack_depth),
                               e.stack_truncated});
+    return it->second;
+  }
+
+  // The number of a stack of another store (a parallel segment's), added
+  // here if new; 0 for tag 0. Its symbolizer must live as long as this.
+  uint64_t adopt(const StackStore& other, uint64_t tag) {
+    if (tag == 0) return 0;
+    const Stack& s = other.get(tag);
+    const uint64_t generation = s.mappings ? s.mappings->generation : 0;
+    key_.assign(sizeof generation + 1 + s.frames.size() * sizeof(uint64_t), '\0');
+    std::memcpy(key_.data(), &generation, sizeof generation);
+    key_[sizeof generation] = s.truncated ? 1 : 0;
+    if (!s.frames.empty())
+      std::memcpy(key_.data() + sizeof generation + 1, s.frames.data(),
+                  s.frames.size() * sizeof(uint64_t));
+    auto [it, added] = index_.try_emplace(key_, stacks_.size() + 1);
+    if (added) stacks_.push_back(s);
     return it->second;
   }
 

@@ -1,6 +1,7 @@
 #include "report/stack_symbolizer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "common/demangle.h"
@@ -8,6 +9,9 @@
 namespace usdt::report {
 
 namespace {
+
+// MappingSet::generation: shared by the symbolizers of parallel segments.
+std::atomic<uint64_t> next_generation{1};
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -101,7 +105,7 @@ void StackSymbolizer::on_process(uint32_t file, const format::ProcessEvent& p) {
       const uint64_t end =
           p.map_address + p.map_length < start ? UINT64_MAX : p.map_address + p.map_length;
       auto next = std::make_shared<MappingSet>();
-      next->generation = next_generation_++;
+      next->generation = next_generation++;
       next->file = file;
       auto old = procs.find(p.pid);
       if (old != procs.end() && old->second) {

@@ -64,7 +64,10 @@ struct MappingSet {
     uint32_t path = 0;    // index into the symbolizer's paths
     int32_t object = -1;  // index into the file's objects, -1 = no symbols
   };
-  uint64_t generation = 0;        // unique among all sets of a symbolizer, >= 1
+  // Unique among all sets of all symbolizers of the process, >= 1: a stack
+  // kept with the set of one symbolizer (a segment's) can be named by
+  // another, whose cache is keyed by it.
+  uint64_t generation = 0;
   uint32_t file = 0;              // the trace file
   std::vector<Mapping> mappings;  // sorted by start, not overlapping
 
@@ -121,7 +124,6 @@ class StackSymbolizer {
   std::vector<std::unordered_map<uint32_t, MappingsRef>> current_;  // per file: pid -> set
   std::vector<std::string> paths_;
   std::unordered_map<std::string, uint32_t> path_index_;
-  uint64_t next_generation_ = 1;
   std::unordered_map<CacheKey, std::unique_ptr<FrameSymbol>, CacheHash> cache_;
 };
 

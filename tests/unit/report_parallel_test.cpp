@@ -287,8 +287,9 @@ void write_forking(const std::string& path) {
 
 // Call stacks through a plugin that another replaces at the same address
 // halfway, in chunks of a few events: the frames of the later segments are
-// named from mappings mapped in an earlier one.
-void write_stacked(const std::string& path) {
+// named from mappings mapped in an earlier one. pairs: the events are
+// srv:start and srv:done in turn, of durations that vary, instead of ticks.
+void write_stacked(const std::string& path, bool pairs = false) {
   TraceWriter w = small_chunk_writer(path);
   REQUIRE(w.add_object(
       ObjectTable{"aa11", "/opt/app/server", {{0x1000, 0x100, "main"}, {0x1200, 0x40, "work"}}}));
@@ -314,7 +315,8 @@ void write_stacked(const std::string& path) {
     e.time_ns = now;
     e.pid = 50;
     e.tid = 50;
-    e.site_id = 2;
+    e.site_id = pairs ? static_cast<uint32_t>(i % 2) : 2;
+    if (pairs) now += static_cast<uint64_t>(i * 37 % 101);
     e.arg_count = 2;
     e.stack = via_plugin.data();
     e.stack_depth = static_cast<uint16_t>(via_plugin.size());
@@ -344,6 +346,21 @@ TEST_CASE("dump and stacks name every frame by the mappings of its time in every
     CHECK(p.rc == 0);
     CHECK(p.out == s.out);
     CHECK(p.err == s.err);
+  }
+  // The slowest pairs' stacks, half of them named through each plugin.
+  TempPath b;
+  write_stacked(b.str(), true);
+  for (const char* format : {"text", "json"}) {
+    Output s = run({"latency", "--start", "srv:start", "--end", "srv:done", "--slowest", "12",
+                    "--format", format, "-j", "1", b.str()});
+    Output p = run({"latency", "--start", "srv:start", "--end", "srv:done", "--slowest", "12",
+                    "--format", format, "-j", "4", b.str()});
+    INFO(format);
+    REQUIRE(s.rc == 0);
+    CHECK(p.out == s.out);
+    CHECK(p.err == s.err);
+    CHECK(s.out.find("plugin_one") != std::string::npos);
+    CHECK(s.out.find("plugin_two") != std::string::npos);
   }
   Output folded = run({"stacks", "--folded", "-j", "4", a.str()});
   CHECK(folded.out.find("srv:tick;main;plugin_one;work 1500\n") != std::string::npos);
