@@ -211,9 +211,8 @@ const char* kMainUsage =
     "by their wall clocks and each event is labelled with its host. The same\n"
     "recording given twice (one file under two names, or a copy: same host,\n"
     "command line and start times) is counted once, with a warning naming both.\n"
-    "-j N reads on N threads (default: every CPU for summary, hist, latency, dump\n"
-    "and stacks, which split the trace by time; one for export); the output is\n"
-    "the same.\n\n"
+    "-j N reads on N threads (default: every CPU), each taking a part of the\n"
+    "trace's time; the output is the same.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 
@@ -294,9 +293,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "until", po::value(&until)->value_name("TIME"),
       "only events up to this time after the start")(
       "jobs,j", po::value(&jobs)->value_name("N"),
-      "read with N threads; the output is the same. summary, hist, latency (without --top, "
-      "--slowest), dump and stacks split the trace by time (default: every CPU); the others "
-      "decode ahead of this thread (default 1, see the README)");
+      "read with N threads (default: every CPU), each taking a part of the trace's time; the "
+      "output is the same. export --format chrome of a trace with call stacks reads in one "
+      "thread, which N threads decode ahead of (see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:
