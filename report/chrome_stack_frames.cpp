@@ -9,17 +9,20 @@ uint64_t ChromeStackFrames::node(uint64_t parent, const std::string& name,
   return it->second;
 }
 
-uint64_t ChromeStackFrames::id_of(uint64_t tag) {
-  if (tag == 0) return 0;
-  if (by_tag_.size() <= tag) by_tag_.resize(tag + 1, 0);
-  if (by_tag_[tag] != 0) return by_tag_[tag];
-  const StackStore::Stack& s = stacks_.get(tag);
-  uint64_t id = s.truncated ? node(0, "[truncated]", "") : 0;
-  for (size_t i = s.frames.size(); i-- > 0;) {
-    const FrameSymbol& f = symbols_.resolve_frame(s.mappings.get(), s.frames.data(), i);
-    id = node(id, f.function, f.object);
+NamedStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack) {
+  NamedStack named;
+  named.truncated = stack.truncated;
+  named.frames.reserve(stack.frames.size());
+  for (size_t i = stack.frames.size(); i-- > 0;) {
+    const FrameSymbol& f = symbols.resolve_frame(stack.mappings.get(), stack.frames.data(), i);
+    named.frames.emplace_back(f.function, f.object);
   }
-  by_tag_[tag] = id;
+  return named;
+}
+
+uint64_t ChromeStackFrames::id_of(const NamedStack& stack) {
+  uint64_t id = stack.truncated ? node(0, "[truncated]", "") : 0;
+  for (const auto& [function, object] : stack.frames) id = node(id, function, object);
   return id;
 }
 

@@ -5,13 +5,15 @@
 // (parent, function, object), so stacks share their common outer frames. A
 // frame's name is its function (without offset: one node per function of a
 // path, as a flame chart wants it), its category the object's path. A stack
-// the recorder cut short starts from a "[truncated]" root.
+// the recorder cut short starts from a "[truncated]" root. Ids are numbered
+// in the order stacks are first asked for.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "report/json_writer.h"
@@ -20,14 +22,20 @@
 
 namespace usdt::report {
 
+// A call stack as the names of its frames: what its path of nodes is made
+// of, kept apart from the symbolizer that named it (a parallel export's
+// segments name their stacks, the writer numbers them).
+struct NamedStack {
+  bool truncated = false;
+  std::vector<std::pair<std::string, std::string>> frames;  // (function, object), outermost first
+};
+
+NamedStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack);
+
 class ChromeStackFrames {
  public:
-  ChromeStackFrames(StackSymbolizer& symbols, const StackStore& stacks)
-      : symbols_(symbols), stacks_(stacks) {}
-
-  // The node id of a stored stack's innermost frame (>= 1); 0 for tag 0
-  // (no stack).
-  uint64_t id_of(uint64_t tag);
+  // The node id of the stack's innermost frame (>= 1), its path made if new.
+  uint64_t id_of(const NamedStack& stack);
 
   bool empty() const { return nodes_.empty(); }
 
@@ -43,11 +51,8 @@ class ChromeStackFrames {
   };
   uint64_t node(uint64_t parent, const std::string& name, const std::string& category);
 
-  StackSymbolizer& symbols_;
-  const StackStore& stacks_;
   std::vector<Node> nodes_;  // id i + 1
   std::map<std::tuple<uint64_t, std::string, std::string>, uint64_t> index_;
-  std::vector<uint64_t> by_tag_;  // tag -> id, 0 = not made yet
 };
 
 }  // namespace usdt::report

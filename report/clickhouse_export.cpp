@@ -153,7 +153,8 @@ class ClickHouseExporter final : public SegmentExporter {
         domains_(file_domains(input)) {}
 
   // Each read and fill_hole has its own row: segments read on several threads.
-  void read(TraceInput& input, ProcessNames& names, ExportPass& pass, OutputBuffer& out) override {
+  void read(TraceInput& input, ProcessNames& names, StackSymbolizer*, ExportPass& pass,
+            OutputBuffer& out) override {
     std::string row;
     Record r;
     while (input.next(r)) {
@@ -198,7 +199,7 @@ class ClickHouseExporter final : public SegmentExporter {
           std::optional<std::string> comm;
           if (n != ProcessNames::kNoName) comm = names.name(n);
           pass.book.add(
-              ExportStart{r.file, domain, site, r.time, std::move(comm), 0, EventCopy(e)});
+              ExportStart{r.file, domain, site, r.time, std::move(comm), nullptr, 0, EventCopy(e)});
           break;
         }
         case LatencyAnalyzer::Outcome::paired:
@@ -208,7 +209,14 @@ class ClickHouseExporter final : public SegmentExporter {
           }
           break;
         case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
-          pass.holes.push_back(ExportPass::Hole{out.size(), r.file, domain, site, r.time, {}});
+          pass.holes.push_back(ExportPass::Hole{ExportPass::Hole::Kind::kept_end,
+                                                out.size(),
+                                                r.file,
+                                                domain,
+                                                site,
+                                                r.time,
+                                                {},
+                                                nullptr});
           break;
         default:
           break;
@@ -295,7 +303,7 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
     if (setup->pairing) whole.analyzer.emplace(*setup->pairing);
     OutputBuffer out(file->get());
     ProcessNames names;
-    exporter.read(input, names, whole, out);
+    exporter.read(input, names, nullptr, whole, out);
     out.flush();
     failed = out.failed();
   }

@@ -26,16 +26,18 @@
 // Events come in record order, pairs at their end, the starts never paired
 // after the last event in the order they came. With -j N (default every
 // CPU) the trace is cut into segments formatted on N threads
-// (report/export_segments.h), unless it has call stacks: their "sf" ids are
-// numbered in the order of first use over the whole output.
+// (report/export_segments.h); stack ids, numbered in the order of first use
+// over the whole output (start before end), are filled in as the segments'
+// texts are written.
 // ts is relative to the timeline start. When the files come from different
 // hosts, pids are made distinct as file_index * 10000000 + pid (Linux pids
 // stay below 2^22) and process names carry the host.
 #include <algorithm>
+#include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "report/arg_format.h"
@@ -56,14 +58,23 @@ namespace usdt::report {
 
 namespace {
 
+// A call stack's "sf" value: its id when known, else (in a segment) its
+// named stack, numbered when the text is written; neither: no stack.
+struct StackRef {
+  uint64_t id = 0;
+  std::shared_ptr<const NamedStack> named;
+};
+
 // Writes trace events: each is built with a JsonWriter into a scratch
 // string, then appended to out with the ",\n" that separates events (but
-// before the first, when told which one is first).
+// before the first, when told which one is first). Stack ids not known yet
+// become holes (report/export_segments.h) in *holes.
 class ChromeWriter {
  public:
   // first: the next event is the output's first (no separator).
-  ChromeWriter(OutputBuffer& out, uint64_t start, bool first)
-      : out_(out), start_(start), first_(first), json_(event_) {}
+  ChromeWriter(OutputBuffer& out, uint64_t start, bool first,
+               std::vector<ExportPass::Hole>* holes = nullptr)
+      : out_(out), start_(start), first_(first), holes_(holes), json_(event_) {}
 
   // Starts the next event: the writer is positioned before its '{'.
   JsonWriter& begin_event() {
@@ -72,13 +83,33 @@ class ChromeWriter {
     return json_;
   }
   void end_event() {
-    if (!first_) out_.append(kChromeSeparator);
+    size_t base = out_.size();
+    if (!first_) {
+      out_.append(kChromeSeparator);
+      base += kChromeSeparator.size();
+    }
     first_ = false;
+    for (auto& [offset, named] : pending_) {
+      ExportPass::Hole hole;
+      hole.kind = ExportPass::Hole::Kind::stack_id;
+      hole.offset = base + offset;
+      hole.stack = std::move(named);
+      holes_->push_back(std::move(hole));
+    }
+    pending_.clear();
     out_.append(event_);
     out_.maybe_flush();
   }
-  // Whether no event was written yet (by this writer, when it began first).
-  bool first() const { return first_; }
+
+  // "key":ID of a stack, if the event has one.
+  void stack_field(const char* key, const StackRef& stack) {
+    if (stack.id != 0) {
+      json_.key(key).uint(stack.id);
+    } else if (stack.named) {
+      json_.key(key).number_text("");  // the number comes when the text is written
+      pending_.emplace_back(event_.size(), stack.named);
+    }
+  }
 
   // Microseconds with three decimals: "1000.000".
   static std::string us_text(uint64_t ns) {
@@ -95,6 +126,8 @@ class ChromeWriter {
   OutputBuffer& out_;
   uint64_t start_;
   bool first_;
+  std::vector<ExportPass::Hole>* holes_;
+  std::vector<std::pair<size_t, std::shared_ptr<const NamedStack>>> pending_;  // in event_
   std::string event_;
   JsonWriter json_;
 };
@@ -118,7 +151,7 @@ uint64_t chrome_id(uint32_t domain, uint32_t id) { return uint64_t{domain} * 100
 void write_ids(JsonWriter& j, uint64_t pid, uint64_t tid) { j.key("pid").uint(pid).key("tid").uint(tid); }
 
 void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, uint32_t domain,
-                   const format::Event& e, uint64_t time, uint64_t sf) {
+                   const format::Event& e, uint64_t time, const StackRef& sf) {
   const SiteInfo& info = catalog.site(site);
   JsonWriter& j = w.begin_event();
   j.begin_object().key("ph").string("i").key("s").string("t");
@@ -126,7 +159,7 @@ void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, 
   j.key("cat").string(catalog.probe_of_site(site).provider);
   j.key("ts").number_text(w.ts_text(time));
   write_ids(j, chrome_id(domain, e.pid), chrome_id(domain, e.tid));
-  if (sf != 0) j.key("sf").uint(sf);
+  w.stack_field("sf", sf);
   j.key("args").begin_object().key("cpu").uint(e.cpu);
   for (int i = 0; i < e.arg_count && i < format::kMaxArgs; ++i) {
     j.key(info.arg_label(static_cast<size_t>(i))).number_text(event_arg_text(e, i, arg_type_at(&info, i), true));
@@ -164,9 +197,9 @@ std::string async_id(uint64_t key) {
   return "0x" + digits;
 }
 
-// start_sf, end_sf: the stack frames of the start and end events (0: none).
-void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key,
-                uint64_t start_sf, uint64_t end_sf) {
+// start_sf, end_sf: the stacks of the start and end events.
+void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p,
+                const KeySpec& key, const StackRef& start_sf, const StackRef& end_sf) {
   const std::string& name = catalog.probe_of_site(p.start_site).shown_name;
   const uint64_t pid = chrome_id(p.domain, p.pid);
   const uint64_t tid = chrome_id(p.domain, p.tid);
@@ -175,8 +208,8 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
     j.begin_object().key("ph").string("X").key("name").string(name).key("cat").string("latency");
     j.key("ts").number_text(w.ts_text(p.start_time)).key("dur").number_text(ChromeWriter::us_text(p.duration));
     write_ids(j, pid, tid);
-    if (start_sf != 0) j.key("sf").uint(start_sf);
-    if (end_sf != 0) j.key("esf").uint(end_sf);
+    w.stack_field("sf", start_sf);
+    w.stack_field("esf", end_sf);
     write_pair_args(j, catalog, p, key);
     j.end_object();
     w.end_event();
@@ -187,7 +220,7 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
   b.begin_object().key("ph").string("b").key("name").string(name).key("cat").string("latency").key("id").string(id);
   b.key("ts").number_text(w.ts_text(p.start_time));
   write_ids(b, pid, tid);
-  if (start_sf != 0) b.key("sf").uint(start_sf);
+  w.stack_field("sf", start_sf);
   write_pair_args(b, catalog, p, key);
   b.end_object();
   w.end_event();
@@ -195,37 +228,68 @@ void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair&
   e.begin_object().key("ph").string("e").key("name").string(name).key("cat").string("latency").key("id").string(id);
   e.key("ts").number_text(w.ts_text(p.end_time));
   write_ids(e, pid, tid);
-  if (end_sf != 0) e.key("sf").uint(end_sf);
+  w.stack_field("sf", end_sf);
   e.end_object();
   w.end_event();
 }
 
+// The call stacks of one read, each distinct one (StackStore) named once.
+class ReadStacks {
+ public:
+  explicit ReadStacks(StackSymbolizer* symbols) : symbols_(symbols) {}
+  // e's stack, named (null when e has none), and its number here (0: none).
+  std::shared_ptr<const NamedStack> of(uint32_t file, const format::Event& e, uint64_t* tag) {
+    *tag = 0;
+    if (e.stack_depth == 0 && !e.stack_truncated) return nullptr;
+    *tag = store_.add(*symbols_, file, e);
+    if (named_.size() <= *tag) named_.resize(*tag + 1);
+    if (!named_[*tag])
+      named_[*tag] = std::make_shared<NamedStack>(name_stack(*symbols_, store_.get(*tag)));
+    return named_[*tag];
+  }
+
+ private:
+  StackSymbolizer* symbols_;
+  StackStore store_;
+  std::vector<std::shared_ptr<const NamedStack>> named_;  // by number
+};
+
 // The Chrome export of records: instants, and with pairing the pairs as
-// slices. The symbols and stacks (serial reads only) give events their "sf".
+// slices, with the "sf" of their stacks. frames numbers the stacks: during
+// a serial read, and in the holes of segments' texts as they are written.
 class ChromeExporter final : public SegmentExporter {
  public:
   ChromeExporter(const TraceInput& input, const EventFilter& filter, const KeySpec& key,
-                 bool in_segments, StackSymbolizer* symbols, StackStore* stacks,
-                 ChromeStackFrames* frames)
+                 bool in_segments, ChromeStackFrames& frames)
       : catalog_(input.catalog()),
         filter_(filter),
         key_(key),
         domains_(file_domains(input)),
         start_(input.timeline_start()),
         in_segments_(in_segments),
-        symbols_(symbols),
-        stacks_(stacks),
         frames_(frames) {}
 
-  void read(TraceInput& input, ProcessNames& names, ExportPass& pass, OutputBuffer& out) override {
+  bool wants_symbols() const override { return true; }
+
+  void read(TraceInput& input, ProcessNames& names, StackSymbolizer* symbols, ExportPass& pass,
+            OutputBuffer& out) override {
     // In segments every event has its separator; export_in_segments drops
     // the output's first. A serial read is the output's only part.
-    ChromeWriter w(out, start_, !in_segments_);
+    ChromeWriter w(out, start_, !in_segments_, &pass.holes);
+    ReadStacks stacks(symbols);
+    std::vector<uint64_t> ids;  // serial: stack ids by number in `stacks`
+    // A stack's "sf": numbered now in a serial read, else a hole.
+    auto ref = [&](uint64_t tag, const std::shared_ptr<const NamedStack>& named) {
+      if (in_segments_ || tag == 0) return StackRef{0, named};
+      if (ids.size() <= tag) ids.resize(tag + 1, 0);
+      if (ids[tag] == 0) ids[tag] = frames_.id_of(*named);
+      return StackRef{ids[tag], nullptr};
+    };
     Record r;
     while (input.next(r)) {
       if (r.kind == format::RecordKind::process) {
         names.on_process(domains_[r.file], *r.process);
-        if (symbols_ != nullptr) symbols_->on_process(r.file, *r.process);
+        symbols->on_process(r.file, *r.process);
         continue;
       }
       if (r.kind != format::RecordKind::event) continue;
@@ -233,46 +297,67 @@ class ChromeExporter final : public SegmentExporter {
       const uint32_t site = catalog_.global_site(r.file, e.site_id);
       if (!filter_.accepts(site, e, r.time)) continue;
       const uint32_t domain = domains_[r.file];
-      const uint64_t stack = stack_tag(r.file, e);
+      uint64_t tag = 0;
+      std::shared_ptr<const NamedStack> stack = stacks.of(r.file, e, &tag);
       if (pass.analyzer) {
         LatencyPair p;
         const uint64_t number = pass.book.next_number();
         switch (pass.analyzer->on_event(site, domain, e, r.time, &p, number)) {
           case LatencyAnalyzer::Outcome::started:  // written when paired or at the end
-            pass.book.add(
-                ExportStart{r.file, domain, site, r.time, std::nullopt, stack, EventCopy(e)});
+            pass.book.add(ExportStart{r.file, domain, site, r.time, std::nullopt, std::move(stack),
+                                      tag, EventCopy(e)});
             continue;
           case LatencyAnalyzer::Outcome::paired: {
             std::optional<ExportStart> s = pass.book.take(p.start_tag);
-            write_pair(w, catalog_, p, key_, frame_id(s ? s->stack_tag : 0), frame_id(stack));
+            // The start's stack is numbered before the end's.
+            const StackRef start_sf = s ? ref(s->stack_tag, s->stack) : StackRef{};
+            const StackRef end_sf = ref(tag, stack);
+            write_pair(w, catalog_, p, key_, start_sf, end_sf);
             ++pass.pairs;
             continue;
           }
-          case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
-            pass.holes.push_back(
-                ExportPass::Hole{out.size(), r.file, domain, site, r.time, EventCopy(e)});
+          case LatencyAnalyzer::Outcome::kept_end: {  // its start may be in an earlier segment
+            ExportPass::Hole hole;
+            hole.offset = out.size();
+            hole.file = r.file;
+            hole.domain = domain;
+            hole.site = site;
+            hole.time = r.time;
+            hole.end.assign(e);
+            hole.stack = std::move(stack);
+            pass.holes.push_back(std::move(hole));
             continue;
+          }
           default:
             break;
         }
       }
-      write_instant(w, catalog_, site, domain, e, r.time, frame_id(stack));
+      write_instant(w, catalog_, site, domain, e, r.time, ref(tag, stack));
       ++pass.events;
     }
   }
 
-  void fill_hole(const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart*,
+  void fill_hole(const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart* start,
                  OutputBuffer& out, ExportPass* counts) override {
+    if (hole.kind == ExportPass::Hole::Kind::stack_id) {
+      out.append_int(id_of(hole.stack));
+      return;
+    }
     ChromeWriter w(out, start_, false);  // holes are never the output's first event
     if (pair != nullptr) {
-      write_pair(w, catalog_, *pair, key_, 0, 0);  // segments hold no stacks
+      const StackRef start_sf{start != nullptr ? id_of(start->stack) : 0, nullptr};
+      const StackRef end_sf{id_of(hole.stack), nullptr};
+      write_pair(w, catalog_, *pair, key_, start_sf, end_sf);
       ++counts->pairs;
       return;
     }
     EventCopy end = hole.end;
-    write_instant(w, catalog_, hole.site, hole.domain, end.event(), hole.time, 0);
+    write_instant(w, catalog_, hole.site, hole.domain, end.event(), hole.time,
+                  StackRef{id_of(hole.stack), nullptr});
     ++counts->events;
   }
+
+  void end_of_pass() override { pass_ids_.clear(); }
 
   std::string_view separator() const override { return ChromeWriter::kChromeSeparator; }
 
@@ -289,7 +374,7 @@ class ChromeExporter final : public SegmentExporter {
         std::optional<ExportStart> s = whole.book.take(tag);
         if (!s) continue;  // not reached: every open start was filed
         write_instant(w, catalog_, s->site, s->domain, s->copy.event(), s->time,
-                      frame_id(s->stack_tag));
+                      StackRef{id_of(s->stack), nullptr});
       }
     }
     // Names: one process_name per named process, one thread_name per
@@ -324,18 +409,14 @@ class ChromeExporter final : public SegmentExporter {
   }
 
  private:
-  // The number of e's stack in the store (0: none). A trace cut into
-  // segments has no object blocks, hence no stacks; one that has them
-  // anyway cannot be numbered here.
-  uint64_t stack_tag(uint32_t file, const format::Event& e) {
-    if (stacks_ != nullptr) return stacks_->add(*symbols_, file, e);
-    if (e.stack_depth != 0 || e.stack_truncated) {
-      throw std::runtime_error(
-          "the trace has call stacks without the symbols of their files: export it with -j 1");
-    }
-    return 0;
+  // The id of a named stack (0: none), while holes are filled: each
+  // distinct stack of a segment is looked up once.
+  uint64_t id_of(const std::shared_ptr<const NamedStack>& stack) {
+    if (!stack) return 0;
+    auto [it, added] = pass_ids_.try_emplace(stack.get(), 0);
+    if (added) it->second = frames_.id_of(*stack);
+    return it->second;
   }
-  uint64_t frame_id(uint64_t stack) { return frames_ != nullptr ? frames_->id_of(stack) : 0; }
 
   const ProbeCatalog& catalog_;
   const EventFilter& filter_;
@@ -343,9 +424,10 @@ class ChromeExporter final : public SegmentExporter {
   const std::vector<uint32_t> domains_;
   const uint64_t start_;
   const bool in_segments_;
-  StackSymbolizer* symbols_;
-  StackStore* stacks_;
-  ChromeStackFrames* frames_;
+  ChromeStackFrames& frames_;
+  // The ids of the stacks of the pass being written (their NamedStacks live
+  // in its holes and starts until end_of_pass).
+  std::unordered_map<const NamedStack*, uint64_t> pass_ids_;
 };
 
 }  // namespace
@@ -364,35 +446,28 @@ int run_export(const ReportOptions& options, TraceInput& input, CommandIo io) {
   if (!setup) return exit_code;
   OutputFile* file = &setup->file;
   std::FILE* out = file->get();
-  // Events with a call stack (format 1.3) carry "sf": each event's stack is
-  // stored once per distinct stack and turned into frames once, numbered in
-  // the order of first use: such a trace is read serially.
-  bool has_stacks = false;
-  for (const TraceFileInfo& f : input.files()) has_stacks = has_stacks || !f.objects.empty();
-  StackSymbolizer symbols(input.files());
-  StackStore stacks;
-  ChromeStackFrames frames(symbols, stacks);
+  ChromeStackFrames frames;
   ProcessNames names;
   ExportPass whole;
   std::fputs(kChromeHeader.data(), out);
   std::optional<bool> in_segments;
-  if (!has_stacks) {
-    ChromeExporter exporter(input, setup->filter, options.key, true, nullptr, nullptr, nullptr);
-    std::fflush(out);
+  {
+    ChromeExporter exporter(input, setup->filter, options.key, true, frames);
     in_segments = export_in_segments(input, setup->filter, report_threads(options.jobs),
                                      setup->pairing, exporter, out, &whole, &names);
   }
   bool failed = false;
   {
     OutputBuffer buffer(out);
-    ChromeExporter exporter(input, setup->filter, options.key, false, &symbols, &stacks, &frames);
+    ChromeExporter exporter(input, setup->filter, options.key, false, frames);
     bool first = true;
     if (in_segments) {
       failed = !*in_segments;
       first = !whole.wrote_text;
     } else {
       if (setup->pairing) whole.analyzer.emplace(*setup->pairing);
-      exporter.read(input, names, whole, buffer);
+      StackSymbolizer symbols(input.files());
+      exporter.read(input, names, &symbols, whole, buffer);
       first = whole.pairs + whole.events == 0;
     }
     ChromeWriter w(buffer, input.timeline_start(), first);

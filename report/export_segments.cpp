@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "report/commands.h"
 #include "report/ordered_segments.h"
 #include "report/process_history.h"
+#include "report/stack_symbolizer.h"
 
 namespace usdt::report {
 
@@ -60,38 +62,56 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
           pass.analyzer.emplace(std::move(c));
         }
         ProcessNames names;
+        std::unique_ptr<StackSymbolizer> symbols;
+        if (exporter.wants_symbols()) symbols = std::make_unique<StackSymbolizer>(input.files());
         history->replay_before(bounds[k], [&](uint32_t file, const format::ProcessEvent& p) {
           names.on_process(domains[file], p);
+          if (symbols) symbols->on_process(file, p);
         });
         OutputBuffer buffer(&text);
-        exporter.read(segment, names, pass, buffer);
+        exporter.read(segment, names, symbols.get(), pass, buffer);
         passes[k] = std::move(pass);
       },
       [&](size_t k, const MemoryText& text) {
         ExportPass& pass = *passes[k];
         bool ok = true;
         size_t pos = 0;
+        size_t next = 0;  // the next hole to fill
+        auto fill = [&](const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart* start) {
+          ok = ok && write(text.bytes.data() + pos, hole.offset - pos);
+          pos = hole.offset;
+          hole_text.size = 0;
+          {
+            OutputBuffer buffer(&hole_text);
+            exporter.fill_hole(hole, pair, start, buffer, whole);
+          }
+          ok = ok && write(hole_text.bytes.data(), hole_text.size);
+        };
+        // The stack holes before hole `end` (in text order).
+        auto fill_stacks_before = [&](size_t end) {
+          for (; next < end; ++next) fill(pass.holes[next], nullptr, nullptr);
+        };
         if (pass.analyzer) {
+          std::vector<size_t> kept;  // the kept ends' holes
+          for (size_t i = 0; i < pass.holes.size(); ++i) {
+            if (pass.holes[i].kind == ExportPass::Hole::Kind::kept_end) kept.push_back(i);
+          }
           const bool merged =
               whole->analyzer->merge(*pass.analyzer, [&](size_t i, const LatencyPair* pair) {
-                if (i >= pass.holes.size())
+                if (i >= kept.size())
                   throw std::logic_error("an export kept an end it did not mark");
-                const ExportPass::Hole& hole = pass.holes[i];
-                ok = ok && write(text.bytes.data() + pos, hole.offset - pos);
-                pos = hole.offset;
+                fill_stacks_before(kept[i]);
                 std::optional<ExportStart> start;
                 if (pair != nullptr) start = whole->book.take(pair->start_tag);
-                hole_text.size = 0;
-                {
-                  OutputBuffer buffer(&hole_text);
-                  exporter.fill_hole(hole, pair, start ? &*start : nullptr, buffer, whole);
-                }
-                ok = ok && write(hole_text.bytes.data(), hole_text.size);
+                fill(pass.holes[kept[i]], pair, start ? &*start : nullptr);
+                next = kept[i] + 1;
               });
           // Exports group nothing, and only --by can refuse a merge.
           if (!merged) throw std::logic_error("an export's pairing could not be merged");
         }
+        fill_stacks_before(pass.holes.size());
         ok = ok && write(text.bytes.data() + pos, text.size - pos);
+        exporter.end_of_pass();
         whole->book.absorb(pass.book);
         whole->pairs += pass.pairs;
         whole->events += pass.events;

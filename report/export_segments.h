@@ -12,10 +12,13 @@
 // the pair, or with the end alone. Starts are filed in a StartBook under the
 // tag the analyzer carries, numbers that grow in record order, so that the
 // starts never paired come out in the order one reader would give them.
+// Chrome's stack ids, numbered by first use over the whole output, are holes
+// too: a segment names its events' stacks, the writer numbers them in order.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +34,9 @@
 
 namespace usdt::report {
 
+struct NamedStack;  // report/chrome_stack_frames.h
+class StackSymbolizer;
+
 // A start event kept until its end comes (or the input ends).
 struct ExportStart {
   uint32_t file = 0;
@@ -38,7 +44,10 @@ struct ExportStart {
   uint32_t site = 0;  // global
   uint64_t time = 0;
   std::optional<std::string> comm;  // the thread's name at the start, if asked for
-  uint64_t stack_tag = 0;           // the exporter's own number of its call stack, 0 = none
+  // Its call stack, if any, named; stack_tag: its number in the read that
+  // filed it (0: none).
+  std::shared_ptr<const NamedStack> stack;
+  uint64_t stack_tag = 0;
   EventCopy copy;
 };
 
@@ -72,16 +81,20 @@ class StartBook {
 struct ExportPass {
   std::optional<LatencyAnalyzer> analyzer;  // with --start/--end
   StartBook book;
-  // An end kept by the analyzer, and where its text goes.
+  // Where text goes that this segment cannot write: an end kept by the
+  // analyzer (kept_end), or the number of a call stack (stack_id).
   struct Hole {
+    enum class Kind : uint8_t { kept_end, stack_id };
+    Kind kind = Kind::kept_end;
     size_t offset = 0;
     uint32_t file = 0;
     uint32_t domain = 0;
     uint32_t site = 0;  // global
     uint64_t time = 0;
     EventCopy end;
+    std::shared_ptr<const NamedStack> stack;  // the end's, or the one to number
   };
-  std::vector<Hole> holes;  // one per Outcome::kept_end, in record order
+  std::vector<Hole> holes;  // in text order; one per Outcome::kept_end
   uint64_t pairs = 0;       // pairs written
   uint64_t events = 0;      // events written alone (not as part of a pair)
   bool wrote_text = false;  // export_in_segments: anything reached the file
@@ -91,14 +104,19 @@ class SegmentExporter {
  public:
   virtual ~SegmentExporter() = default;
   // Formats input's records into out, its pass's analyzer and book kept up
-  // to date. names: the process names before input's first record, kept up
-  // to date by its process records.
-  virtual void read(TraceInput& input, ProcessNames& names, ExportPass& pass,
-                    OutputBuffer& out) = 0;
-  // The text of a hole: the pair its end closed (with its start), or when
-  // pair is null the end alone. Counts what it wrote into *counts.
+  // to date. names (and symbols, when wants_symbols()): the process names
+  // (mappings) before input's first record, kept up to date by its process
+  // records.
+  virtual void read(TraceInput& input, ProcessNames& names, StackSymbolizer* symbols,
+                    ExportPass& pass, OutputBuffer& out) = 0;
+  virtual bool wants_symbols() const { return false; }
+  // The text of a hole: of a kept end, the pair it closed (with its start)
+  // or, pair null, the end alone; of a stack, its number. Counts what it
+  // wrote into *counts.
   virtual void fill_hole(const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart* start,
                          OutputBuffer& out, ExportPass* counts) = 0;
+  // A segment's holes are all filled (what was kept for them can go).
+  virtual void end_of_pass() {}
   // Text each event's text begins with in a segment and that the first
   // event of the output must not have (Chrome's ",\n" between events).
   virtual std::string_view separator() const { return {}; }

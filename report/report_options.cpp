@@ -294,8 +294,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "only events up to this time after the start")(
       "jobs,j", po::value(&jobs)->value_name("N"),
       "read with N threads (default: every CPU), each taking a part of the trace's time; the "
-      "output is the same. export --format chrome of a trace with call stacks reads in one "
-      "thread, which N threads decode ahead of (see the README)");
+      "output is the same. A trace of too few chunks is read in one thread, which N threads "
+      "decode ahead of (see the README)");
   po::options_description specific(std::string(command_name(o.command)) + " options");
   switch (o.command) {
     case Command::summary:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs one usdt-report command on the golden traces with -j 1 (one thread)
-# and with -j 3 (segments of time on three threads; export --format chrome
-# of a trace with stacks: three threads decoding ahead) and fails unless both
+# and with -j 3 (segments of time on three threads; a trace of too few
+# chunks: three threads decoding ahead) and fails unless both
 # print the same bytes (stdout, stderr, exit code, output file).
 #
 # usage: run_jobs_equal.sh TRACE_DIR USDT_REPORT [ARGS...]

@@ -42,6 +42,18 @@ Output run(std::vector<std::string> args) {
   return o;
 }
 
+// An export's file and stderr (the file's name in it replaced by "OUT").
+Output run_export(std::vector<std::string> args, const char* jobs) {
+  TempPath out;
+  args.insert(args.begin(), "export");
+  args.insert(args.end(), {"-o", out.str(), "-j", jobs});
+  Output o = run(args);
+  o.out = read_file_bytes(out.str());
+  for (size_t at = o.err.find(out.str()); at != std::string::npos; at = o.err.find(out.str()))
+    o.err.replace(at, out.str().size(), "OUT");
+  return o;
+}
+
 std::vector<ProbeSite> pair_sites() {
   std::vector<ProbeSite> sites(3);
   const char* names[] = {"start", "done", "tick"};
@@ -362,6 +374,23 @@ TEST_CASE("dump and stacks name every frame by the mappings of its time in every
     CHECK(s.out.find("plugin_one") != std::string::npos);
     CHECK(s.out.find("plugin_two") != std::string::npos);
   }
+  // Chrome's stack ids are numbered by first use over the whole file: the
+  // segments' holes are filled in order, pairs' starts before their ends.
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"--format", "chrome", a.str()},
+        {"--format", "chrome", "--start", "srv:start", "--end", "srv:done", b.str()},
+        {"--format", "chrome", "--start", "srv:start", "--end", "srv:done", "--key", "arg0",
+         b.str()}}) {
+    const Output s = run_export(cmd, "1");
+    INFO(cmd.size() << " words");
+    REQUIRE(s.rc == 0);
+    CHECK(s.out.find("\"sf\":") != std::string::npos);
+    for (const char* jobs : {"2", "4"}) {
+      const Output p = run_export(cmd, jobs);
+      CHECK(p.out == s.out);
+      CHECK(p.err == s.err);
+    }
+  }
   Output folded = run({"stacks", "--folded", "-j", "4", a.str()});
   CHECK(folded.out.find("srv:tick;main;plugin_one;work 1500\n") != std::string::npos);
   CHECK(folded.out.find("srv:tick;main;plugin_two;work 1500\n") != std::string::npos);
@@ -399,18 +428,6 @@ TEST_CASE("a dump names every thread as of its event in every segment", "[report
   CHECK(text.out.find("renamed 50/50 [") != std::string::npos);
   const size_t last_line = text.out.rfind('\n', text.out.size() - 2);
   CHECK(text.out.find("renamed 50/50 [", last_line) != std::string::npos);
-}
-
-// An export's file and stderr (the file's name in it replaced by "OUT").
-Output run_export(std::vector<std::string> args, const char* jobs) {
-  TempPath out;
-  args.insert(args.begin(), "export");
-  args.insert(args.end(), {"-o", out.str(), "-j", jobs});
-  Output o = run(args);
-  o.out = read_file_bytes(out.str());
-  for (size_t at = o.err.find(out.str()); at != std::string::npos; at = o.err.find(out.str()))
-    o.err.replace(at, out.str().size(), "OUT");
-  return o;
 }
 
 TEST_CASE("every export writes the same bytes with -j 1 and -j N", "[report][parallel]") {
