@@ -209,14 +209,8 @@ class ClickHouseExporter final : public SegmentExporter {
           }
           break;
         case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
-          pass.holes.push_back(ExportPass::Hole{ExportPass::Hole::Kind::kept_end,
-                                                out.size(),
-                                                r.file,
-                                                domain,
-                                                site,
-                                                r.time,
-                                                {},
-                                                nullptr});
+          pass.holes.emplace_back();              // an end alone has no row: only its place
+          pass.holes.back().offset = out.size();
           break;
         default:
           break;

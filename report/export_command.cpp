@@ -319,11 +319,11 @@ class ChromeExporter final : public SegmentExporter {
           case LatencyAnalyzer::Outcome::kept_end: {  // its start may be in an earlier segment
             ExportPass::Hole hole;
             hole.offset = out.size();
-            hole.file = r.file;
-            hole.domain = domain;
-            hole.site = site;
-            hole.time = r.time;
-            hole.end.assign(e);
+            hole.end = std::make_unique<ExportPass::Hole::End>();
+            hole.end->domain = domain;
+            hole.end->site = site;
+            hole.end->time = r.time;
+            hole.end->event.assign(e);
             hole.stack = std::move(stack);
             pass.holes.push_back(std::move(hole));
             continue;
@@ -351,8 +351,8 @@ class ChromeExporter final : public SegmentExporter {
       ++counts->pairs;
       return;
     }
-    EventCopy end = hole.end;
-    write_instant(w, catalog_, hole.site, hole.domain, end.event(), hole.time,
+    ExportPass::Hole::End& end = *hole.end;
+    write_instant(w, catalog_, end.site, end.domain, end.event.event(), end.time,
                   StackRef{id_of(hole.stack), nullptr});
     ++counts->events;
   }

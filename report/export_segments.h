@@ -83,15 +83,20 @@ struct ExportPass {
   StartBook book;
   // Where text goes that this segment cannot write: an end kept by the
   // analyzer (kept_end), or the number of a call stack (stack_id).
+  // Small: a Chrome segment has one per event with a stack.
   struct Hole {
     enum class Kind : uint8_t { kept_end, stack_id };
+    // A kept end's event, for an exporter that writes it when it stays
+    // unpaired (Chrome's instant).
+    struct End {
+      uint32_t domain = 0;
+      uint32_t site = 0;  // global
+      uint64_t time = 0;
+      EventCopy event;
+    };
     Kind kind = Kind::kept_end;
     size_t offset = 0;
-    uint32_t file = 0;
-    uint32_t domain = 0;
-    uint32_t site = 0;  // global
-    uint64_t time = 0;
-    EventCopy end;
+    std::unique_ptr<End> end;
     std::shared_ptr<const NamedStack> stack;  // the end's, or the one to number
   };
   std::vector<Hole> holes;  // in text order; one per Outcome::kept_end
