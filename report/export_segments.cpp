@@ -41,7 +41,9 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
   auto write = [&](const char* bytes, size_t n) {
     if (n == 0) return true;
     if (first) {
-      if (n >= separator.size() && std::memcmp(bytes, separator.data(), separator.size()) == 0) {
+      // (An empty separator's data() may be null, which memcmp must not see.)
+      if (!separator.empty() && n >= separator.size() &&
+          std::memcmp(bytes, separator.data(), separator.size()) == 0) {
         bytes += separator.size();
         n -= separator.size();
       }
