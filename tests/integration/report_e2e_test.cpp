@@ -3,10 +3,15 @@
 // deleted and the file moved elsewhere, every report prints the same.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "formats/trace_reader.h"
 #include "integration_support.h"
 
 using namespace usdt::itest;
@@ -20,6 +25,28 @@ std::string report(const std::vector<std::string>& args) {
   INFO(r.err);
   REQUIRE(r.status == 0);
   return r.out;
+}
+
+// usdt-report's stdout, through a file: run() reads stderr before stdout,
+// which a large output would block.
+std::string report_via_file(const std::vector<std::string>& args, const std::string& path) {
+  std::vector<std::string> argv{"/bin/sh", "-c", "out=$1; shift; exec \"$@\" > \"$out\"",
+                                "sh",      path, USDT_REPORT_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 }  // namespace
@@ -98,4 +125,59 @@ TEST_CASE("usdt-report on a real recording: exact counts and pairs; the trace ne
     }
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "every report command prints the same with -j 1 and -j 3 on a real recording of many chunks",
+    "[.root][report_jobs]") {
+  // itest_strings: eight probes per iteration, three with strings of up to
+  // 256 bytes, so the chunks (about 1 MiB before compression) are many.
+  const std::string trace = temp_trace("jobs");
+  RunResult rec =
+      run({recorder(), "-q", "-e", "strings:*", "--string", "strings:ascii=arg0", "--string",
+           "strings:long1000=arg0", "--string", "strings:two=arg0,arg1,arg2", "-o", trace, "--",
+           program("itest_strings"), "8000"});
+  INFO(rec.err);
+  REQUIRE(rec.status == 0);
+  {
+    auto reader = usdt::format::TraceReader::open(trace);
+    REQUIRE(reader.ok());
+    REQUIRE(reader->chunk_headers().size() >= 4);  // else nothing is cut
+  }
+  const std::string out = trace + ".out", stdout_file = trace + ".stdout";
+  const std::vector<std::vector<std::string>> commands = {
+      {"summary", "--format", "json"},
+      {"dump"},
+      {"dump", "--format", "jsonl"},
+      {"dump", "--format", "csv", "--probe", "strings:two"},
+      {"latency", "--start", "strings:ascii", "--end", "strings:two", "--format", "json"},
+      {"latency", "--start", "strings:ascii", "--end", "strings:two", "--top", "5"},
+      {"hist", "--probe", "strings:ascii", "--arg", "1"},
+      {"export", "--format", "chrome", "-o", out},
+      {"export", "--format", "chrome", "--start", "strings:ascii", "--end", "strings:two", "-o",
+       out},
+      {"export", "--format", "clickhouse-events", "-o", out},
+      {"export", "--format", "clickhouse-pairs", "--start", "strings:ascii", "--end", "strings:two",
+       "-o", out},
+  };
+  for (const std::vector<std::string>& cmd : commands) {
+    std::string words;
+    for (const std::string& w : cmd) words += w + " ";
+    INFO(words);
+    std::string file[2], text[2];
+    for (int k = 0; k < 2; ++k) {
+      std::vector<std::string> args = cmd;
+      args.insert(args.end(), {"-j", k == 0 ? "1" : "3", trace});
+      text[k] = report_via_file(args, stdout_file);
+      if (cmd[0] == "export") file[k] = read_file(out);
+    }
+    CHECK(text[0].empty() == (cmd[0] == "export"));  // exports write to -o
+    CHECK(text[0] == text[1]);
+    CHECK(file[0] == file[1]);
+    if (cmd.size() == 1) CHECK(std::count(text[0].begin(), text[0].end(), '\n') == 64000);
+    if (cmd[0] == "export") CHECK(file[0].size() > 100000);
+  }
+  std::remove(out.c_str());
+  std::remove(stdout_file.c_str());
+  std::remove(trace.c_str());
 }
