@@ -1,6 +1,7 @@
 #include "integration_support.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,12 +134,39 @@ int Process::wait() {
 
 void Process::signal(int sig) { kill(pid_, sig); }
 
+void Process::read_both(std::string* out, std::string* err) {
+  *out = std::exchange(out_buf_, {});
+  *err = std::exchange(err_buf_, {});
+  pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+  std::string* into[2] = {out, err};
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char chunk[65536];
+      ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        fds[i].fd = -1;  // ended (poll ignores negative fds)
+        continue;
+      }
+      into[i]->append(chunk, static_cast<size_t>(n));
+    }
+  }
+  // As read_rest: every line, the last one too, ends with a newline.
+  for (std::string* s : into) {
+    if (!s->empty() && s->back() != '\n') *s += '\n';
+  }
+  stderr_seen += *err;
+}
+
 RunResult run(const std::vector<std::string>& argv) {
   Process p = Process::start(argv, false, true, true);
   RunResult r;
-  // stdout is small in these tests; read stderr first, then stdout.
-  r.err = p.read_rest(true);
-  r.out = p.read_rest(false);
+  p.read_both(&r.out, &r.err);
   r.status = p.wait();
   return r;
 }

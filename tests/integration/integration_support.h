@@ -31,6 +31,9 @@ class Process {
   // Reads stderr lines until one contains needle; all lines read are kept.
   bool wait_for_stderr(const std::string& needle);
   std::string read_rest(bool from_stderr);
+  // Reads stdout and stderr together until both end (neither can block the
+  // other when it fills its pipe); each as read_rest gives it.
+  void read_both(std::string* out, std::string* err);
   // Waits; returns the exit code or 128 + signal.
   int wait();
   void signal(int sig);
