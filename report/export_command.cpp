@@ -413,9 +413,9 @@ class ChromeExporter final : public SegmentExporter {
   // distinct stack of a segment is looked up once.
   uint64_t id_of(const std::shared_ptr<const NamedStack>& stack) {
     if (!stack) return 0;
-    auto [it, added] = pass_ids_.try_emplace(stack.get(), 0);
-    if (added) it->second = frames_.id_of(*stack);
-    return it->second;
+    auto [it, added] = pass_ids_.try_emplace(stack.get(), stack, 0);
+    if (added) it->second.second = frames_.id_of(*stack);
+    return it->second.second;
   }
 
   const ProbeCatalog& catalog_;
@@ -425,9 +425,11 @@ class ChromeExporter final : public SegmentExporter {
   const uint64_t start_;
   const bool in_segments_;
   ChromeStackFrames& frames_;
-  // The ids of the stacks of the pass being written (their NamedStacks live
-  // in its holes and starts until end_of_pass).
-  std::unordered_map<const NamedStack*, uint64_t> pass_ids_;
+  // The ids of the stacks of the pass being written, by address: each entry
+  // keeps its NamedStack alive, so that no other stack can come to have the
+  // address of one looked up before (a start's, freed once written).
+  std::unordered_map<const NamedStack*, std::pair<std::shared_ptr<const NamedStack>, uint64_t>>
+      pass_ids_;
 };
 
 }  // namespace
