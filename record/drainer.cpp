@@ -11,6 +11,10 @@ namespace {
 
 // Big enough to make queue hand-offs rare, small enough to keep the writer busy.
 constexpr size_t kBatchRecords = 8192;
+// How long a partly filled batch waits for more records: 50 ms.
+constexpr uint64_t kBatchMaxWaitNs = 50 * 1000 * 1000;
+// Packed words an event takes in a batch with two arguments (batch_queue.h).
+constexpr size_t kBatchWordsPerRecord = EventBatch::kHeaderWords + 2;
 // Records read before the space they took is handed back to the kernel:
 // with -g dwarf a sample is 8 KiB or more and a slow pass must not keep
 // the whole buffer from the kernel.
@@ -28,14 +32,20 @@ Drainer::Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count)
       queue_(queue),
       events_per_site_(site_count, 0),
       lost_per_site_(site_count, 0) {
-  batch_.events.reserve(kBatchRecords);
+  batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+}
+
+void Drainer::prepare_batches() {
+  queue_.prepare_spares(kBatchRecords * kBatchWordsPerRecord);
+  batch_.packed.prefault();
 }
 
 void Drainer::flush() {
+  batch_pass_ns_ = 0;
   if (batch_.empty()) return;
   queue_.push(std::move(batch_));
   batch_ = queue_.take_empty();
-  batch_.events.reserve(kBatchRecords);
+  batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
 }
 
 void Drainer::add(const format::ProcessEvent& event) {
@@ -69,16 +79,20 @@ void Drainer::accept(const format::Event& e) {
     ++stacks_written_;
     if (e.stack_truncated) ++stacks_truncated_;
   }
+  batch_.add(e);
+  count_accepted(e.pid, e.tid, e.site_id);
+}
+
+void Drainer::count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id) {
   // Consecutive events mostly come from one thread: skip the set then.
-  uint64_t thread = uint64_t{e.pid} << 32 | e.tid;
+  uint64_t thread = uint64_t{pid} << 32 | tid;
   if (thread != last_thread_) {
     seen_threads_.insert(thread);
     last_thread_ = thread;
   }
-  batch_.add(e);
   ++events_;
-  if (e.site_id < events_per_site_.size()) ++events_per_site_[e.site_id];
-  if (batch_.events.size() >= kBatchRecords) flush();
+  if (site_id < events_per_site_.size()) ++events_per_site_[site_id];
+  if (batch_.event_count >= kBatchRecords) flush();
 }
 
 void Drainer::settle_waiting(bool final) {
@@ -108,6 +122,7 @@ void Drainer::snapshot(std::vector<RingBuffer>& buffers, size_t& records) {
   clock_gettime(CLOCK_MONOTONIC, &now);
   const uint64_t cutoff =
       static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+  pass_ns_ = cutoff;
   for (size_t i = 0; i < buffers.size(); ++i) {
     RingBuffer& buffer = buffers[i];
     buffer.begin_read();
@@ -189,27 +204,29 @@ void Drainer::add_event(const format::Event& decoded) {
   }
 }
 
+// The usual sample of a run without call stacks is packed straight into the
+// batch (SampleDecoder::pack_usual); the rest, and samples the pid filter
+// has to look at, go through decode() and add_event().
+bool Drainer::take_usual(const perf_event_header* record) {
+  uint64_t* w = batch_.packed.room(kPackedMaxWords);
+  const size_t words = decoder_.pack_usual(record, w);
+  if (words == 0) return false;
+  const uint32_t site = packed_site(w);
+  const uint32_t pid = packed_pid(w);
+  if (filter_ && site >= first_filtered_site_ && !traced_cached(pid)) return false;
+  batch_.packed.commit(words);
+  ++batch_.event_count;
+  count_accepted(pid, packed_tid(w), site);
+  return true;
+}
+
 void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
   size_t unreleased = 0;
+  const bool packs = stacks_ == nullptr;
   while (const perf_event_header* record = buffer.next()) {
     ++records;
-    switch (decoder_.decode(record)) {
-      case SampleDecoder::Kind::event:
-        add_event(decoder_.event());
-        break;
-      case SampleDecoder::Kind::lost: {
-        const format::LostEvent& l = decoder_.lost();
-        batch_.lost.push_back(l);
-        lost_ += l.count;
-        if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
-        break;
-      }
-      case SampleDecoder::Kind::process:  // the recorder's own renames (anchors)
-        apply_process(decoder_.process());
-        break;
-      case SampleDecoder::Kind::none:
-        break;
-    }
+    if (!packs || !take_usual(record)) take(record);
+    // After the record is read: the kernel may overwrite what is released.
     if (++unreleased == kReleaseEvery) {
       buffer.end_read();
       unreleased = 0;
@@ -217,6 +234,26 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
   }
   // Hand the space back before the next buffer so the kernel can refill it.
   buffer.end_read();
+}
+
+void Drainer::take(const perf_event_header* record) {
+  switch (decoder_.decode(record)) {
+    case SampleDecoder::Kind::event:
+      add_event(decoder_.event());
+      break;
+    case SampleDecoder::Kind::lost: {
+      const format::LostEvent& l = decoder_.lost();
+      batch_.lost.push_back(l);
+      lost_ += l.count;
+      if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
+      break;
+    }
+    case SampleDecoder::Kind::process:  // the recorder's own renames (anchors)
+      apply_process(decoder_.process());
+      break;
+    case SampleDecoder::Kind::none:
+      break;
+  }
 }
 
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
@@ -227,7 +264,16 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
     drain_buffer(buffers[i], records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
-  flush();
+  // A batch goes when full (accept()) or, partly filled, once it has waited
+  // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
+  // small batches, more than the spares prepared for an idle writer.
+  if (!batch_.empty()) {
+    if (batch_pass_ns_ == 0) {
+      batch_pass_ns_ = pass_ns_;
+    } else if (pass_ns_ - batch_pass_ns_ >= kBatchMaxWaitNs) {
+      flush();
+    }
+  }
   return records;
 }
 

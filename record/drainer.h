@@ -43,9 +43,14 @@ class Drainer {
  public:
   Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count);
 
+  // Touches the memory of the batches the drain loop fills (BatchQueue's
+  // spares) now, before the workload runs, rather than page by page in the
+  // drain loop while it does.
+  void prepare_batches();
+
   // Reads every buffer up to the moment the pass began (see below); returns
-  // how many records were read. Batches are queued as they fill and at the
-  // end.
+  // how many records were read. Batches are queued as they fill, and a
+  // partly filled one 50 ms after the pass that began it.
   //
   // buffers[side_band_from...] hold the side-band records (comm, fork,
   // exit, mmap; record/event_set.h), apart from the samples. A pass reads
@@ -88,6 +93,7 @@ class Drainer {
 
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
+  // Queues the batch being filled now.
   void flush();
 
   uint64_t events() const { return events_; }
@@ -109,6 +115,11 @@ class Drainer {
 
  private:
   void accept(const format::Event& event);
+  // What accept() counts of an event already in the batch.
+  void count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id);
+  bool take_usual(const perf_event_header* record);
+  // Any record of a samples' buffer: decoded, then queued or counted.
+  void take(const perf_event_header* record);
   // The pass's process records of the side band, read up to its moment by
   // snapshot() and sorted by time: a fork is known before the records of
   // the child, whichever CPU's buffer each came in.
@@ -142,6 +153,8 @@ class Drainer {
   SampleDecoder& decoder_;
   BatchQueue& queue_;
   EventBatch batch_;
+  uint64_t pass_ns_ = 0;        // the moment the current pass reads up to
+  uint64_t batch_pass_ns_ = 0;  // the first pass that left batch_ unsent, 0: none
   uint64_t events_ = 0;
   uint64_t lost_ = 0;
   uint64_t lost_process_records_ = 0;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -24,7 +25,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <algorithm>
 #include <set>
 
 #include "common/probe_spec.h"
@@ -41,8 +41,8 @@
 #include "record/mapping_follower.h"
 #include "record/planned_site.h"
 #include "record/probe_resolver.h"
-#include "record/recording_plan.h"
 #include "record/recording_metadata.h"
+#include "record/recording_plan.h"
 #include "record/sample_decoder.h"
 #include "record/site_sampling.h"
 #include "record/stacks/object_table.h"
@@ -50,6 +50,7 @@
 #include "record/stop_signals.h"
 #include "record/target_processes.h"
 #include "record/task_list.h"
+#include "record/thread_priority.h"
 #include "record/tracepoint_sites.h"
 #include "record/writer_thread.h"
 
@@ -374,7 +375,11 @@ Status RecordSession::attach() {
     decoder_->add_event(events_->ids()[ids_registered_].first,
                         events_->ids()[ids_registered_].second);
   }
-  writer_thread_ = std::make_unique<WriterThread>(std::move(*writer_), queue_);
+  // Idle while it keeps up, so a busy workload is not slowed by the
+  // encoding (writer_thread.h); only when it can be raised again.
+  writer_thread_ = std::make_unique<WriterThread>(
+      std::move(*writer_), queue_,
+      can_leave_idle_priority() ? WriterThread::Priority::idle : WriterThread::Priority::normal);
   writer_.reset();
 
   // Every event on before anyone is told we are ready (with -a a semaphore
@@ -412,6 +417,9 @@ Status RecordSession::attach() {
     }
     std::cerr << "; Ctrl-C to end" << std::endl;
   }
+  // After the fork of the command: pages touched before it would fault
+  // again, copy-on-write, at their first write in the drain loop.
+  drainer_->prepare_batches();
   if (child_) {
     if (Status s = child_->release(); !s) return s;
   }
@@ -604,7 +612,9 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   if (Status s = events_->enable_from(first_event); !s) return s.error().context(path);
   const uint64_t active_ns = clock_ns(CLOCK_MONOTONIC);
   // The sites go to the writer ahead of any of their events: those are
-  // still in the ring buffers, read in the next pass.
+  // still in the ring buffers, read in the next pass. The records read
+  // before go ahead of the sites, as they came.
+  drainer_->flush();
   EventBatch added = queue_.take_empty();
   for (uint32_t id = first; id < probe_sites_.size(); ++id) {
     probe_sites_[id].active_since_ns = active_ns;

@@ -76,7 +76,7 @@ void RingBuffer::begin_read() {
   data_ = static_cast<const uint8_t*>(base_) + m->data_offset;
 }
 
-const perf_event_header* RingBuffer::next() {
+const perf_event_header* RingBuffer::next_slow() {
   if (tail_ >= head_) return nullptr;
   const uint8_t* data = data_;
   size_t available = static_cast<size_t>(head_ - tail_);

@@ -38,7 +38,22 @@ class RingBuffer {
   // The next record, contiguous, or nullptr when the snapshot is consumed.
   // A record with a bad size (the buffer is corrupt) ends the read: the rest
   // up to the snapshot is skipped and counted in corrupt_skips().
-  const perf_event_header* next();
+  // Inline for the usual record, which lies whole before the end of the data
+  // area: the drain loop calls it once per record.
+  const perf_event_header* next() {
+    if (tail_ >= head_) return nullptr;
+    const size_t offset = static_cast<size_t>(tail_ & (data_size_ - 1));
+    if (offset + sizeof(perf_event_header) <= data_size_) {
+      const auto* record = reinterpret_cast<const perf_event_header*>(data_ + offset);
+      const uint16_t size = record->size;
+      if (size >= sizeof(perf_event_header) && size <= head_ - tail_ &&
+          offset + size <= data_size_) {
+        tail_ += size;
+        return record;
+      }
+    }
+    return next_slow();
+  }
   // Goes back to where begin_read() started, keeping its snapshot: the
   // records are read again (a first pass that only looks at some of them).
   // A corrupt record found on the way is counted once, by the second read.
@@ -59,6 +74,8 @@ class RingBuffer {
   RingBuffer(int fd, void* base, size_t mapped, size_t data_size)
       : fd_(fd), base_(base), mapped_(mapped), data_size_(data_size) {}
   void reset();
+  // next() for a record that wraps around the end, or a corrupt one.
+  const perf_event_header* next_slow();
 
   int fd_ = -1;  // not owned: the PerfEvent owns it
   void* base_ = nullptr;

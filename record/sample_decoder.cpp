@@ -215,16 +215,21 @@ void SampleDecoder::add_site(SiteDecoding d) {
   for (size_t i = 0; site.registers_only && i < d.args.size(); ++i) {
     const ArgSpec& spec = d.args[i];
     const bool sampled = d.sources[i] == ArgSource::sampled_register && spec.reg >= 0 &&
-                         spec.reg < 64 && (d.regs_mask >> spec.reg & 1) != 0;
+                         spec.reg < 64 && (d.regs_mask >> spec.reg & 1) != 0 &&
+                         (spec.size == 1 || spec.size == 2 || spec.size == 4 || spec.size == 8);
     if (!sampled) {
       site.registers_only = false;
       break;
     }
     const uint64_t below = d.regs_mask & ((uint64_t{1} << spec.reg) - 1);
+    const unsigned bits = 8u * spec.size;
+    const bool sign = spec.is_signed && !spec.is_float;
     site.register_args[i] =
         RegisterArg{kRegsAt + 8 * static_cast<uint32_t>(__builtin_popcountll(below)),
-                    spec.reg_shift, spec.size, spec.is_signed && !spec.is_float};
+                    spec.reg_shift, static_cast<uint8_t>(sign ? 64 - bits : 0),
+                    bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1};
   }
+  site.arg_count = static_cast<uint8_t>(std::min<size_t>(d.args.size(), format::kMaxArgs));
   site.decoding = std::move(d);
   sites_.push_back(std::move(site));
 }
@@ -394,7 +399,7 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
 // checks per field and per argument that its fixed layout makes needless.
 SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8_t* p,
                                                          size_t size) {
-  const size_t n = site.decoding.args.size();
+  const size_t n = site.arg_count;
   constexpr size_t kAbiAt = 4 + 4 + 8 + 4 + 4;
   if (size < kAbiAt + 8) return ++malformed_, Kind::none;
   format::Event& e = event_;
@@ -422,7 +427,8 @@ SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8
       const RegisterArg& a = site.register_args[i];
       uint64_t v;
       std::memcpy(&v, p + a.offset, 8);
-      e.args[i] = extend(v >> a.shift, a.size, a.sign);
+      v = ((v >> a.shift) & a.mask) << a.sign_shift;
+      e.args[i] = static_cast<uint64_t>(static_cast<int64_t>(v) >> a.sign_shift);
     }
   } else {
     // No user registers (the hit was in a kernel thread): every argument missing.

@@ -21,8 +21,8 @@
 #include <linux/perf_event.h>
 
 #include <array>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +31,7 @@
 
 #include "common/arg_spec.h"
 #include "formats/trace_types.h"
+#include "record/packed_event.h"
 
 namespace usdt::record {
 
@@ -146,6 +147,14 @@ class SampleDecoder {
   // next call; Kind::none for records that are skipped (counted below).
   Kind decode(const perf_event_header* record);
 
+  // The usual sample, packed at out (room for kPackedMaxWords, layout of
+  // packed_event.h) without decode()'s format::Event: a sample with user
+  // registers of a registers-only site that is the last sample's site (or
+  // the only one). Returns the words written; 0 for any other record, which
+  // decode() then takes as usual (and which leaves the state as it was).
+  // Valid for event() only: sample_regs() and the others are not set.
+  inline size_t pack_usual(const perf_event_header* record, uint64_t* out);
+
   const format::Event& event() const { return event_; }
   // What the last event's sample held for its call stack (record/stacks/):
   // the user registers (present() false without), the stack dump (its whole
@@ -172,10 +181,14 @@ class SampleDecoder {
   // The usual site: every argument in a sampled register, nothing else in
   // its samples but pid, tid, time, cpu and the registers. Its samples have
   // one layout, and decode_registers_only() reads them at fixed offsets.
+  // An argument read from a sampled register: extend(value >> shift, size,
+  // sign) without branches, as (value >> shift) & mask, then moved up and
+  // back down by sign_shift (arithmetic: 64 - 8 * size when signed, else 0).
   struct RegisterArg {
     uint32_t offset;  // of the register's value in the sample, after the identifier
-    uint8_t shift, size;
-    bool sign;
+    uint8_t shift;
+    uint8_t sign_shift;
+    uint64_t mask;
   };
   struct Site {
     SiteDecoding decoding;
@@ -184,6 +197,7 @@ class SampleDecoder {
     int16_t sp_reg = x86_reg::sp;
     bool registers_only = false;
     std::array<RegisterArg, format::kMaxArgs> register_args{};
+    uint8_t arg_count = 0;  // decoding.args.size(), read per sample
   };
   Site* site_of(uint64_t kernel_id);
   Kind decode_sample(const uint8_t* p, size_t size);
@@ -226,5 +240,50 @@ class SampleDecoder {
   uint64_t unknown_ids_ = 0;
   uint64_t ignored_ = 0;
 };
+
+// Inline: the drain loop calls it for every record. The same reads as
+// decode_registers_only(), which the unit tests hold it to.
+size_t SampleDecoder::pack_usual(const perf_event_header* record, uint64_t* out) {
+  if (record->type != PERF_RECORD_SAMPLE) return 0;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof(perf_event_header);
+  size_t size = record->size - sizeof(perf_event_header);
+  const Site* site;
+  if (identifier_) {
+    uint64_t id;
+    if (size < 8) return 0;
+    std::memcpy(&id, p, 8);
+    if (id != last_id_ || last_site_ >= sites_.size()) return 0;
+    p += 8;
+    size -= 8;
+    site = &sites_[last_site_];
+  } else if (sites_.size() == 1) {
+    site = &sites_[0];
+  } else {
+    return 0;
+  }
+  constexpr size_t kAbiAt = 4 + 4 + 8 + 4 + 4;
+  if (!site->registers_only || size < kAbiAt + 8 + site->regs_bytes) return 0;
+  uint64_t abi;
+  std::memcpy(&abi, p + kAbiAt, 8);
+  if (abi == PERF_SAMPLE_REGS_ABI_NONE) return 0;  // no user registers: all missing
+  uint32_t pid, tid, cpu;
+  uint64_t time;
+  std::memcpy(&pid, p, 4);
+  std::memcpy(&tid, p + 4, 4);
+  std::memcpy(&time, p + 8, 8);
+  std::memcpy(&cpu, p + 16, 4);
+  note_time(cpu, time);
+  const size_t n = site->arg_count;
+  pack_header(out, time, pid, tid, cpu, site->decoding.site_id, packed_shape(n, 0, 0, 0, false));
+  uint64_t* args = out + kPackedHeaderWords;
+  for (size_t i = 0; i < n; ++i) {
+    const RegisterArg& a = site->register_args[i];
+    uint64_t v;
+    std::memcpy(&v, p + a.offset, 8);
+    v = ((v >> a.shift) & a.mask) << a.sign_shift;
+    args[i] = static_cast<uint64_t>(static_cast<int64_t>(v) >> a.sign_shift);
+  }
+  return kPackedHeaderWords + n;
+}
 
 }  // namespace usdt::record

@@ -1,32 +1,67 @@
 #include "record/writer_thread.h"
 
+#include <unistd.h>
+
 #include <chrono>
+
+#include "record/thread_priority.h"
 
 namespace usdt::record {
 
-WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue)
-    : writer_(std::move(writer)), queue_(queue), thread_([this] { run(); }) {}
+namespace {
+
+// How long decoded events may sit in the writer's pending chunk. A recorder
+// killed by SIGKILL (or a machine that crashes) loses at most this much; the
+// writer itself only checks chunk age when appends arrive, so a quiet
+// recording is flushed from here. An idle writer is raised when a batch has
+// waited this long.
+constexpr std::chrono::milliseconds kFlushInterval{1000};
+
+// Records waiting before an idle writer is raised: 16 full batches of 8192
+// events, the spares the drain loop prepares (about 6 MB with two
+// arguments), a quarter of the queue's room.
+constexpr size_t kRaiseRecords = 128 * 1024;
+
+}  // namespace
+
+WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority)
+    : writer_(std::move(writer)), queue_(queue), priority_(priority) {
+  if (priority_ == Priority::idle) {
+    queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords, kFlushInterval);
+  }
+  thread_ = std::thread([this] { run(); });
+}
 
 WriterThread::~WriterThread() {
   if (thread_.joinable()) {
+    raise();
     queue_.close();
     thread_.join();
   }
 }
 
-// How long decoded events may sit in the writer's pending chunk. A recorder
-// killed by SIGKILL (or a machine that crashes) loses at most this much; the
-// writer itself only checks chunk age when appends arrive, so a quiet
-// recording is flushed from here.
-constexpr std::chrono::milliseconds kFlushInterval{1000};
+void WriterThread::raise() {
+  if (idle_.exchange(false)) (void)set_normal_priority(tid_.load());
+}
+
+// The policy first, then the flag: a raise() that finds the flag set always
+// comes after the policy change, so it is never undone. One that comes
+// between the two misses; the next batch's push asks again.
+void WriterThread::lower() {
+  if (priority_ != Priority::idle || idle_.load()) return;
+  if (set_idle_priority(tid_.load())) idle_.store(true);
+}
 
 void WriterThread::run() {
+  tid_.store(static_cast<pid_t>(gettid()));
+  lower();
   EventBatch batch;
   bool pending = false;  // appended since the last flush
   auto last_flush = std::chrono::steady_clock::now();
   for (;;) {
     BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
     if (got == BatchQueue::PopResult::closed) break;
+    if (got == BatchQueue::PopResult::timeout) lower();
     if (failed_.load(std::memory_order_relaxed)) continue;
     auto now = std::chrono::steady_clock::now();
     if (got == BatchQueue::PopResult::timeout || now - last_flush >= kFlushInterval) {
@@ -48,7 +83,7 @@ void WriterThread::run() {
       if (!status) break;
       if (status = writer_.append(p); !status) break;
     }
-    if (status) status = writer_.append_events(batch.events);
+    if (status) status = append_events(batch);
     if (status) {
       for (const format::LostEvent& l : batch.lost) {
         if (status = writer_.append(l); !status) break;
@@ -60,11 +95,22 @@ void WriterThread::run() {
     }
     queue_.recycle(std::move(batch));
     batch = EventBatch();
+    if (queue_.size() == 0) lower();
   }
+}
+
+Status WriterThread::append_events(const EventBatch& batch) {
+  EventBatch::Reader reader(batch);
+  format::Event e;
+  while (reader.next(e)) {
+    if (Status s = writer_.append(e); !s) return s;
+  }
+  return Status::success();
 }
 
 Status WriterThread::finish(const format::TraceSummary& summary,
                             const std::vector<format::ObjectTable>& objects) {
+  raise();
   queue_.close();
   if (thread_.joinable()) thread_.join();
   if (error_) return *error_;

@@ -3,7 +3,17 @@
 // A write failure (disk full, I/O error) is kept, raised as failed() for the
 // drain loop to stop on, and later batches are discarded so the producer is
 // never blocked by a dead consumer.
+//
+// With Priority::idle the thread runs in SCHED_IDLE while it keeps up
+// (thread_priority.h): a workload that keeps every CPU busy is not slowed by
+// the encoding, which waits for a free CPU. The drain loop raises it to
+// normal priority when it falls behind (BatchQueue's consumer-needed hook:
+// kRaiseRecords records waiting, one waiting a second, or the queue's lock
+// held), and it goes back to idle once it has emptied the queue. finish()
+// raises it first, so the end of a recording never waits for a free CPU.
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <optional>
@@ -18,7 +28,8 @@ namespace usdt::record {
 
 class WriterThread {
  public:
-  WriterThread(format::TraceWriter writer, BatchQueue& queue);
+  enum class Priority { normal, idle };
+  WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority = Priority::normal);
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
   // Joins (closing the queue) if finish() was not called.
@@ -32,13 +43,25 @@ class WriterThread {
   Status finish(const format::TraceSummary& summary,
                 const std::vector<format::ObjectTable>& objects = {});
 
+  // The writer thread's id (0 before it started), for tests and /proc.
+  pid_t tid() const { return tid_.load(); }
+
   // Only after finish(): the writer belongs to the thread until then.
   uint64_t bytes_written() const { return thread_.joinable() ? 0 : writer_.bytes_written(); }
 
  private:
   void run();
+  Status append_events(const EventBatch& batch);
+  // From the drain loop: the thread must run now.
+  void raise();
+  // From the thread itself, when the queue is empty.
+  void lower();
+
   format::TraceWriter writer_;
   BatchQueue& queue_;
+  const Priority priority_;
+  std::atomic<pid_t> tid_{0};
+  std::atomic<bool> idle_{false};
   std::atomic<bool> failed_{false};
   std::optional<Error> error_;
   std::thread thread_;

@@ -212,6 +212,64 @@ TEST_CASE("a registers-only site decodes as the general path does", "[sample_dec
   CHECK(decoder.malformed() - malformed == whole.size() - sizeof(perf_event_header) - 8);
 }
 
+TEST_CASE("the usual sample packs as it decodes, and only the usual sample packs",
+          "[sample_decoder]") {
+  const char* args = "-4@%eax 8@%rdi 1@%ah 2@%si -1@%al";
+  const uint64_t regs = bit(x86_reg::ax) | bit(x86_reg::si) | bit(x86_reg::di);
+  std::vector<SiteDecoding> sites;
+  sites.push_back(site(0, args, regs, 0));
+  sites.push_back(site(1, args, regs, 16));  // samples stack too: not registers-only
+  SampleDecoder decoder(std::move(sites), true);
+  decoder.add_event(100, 0);
+  decoder.add_event(101, 1);
+  auto sample = [](uint64_t id, uint64_t abi, uint64_t ax) {
+    RecordBuilder r(PERF_RECORD_SAMPLE);
+    r.u64(id).u32(42).u32(43).u64(5000 + id).u32(1).u32(0).u64(abi);
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) r.u64(ax).u64(0xfffe0001).u64(77);
+    if (id == 101) {
+      uint8_t stack[16] = {};
+      r.u64(16).raw(stack, 16).u64(16);
+    }
+    return r;
+  };
+  uint64_t out[kPackedMaxWords];
+  RecordBuilder first = sample(100, PERF_SAMPLE_REGS_ABI_64, 1);
+  // Not the last sample's site yet: the decoder has not looked its id up.
+  CHECK(decoder.pack_usual(first.done(), out) == 0);
+  REQUIRE(decoder.decode(first.done()) == SampleDecoder::Kind::event);
+  for (uint64_t ax : {uint64_t{0}, uint64_t{0xffffffff8000ff80}, uint64_t{0x1234567f}}) {
+    RecordBuilder r = sample(100, PERF_SAMPLE_REGS_ABI_64, ax);
+    REQUIRE(decoder.pack_usual(r.done(), out) == kPackedHeaderWords + 5);
+    REQUIRE(decoder.decode(r.done()) == SampleDecoder::Kind::event);
+    const format::Event& e = decoder.event();
+    CHECK(out[0] == e.time_ns);
+    CHECK(packed_pid(out) == e.pid);
+    CHECK(packed_tid(out) == e.tid);
+    CHECK(static_cast<uint32_t>(out[2]) == e.cpu);
+    CHECK(packed_site(out) == e.site_id);
+    CHECK(out[3] == packed_shape(5, 0, 0, 0, false));
+    for (int i = 0; i < 5; ++i) CHECK(out[kPackedHeaderWords + i] == e.args[i]);
+  }
+  // Without user registers every argument is missing: decode() says so.
+  RecordBuilder none = sample(100, PERF_SAMPLE_REGS_ABI_NONE, 0);
+  CHECK(decoder.pack_usual(none.done(), out) == 0);
+  // Another site's sample, a short one, another kind of record: not packed.
+  RecordBuilder other = sample(101, PERF_SAMPLE_REGS_ABI_64, 1);
+  CHECK(decoder.pack_usual(other.done(), out) == 0);
+  REQUIRE(decoder.decode(other.done()) == SampleDecoder::Kind::event);
+  CHECK(decoder.pack_usual(other.done(), out) == 0);  // its site now, but not registers-only
+  RecordBuilder r = sample(100, PERF_SAMPLE_REGS_ABI_64, 1);
+  const perf_event_header* h = r.done();
+  std::vector<uint8_t> cut(reinterpret_cast<const uint8_t*>(h),
+                           reinterpret_cast<const uint8_t*>(h) + h->size - 8);
+  uint16_t size = static_cast<uint16_t>(cut.size());
+  std::memcpy(cut.data() + 6, &size, 2);
+  CHECK(decoder.pack_usual(reinterpret_cast<const perf_event_header*>(cut.data()), out) == 0);
+  RecordBuilder lost(PERF_RECORD_LOST);
+  lost.u64(100).u64(3);
+  CHECK(decoder.pack_usual(lost.done(), out) == 0);
+}
+
 TEST_CASE("a sample decodes to an event of its site", "[sample_decoder]") {
   std::vector<SiteDecoding> sites;
   sites.push_back(site(0, "-4@%eax 8@%rdi 4@$7", bit(x86_reg::ax) | bit(x86_reg::di), 0));
