@@ -1,0 +1,86 @@
+// The writer thread: every batch written, and its scheduling class (idle
+// while it keeps up, normal when the drain loop calls for it).
+#include "record/writer_thread.h"
+
+#include <sched.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+#include "format_test_util.h"
+#include "formats/trace_reader.h"
+#include "record/thread_priority.h"
+
+using namespace usdt;
+using namespace usdt::record;
+using namespace usdt::format::test;
+
+namespace {
+
+// The writer thread's policy once it has started and set it.
+int policy_of(const WriterThread& writer) {
+  for (int i = 0; i < 1000 && writer.tid() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return sched_getscheduler(writer.tid());
+}
+
+EventBatch batch_of(size_t events, uint64_t first_time) {
+  EventBatch b;
+  format::Event e;
+  e.site_id = 1;  // sample_sites(2): site 1 has one argument
+  e.arg_count = 1;
+  for (size_t i = 0; i < events; ++i) {
+    e.time_ns = first_time + i;
+    e.args[0] = i;
+    b.add(e);
+  }
+  return b;
+}
+
+uint64_t events_in(const std::string& path) {
+  auto r = format::TraceReader::open(path);
+  REQUIRE(r.ok());
+  uint64_t n = 0;
+  while (r->next()) n += r->kind() == format::RecordKind::event;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("an idle writer thread runs in SCHED_IDLE, is raised when called for, writes all",
+          "[writer_thread]") {
+  if (!can_leave_idle_priority()) {
+    WARN(
+        "not run: this process may not leave SCHED_IDLE (no CAP_SYS_NICE), and usdt-record "
+        "then keeps its writer normal");
+    return;
+  }
+  TempPath tmp;
+  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+  REQUIRE(w.ok());
+  BatchQueue queue(64);
+  WriterThread writer(std::move(*w), queue, WriterThread::Priority::idle);
+  CHECK(policy_of(writer) == SCHED_IDLE);
+  queue.push(batch_of(100, 1000));
+  // 128 Ki records waiting call for it: the push raises it before returning.
+  // (It lowers itself again once it has emptied the queue, which takes it
+  // longer than this check.)
+  queue.push(batch_of(128 * 1024, 2000));
+  CHECK(sched_getscheduler(writer.tid()) == SCHED_OTHER);
+  REQUIRE(writer.finish(format::TraceSummary{}).ok());
+  CHECK(events_in(tmp.str()) == 100 + 128 * 1024);
+}
+
+TEST_CASE("a normal writer thread stays in SCHED_OTHER", "[writer_thread]") {
+  TempPath tmp;
+  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+  REQUIRE(w.ok());
+  BatchQueue queue(64);
+  WriterThread writer(std::move(*w), queue);
+  CHECK(policy_of(writer) == SCHED_OTHER);
+  queue.push(batch_of(10, 1000));
+  REQUIRE(writer.finish(format::TraceSummary{}).ok());
+  CHECK(events_in(tmp.str()) == 10);
+}
