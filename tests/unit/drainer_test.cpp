@@ -159,3 +159,89 @@ TEST_CASE("a pass applies the side band's forks in time order across CPUs", "[dr
   std::vector<pid_t> started = drainer.take_new_processes();
   CHECK(started == std::vector<pid_t>{static_cast<pid_t>(child), static_cast<pid_t>(grandchild)});
 }
+
+namespace {
+
+// Two registers-only sites (identifiers 100, 101): "8@%rdi -4@%eax".
+SampleDecoder register_decoder() {
+  std::vector<SiteDecoding> sites;
+  for (uint32_t id = 0; id < 2; ++id) {
+    SiteDecoding d;
+    d.site_id = id;
+    d.args = parse_arg_specs("8@%rdi -4@%eax", Arch::x86_64);
+    for (const ArgSpec& a : d.args) d.sources.push_back(arg_source(a, Arch::x86_64));
+    d.regs_mask = uint64_t{1} << x86_reg::ax | uint64_t{1} << x86_reg::di;
+    sites.push_back(d);
+  }
+  SampleDecoder decoder(std::move(sites), true);
+  decoder.add_event(100, 0);
+  decoder.add_event(101, 1);
+  return decoder;
+}
+
+// identifier, pid, tid, time, cpu, res, the abi, then rax and rdi (mask order).
+std::vector<uint8_t> register_sample(uint64_t id, uint32_t pid, uint64_t time, uint64_t rdi,
+                                     uint64_t rax) {
+  return record(PERF_RECORD_SAMPLE,
+                {id, pair(pid, pid + 1), time, pair(1, 0), PERF_SAMPLE_REGS_ABI_64, rax, rdi});
+}
+
+}  // namespace
+
+TEST_CASE("without call stacks the usual samples are packed as decode() reads them", "[drainer]") {
+  // A traced process and a foreign one hit two system-wide sites (the pid
+  // filter applies from site 0); the first sample of each site goes through
+  // decode(), the others are packed straight from the buffer.
+  const uint64_t now = monotonic_now();
+  const uint32_t traced = kPid - 5, foreign = kPid - 6;
+  Buffers b;
+  struct Hit {
+    uint64_t id;
+    uint32_t pid;
+    uint64_t rdi, rax;
+  };
+  std::vector<Hit> hits;
+  for (uint64_t i = 0; i < 40; ++i) {
+    hits.push_back({100 + (i / 10) % 2, i % 7 == 3 ? foreign : traced, 1000 + i,
+                    i % 2 ? 0xffffffff80000000 + i : i});
+  }
+  for (size_t i = 0; i < hits.size(); ++i) {
+    b.samples.write(
+        register_sample(hits[i].id, hits[i].pid, now - 10000 + i, hits[i].rdi, hits[i].rax));
+  }
+  SampleDecoder decoder = register_decoder();
+  BatchQueue queue(64);
+  Drainer drainer(decoder, queue, 2);
+  drainer.set_side_band_from(1);
+  drainer.set_pid_filter({static_cast<pid_t>(traced)});
+  drainer.drain_to_end(b.rings);
+
+  std::vector<format::Event> got;
+  EventBatch batch;
+  while (queue.pop_for(batch, std::chrono::milliseconds(0)) == BatchQueue::PopResult::batch) {
+    EventBatch::Reader reader(batch);
+    format::Event e;
+    while (reader.next(e)) got.push_back(e);
+  }
+  std::vector<Hit> kept;
+  for (const Hit& h : hits) {
+    if (h.pid == traced) kept.push_back(h);
+  }
+  CHECK(drainer.foreign() == hits.size() - kept.size());
+  CHECK(drainer.events() == kept.size());
+  CHECK(drainer.events_per_site()[0] + drainer.events_per_site()[1] == kept.size());
+  REQUIRE(got.size() == kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    INFO("event " << i);
+    CHECK(got[i].site_id == kept[i].id - 100);
+    CHECK(got[i].pid == traced);
+    CHECK(got[i].tid == traced + 1);
+    CHECK(got[i].cpu == 1);
+    REQUIRE(got[i].arg_count == 2);
+    CHECK(got[i].missing_mask == 0);
+    CHECK(got[i].args[0] == kept[i].rdi);
+    // -4@%eax: the low 32 bits, sign-extended.
+    CHECK(got[i].args[1] ==
+          static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(kept[i].rax))));
+  }
+}
