@@ -20,7 +20,7 @@ sanitized_tests=(arg_spec_test usdt_probe_test probe_spec_test proc_maps_test by
   library_finder_test
   zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test trace_added_sites_test
   sample_decoder_test tracepoint_format_test tracepoint_sites_test report_unit_tests
-  clickhouse_unit_tests report_parallel_test drainer_test)
+  clickhouse_unit_tests report_parallel_test drainer_test record_support_test writer_thread_test)
 cmake -S . -B build-asan -DUSDT_SANITIZE=ON -DUSDT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j"$jobs" --target "${sanitized_tests[@]}"
 # (with the entries of their hidden cases, NAME_TAG: tests/tag_tests.cmake)
