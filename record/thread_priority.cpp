@@ -27,6 +27,18 @@ bool set_policy(pid_t tid, int policy) {
   return sched_setscheduler(tid, policy, &param) == 0;
 }
 
+// sched_setattr(2)'s struct (glibc has no wrapper before 2.41).
+struct SchedAttr {
+  uint32_t size;
+  uint32_t sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime;
+  uint64_t sched_deadline;
+  uint64_t sched_period;
+};
+
 }  // namespace
 
 bool can_leave_idle_priority() {
@@ -40,18 +52,6 @@ bool can_leave_idle_priority() {
   if (getrlimit(RLIMIT_NICE, &limit) != 0) return false;
   return limit.rlim_cur == RLIM_INFINITY || static_cast<rlim_t>(20 - nice) <= limit.rlim_cur;
 }
-
-// sched_setattr(2)'s struct (glibc has no wrapper before 2.41).
-struct SchedAttr {
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime;
-  uint64_t sched_deadline;
-  uint64_t sched_period;
-};
 
 bool set_idle_priority(pid_t tid) {
   // The shortest slice the kernel allows (0.1 ms, Linux 6.12 and later):
@@ -67,6 +67,7 @@ bool set_idle_priority(pid_t tid) {
   if (syscall(SYS_sched_setattr, tid, &attr, 0u) == 0) return true;
   return set_policy(tid, SCHED_IDLE);  // an older kernel: EINVAL for the slice
 }
+
 bool set_normal_priority(pid_t tid) { return set_policy(tid, SCHED_OTHER); }
 
 }  // namespace usdt::record
