@@ -301,15 +301,7 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
     out.flush();
     failed = out.failed();
   }
-  if (failed) {
-    print_error(io.err, "cannot write '" + options.output + "'");
-    return 1;  // the file is closed by its owner
-  }
-  if (Status closed = file->close(); !closed) {
-    print_error(io.err, closed.error().message());
-    return 1;
-  }
-  report_read_problems(input, io.err);
+  if (int code = finish_export(*setup, failed, options, input, io); code != 0) return code;
   if (whole.analyzer) {
     std::fprintf(
         io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",

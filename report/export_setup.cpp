@@ -34,4 +34,18 @@ std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInp
   return ExportSetup{std::move(*filter), std::move(pairing), std::move(*file)};
 }
 
+int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& options,
+                  TraceInput& input, CommandIo io) {
+  if (write_failed) {
+    print_error(io.err, "cannot write '" + options.output + "'");
+    return 1;  // the file is closed by its owner
+  }
+  if (Status closed = setup.file.close(); !closed) {
+    print_error(io.err, closed.error().message());
+    return 1;
+  }
+  report_read_problems(input, io.err);
+  return 0;
+}
+
 }  // namespace usdt::report

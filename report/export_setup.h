@@ -22,4 +22,10 @@ struct ExportSetup {
 std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input,
                                           bool pairs, CommandIo io, int* exit_code);
 
+// After the last byte is written: a failed write or close is an error line
+// and exit code 1; else the input's read problems are reported and 0 is
+// returned (the caller then prints what it wrote).
+int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& options,
+                  TraceInput& input, CommandIo io);
+
 }  // namespace usdt::report
