@@ -46,6 +46,12 @@ size_t BatchQueue::size() {
   return batches_.size();
 }
 
+std::optional<std::chrono::steady_clock::time_point> BatchQueue::oldest_queued_at() {
+  std::lock_guard lock(mutex_);
+  if (batches_.empty()) return std::nullopt;
+  return batches_.front().queued_at;
+}
+
 BatchQueue::PopResult BatchQueue::pop_for(EventBatch& batch, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   if (!not_empty_.wait_for(lock, timeout, [&] { return closed_ || !batches_.empty(); })) {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -143,6 +144,8 @@ class BatchQueue {
   void prepare_spares(size_t words);
   // Batches waiting for the consumer.
   size_t size();
+  // When the oldest of them was queued; nullopt when none waits.
+  std::optional<std::chrono::steady_clock::time_point> oldest_queued_at();
 
  private:
   // The producer's lock: calls need() first when the consumer holds it.

@@ -484,6 +484,7 @@ Status RecordSession::loop() {
     }
     drainer_->drain(events_->buffers());
     if (follower_) follow_new_mappings();
+    writer_thread_->keep_up();
     if (writer_thread_->failed()) return Status::success();  // reported by finish()
     if (stop) return Status::success();
     if (child_) {

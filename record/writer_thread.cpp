@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "record/thread_priority.h"
 
@@ -40,6 +41,23 @@ WriterThread::~WriterThread() {
   }
 }
 
+bool writer_is_behind(std::chrono::steady_clock::time_point now,
+                      std::optional<std::chrono::steady_clock::time_point> oldest_queued,
+                      std::optional<std::chrono::steady_clock::time_point> unflushed_since,
+                      std::chrono::milliseconds flush_interval) {
+  if (oldest_queued && now - *oldest_queued >= flush_interval) return true;
+  return unflushed_since && now - *unflushed_since >= 2 * flush_interval;
+}
+
+void WriterThread::keep_up(std::chrono::steady_clock::time_point now) {
+  if (priority_ != Priority::idle || !idle_.load()) return;
+  std::optional<std::chrono::steady_clock::time_point> unflushed;
+  if (int64_t since = unflushed_since_.load(); since != 0) {
+    unflushed = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(since));
+  }
+  if (writer_is_behind(now, queue_.oldest_queued_at(), unflushed, kFlushInterval)) raise();
+}
+
 void WriterThread::raise() {
   if (idle_.exchange(false)) (void)set_normal_priority(tid_.load());
 }
@@ -61,10 +79,13 @@ void WriterThread::run() {
   for (;;) {
     BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
     if (got == BatchQueue::PopResult::closed) break;
-    if (got == BatchQueue::PopResult::timeout) lower();
-    if (failed_.load(std::memory_order_relaxed)) continue;
+    const bool timeout = got == BatchQueue::PopResult::timeout;
+    if (failed_.load(std::memory_order_relaxed)) {
+      if (timeout) lower();
+      continue;
+    }
     auto now = std::chrono::steady_clock::now();
-    if (got == BatchQueue::PopResult::timeout || now - last_flush >= kFlushInterval) {
+    if (timeout || now - last_flush >= kFlushInterval) {
       if (pending) {
         if (Status flushed = writer_.flush(); !flushed) {
           error_ = flushed.error();
@@ -72,10 +93,15 @@ void WriterThread::run() {
           continue;
         }
         pending = false;
+        unflushed_since_.store(0);
       }
       last_flush = now;
-      if (got == BatchQueue::PopResult::timeout) continue;
+      if (timeout) {
+        lower();  // after the flush: keep_up() may have raised it for that
+        continue;
+      }
     }
+    if (!pending) unflushed_since_.store(now.time_since_epoch().count());
     pending = true;
     Status status;
     if (!batch.added_sites.empty()) status = writer_.add_sites(batch.added_sites, batch.added_since_ns);

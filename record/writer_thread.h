@@ -9,13 +9,17 @@
 // the encoding, which waits for a free CPU. The drain loop raises it to
 // normal priority when it falls behind (BatchQueue's consumer-needed hook:
 // kRaiseRecords records waiting, one waiting a second, or the queue's lock
-// held), and it goes back to idle once it has emptied the queue. finish()
-// raises it first, so the end of a recording never waits for a free CPU.
+// held; and keep_up() at every pass, for batches or a chunk left waiting
+// after the last push), and it goes back to idle once it has emptied the
+// queue. finish() raises it first, so the end of a recording never waits for
+// a free CPU.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -25,6 +29,14 @@
 #include "record/batch_queue.h"
 
 namespace usdt::record {
+
+// Whether an idle writer is behind: a batch has waited in the queue for
+// `flush_interval`, or what it appended has gone unflushed for twice that
+// (it flushes once a second, at the latest a second after its last batch).
+bool writer_is_behind(std::chrono::steady_clock::time_point now,
+                      std::optional<std::chrono::steady_clock::time_point> oldest_queued,
+                      std::optional<std::chrono::steady_clock::time_point> unflushed_since,
+                      std::chrono::milliseconds flush_interval);
 
 class WriterThread {
  public:
@@ -42,6 +54,14 @@ class WriterThread {
   // Returns the first error of the whole run.
   Status finish(const format::TraceSummary& summary,
                 const std::vector<format::ObjectTable>& objects = {});
+
+  // From the drain loop, at every pass: raises an idle thread that has let a
+  // batch wait, or its chunk go unflushed, longer than it does with a CPU
+  // (writer_is_behind). The push that would have raised it may never come
+  // (a burst, then quiet), and while other programs keep every CPU busy a
+  // SCHED_IDLE thread barely runs: the events would stay in memory, not in
+  // the file, for as long as the load lasts.
+  void keep_up(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
   // The writer thread's id (0 before it started), for tests and /proc.
   pid_t tid() const { return tid_.load(); }
@@ -63,6 +83,9 @@ class WriterThread {
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_{false};
   std::atomic<bool> failed_{false};
+  // When the thread first appended after its last flush, as steady_clock
+  // ticks; 0 while everything it appended is flushed.
+  std::atomic<int64_t> unflushed_since_{0};
   std::optional<Error> error_;
   std::thread thread_;
 };

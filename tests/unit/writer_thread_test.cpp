@@ -84,3 +84,65 @@ TEST_CASE("a normal writer thread stays in SCHED_OTHER", "[writer_thread]") {
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
   CHECK(events_in(tmp.str()) == 10);
 }
+
+TEST_CASE("an idle writer is behind when a batch or its chunk has waited too long",
+          "[writer_thread]") {
+  using std::chrono::milliseconds;
+  const auto t0 = std::chrono::steady_clock::time_point(std::chrono::seconds(1000));
+  const milliseconds second(1000);
+  CHECK_FALSE(writer_is_behind(t0, std::nullopt, std::nullopt, second));
+  // A batch in the queue: behind once it has waited the flush interval.
+  CHECK_FALSE(writer_is_behind(t0 + milliseconds(999), t0, std::nullopt, second));
+  CHECK(writer_is_behind(t0 + second, t0, std::nullopt, second));
+  // An unflushed chunk: the writer flushes it at the latest a second after
+  // its last batch, so only twice the interval is late.
+  CHECK_FALSE(writer_is_behind(t0 + milliseconds(1999), std::nullopt, t0, second));
+  CHECK(writer_is_behind(t0 + 2 * second, std::nullopt, t0, second));
+}
+
+TEST_CASE("the queue tells when its oldest batch was queued", "[writer_thread]") {
+  BatchQueue queue(8);
+  CHECK_FALSE(queue.oldest_queued_at().has_value());
+  queue.push(batch_of(1, 1000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const auto between = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  queue.push(batch_of(1, 2000));
+  REQUIRE(queue.oldest_queued_at().has_value());
+  CHECK(*queue.oldest_queued_at() < between);
+  EventBatch b;
+  REQUIRE(queue.pop_for(b, std::chrono::milliseconds(0)) == BatchQueue::PopResult::batch);
+  REQUIRE(queue.oldest_queued_at().has_value());
+  CHECK(*queue.oldest_queued_at() > between);
+}
+
+TEST_CASE("keep_up raises an idle writer that has left events waiting, and only then",
+          "[writer_thread]") {
+  if (!can_leave_idle_priority()) {
+    WARN("not run: this process may not leave SCHED_IDLE (no CAP_SYS_NICE)");
+    return;
+  }
+  TempPath tmp;
+  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+  REQUIRE(w.ok());
+  BatchQueue queue(64);
+  WriterThread writer(std::move(*w), queue, WriterThread::Priority::idle);
+  REQUIRE(policy_of(writer) == SCHED_IDLE);
+  // Nothing queued, nothing appended: however late, nothing to catch up on.
+  writer.keep_up(std::chrono::steady_clock::now() + std::chrono::hours(1));
+  CHECK(sched_getscheduler(writer.tid()) == SCHED_IDLE);
+
+  queue.push(batch_of(100, 1000));
+  // Seen from three seconds on, the batch is late wherever it is: still
+  // queued, or appended and unflushed (the thread flushes a second after its
+  // last batch, so it stays raised until then once it has appended).
+  bool raised = false;
+  for (int i = 0; i < 5000 && !raised; ++i) {
+    writer.keep_up(std::chrono::steady_clock::now() + std::chrono::seconds(3));
+    raised = sched_getscheduler(writer.tid()) == SCHED_OTHER;
+    if (!raised) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(raised);
+  REQUIRE(writer.finish(format::TraceSummary{}).ok());
+  CHECK(events_in(tmp.str()) == 100);
+}
