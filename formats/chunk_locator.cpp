@@ -122,7 +122,7 @@ void ChunkLocator::read_object(uint64_t offset) {
                             o.error().message() + "): its symbols are left out");
     return;
   }
-  st_.objects.push_back(std::move(*o));
+  st_.objects->push_back(std::move(*o));
 }
 
 // Whether a complete, plausible block frame starts at offset.

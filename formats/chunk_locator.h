@@ -27,7 +27,7 @@ class ChunkLocator {
     if (!read_footer(data_start)) {
       // (read_footer gives up before it reads any added sites.)
       chunks_.clear();
-      st_.objects.clear();
+      st_.objects->clear();
       scanned_summary_.reset();
       scan(data_start);
       // Decoded after the scan, which has then read every added probe

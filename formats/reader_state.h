@@ -31,7 +31,9 @@ struct ReaderState {
   std::vector<uint16_t> site_string_masks;  // by site id: bit i, argument i is a string
   std::vector<uint8_t> site_frames;         // by site id: 1 when its last argument is the frame
   std::optional<TraceSummary> summary;
-  std::vector<ObjectTable> objects;  // 1.3 object blocks, in file order
+  // 1.3 object blocks, in file order: read at open, then shared (unchanged)
+  // by every fork of the reader, which would otherwise copy the symbols.
+  std::shared_ptr<std::vector<ObjectTable>> objects = std::make_shared<std::vector<ObjectTable>>();
   ReadDiagnostics diag;
   ZstdDecompressor zstd;
   std::string block_buf;  // reused for every block read

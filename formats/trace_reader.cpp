@@ -127,7 +127,10 @@ Result<TraceReader> TraceReader::open_bytes(std::string bytes, const std::string
 const std::string& TraceReader::path() const { return impl_->state.path; }
 const TraceMetadata& TraceReader::metadata() const { return impl_->state.metadata; }
 const std::vector<ProbeSite>& TraceReader::sites() const { return impl_->state.sites; }
-const std::vector<ObjectTable>& TraceReader::objects() const { return impl_->state.objects; }
+const std::vector<ObjectTable>& TraceReader::objects() const { return *impl_->state.objects; }
+std::shared_ptr<const std::vector<ObjectTable>> TraceReader::shared_objects() const {
+  return impl_->state.objects;
+}
 void TraceReader::set_filter(ReadFilter filter) { impl_->merger->set_filter(std::move(filter)); }
 TraceReader TraceReader::fork() const {
   const ReaderState& from = impl_->state;

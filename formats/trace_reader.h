@@ -106,6 +106,8 @@ class TraceReader {
   // open() returned: from the index, or collected by the scan of a file
   // without one. Damaged blocks are reported in diagnostics() and left out.
   const std::vector<ObjectTable>& objects() const;
+  // The same tables, shared rather than copied (forks share them too).
+  std::shared_ptr<const std::vector<ObjectTable>> shared_objects() const;
 
   // Set before the first next(); lets the reader skip chunks via the index.
   void set_filter(ReadFilter filter);

@@ -29,7 +29,7 @@ namespace {
 // parent's mappings. The reader then passes the events of every pid and
 // tid, and EventFilter::accepts still selects them.
 format::ReadFilter reader_hint(const TraceInput& input, uint32_t file, format::ReadFilter rf) {
-  if (!input.files()[file].objects.empty()) {
+  if (!input.files()[file].objects().empty()) {
     rf.pid.reset();
     rf.tid.reset();
   }

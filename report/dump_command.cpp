@@ -687,7 +687,7 @@ int run_dump(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // of stacks (object blocks, format 1.3), so files without stacks keep
   // their columns.
   bool& stacks = setup.stacks;
-  for (const TraceFileInfo& f : input.files()) stacks = stacks || !f.objects.empty();
+  for (const TraceFileInfo& f : input.files()) stacks = stacks || !f.objects().empty();
 
   OutputBuffer out(io.out);
   if (format == DumpFormat::csv) {

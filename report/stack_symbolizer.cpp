@@ -44,7 +44,7 @@ const MappingSet::Mapping* MappingSet::find(uint64_t address) const {
 StackSymbolizer::StackSymbolizer(const std::vector<TraceFileInfo>& files)
     : files_(files), objects_(files.size()), current_(files.size()) {
   for (size_t f = 0; f < files.size(); ++f) {
-    const std::vector<format::ObjectTable>& objects = files[f].objects;
+    const std::vector<format::ObjectTable>& objects = files[f].objects();
     // Two blocks with the same key: the first wins (FORMAT.md 3.6a).
     for (size_t i = 0; i < objects.size(); ++i) {
       if (!objects[i].build_id.empty())
@@ -172,7 +172,7 @@ FrameSymbol StackSymbolizer::name_frame(const MappingSet* mappings, uint64_t add
   const uint64_t lookup_offset = lookup - m->start + m->file_offset;
   if (m->object >= 0) {
     const std::vector<format::ObjectSymbol>& symbols =
-        files_[mappings->file].objects[m->object].symbols;
+        files_[mappings->file].objects()[m->object].symbols;
     auto it = std::upper_bound(
         symbols.begin(), symbols.end(), lookup_offset,
         [](uint64_t o, const format::ObjectSymbol& s) { return o < s.file_offset; });

@@ -35,8 +35,13 @@ struct TraceFileInfo {
   std::string path;
   format::TraceMetadata metadata;
   // The symbols of the files its stacks run through (format 1.3 object
-  // blocks), known at open: stacks are named from these alone.
-  std::vector<format::ObjectTable> objects;
+  // blocks), known at open: stacks are named from these alone. Shared with
+  // the segments opened from this input and with the file's reader.
+  std::shared_ptr<const std::vector<format::ObjectTable>> object_tables;
+  const std::vector<format::ObjectTable>& objects() const {
+    static const std::vector<format::ObjectTable> none;
+    return object_tables ? *object_tables : none;
+  }
   int64_t shift_ns = 0;  // added to the file's times to get timeline times
   // Filled in when the file has been read to its end.
   std::optional<format::TraceSummary> summary;

@@ -79,7 +79,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
     info.path = path;
     info.metadata = reader->metadata();
     info.summary = reader->summary();
-    info.objects = reader->objects();
+    info.object_tables = reader->shared_objects();
     set->catalog_.add_file(reader->sites());
     set->files_.push_back(std::move(info));
     set->readers_.push_back(std::move(*reader));
@@ -201,7 +201,7 @@ void TraceSet::release_reading() {
   heads_ = {};
   live_ = {};
   head_time_ = {};
-  for (TraceFileInfo& f : files_) f.objects = {};  // the symbols: only stacks read them
+  for (TraceFileInfo& f : files_) f.object_tables.reset();  // the symbols: only stacks read them
 }
 
 void TraceSet::adopt_segments(const std::vector<std::unique_ptr<TraceInput>>& segments) {

@@ -4,6 +4,7 @@
 // TraceSet does.
 #pragma once
 
+#include <memory>
 #include <variant>
 #include <vector>
 
@@ -30,7 +31,11 @@ class MemoryTrace : public TraceInput {
   void add(uint32_t file, const format::ProcessEvent& p) { records_[file].push_back(p); }
   void add(uint32_t file, const format::LostEvent& l) { records_[file].push_back(l); }
   // The object blocks of a file (format 1.3), as TraceReader::objects() gives them.
-  void add_object(uint32_t file, const format::ObjectTable& o) { files_[file].objects.push_back(o); }
+  void add_object(uint32_t file, const format::ObjectTable& o) {
+    auto tables = std::make_shared<std::vector<format::ObjectTable>>(files_[file].objects());
+    tables->push_back(o);
+    files_[file].object_tables = std::move(tables);
+  }
   void set_summary(uint32_t file, const format::TraceSummary& s) { files_[file].summary = s; }
   void set_diagnostics(uint32_t file, const format::ReadDiagnostics& d) { files_[file].diagnostics = d; }
 

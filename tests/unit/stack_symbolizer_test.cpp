@@ -45,7 +45,7 @@ fmt::ObjectTable object(std::string build_id, std::string path,
 
 std::vector<TraceFileInfo> one_file(std::vector<fmt::ObjectTable> objects) {
   std::vector<TraceFileInfo> files(1);
-  files[0].objects = std::move(objects);
+  files[0].object_tables = std::make_shared<std::vector<fmt::ObjectTable>>(std::move(objects));
   return files;
 }
 
