@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "format_test_util.h"
@@ -39,6 +40,28 @@ EventBatch batch_of(size_t events, uint64_t first_time) {
   return b;
 }
 
+// A writer thread on a fresh trace file and queue.
+struct WriterOnFile {
+  TempPath tmp;
+  BatchQueue queue{64};
+  std::unique_ptr<WriterThread> writer;
+
+  explicit WriterOnFile(WriterThread::Priority priority) {
+    auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
+    REQUIRE(w.ok());
+    writer = std::make_unique<WriterThread>(std::move(*w), queue, priority);
+  }
+};
+
+// Whether this process may raise a thread out of SCHED_IDLE; says why not.
+bool can_test_idle_writer() {
+  if (can_leave_idle_priority()) return true;
+  WARN(
+      "not run: this process may not leave SCHED_IDLE (no CAP_SYS_NICE), and usdt-record "
+      "then keeps its writer normal");
+  return false;
+}
+
 uint64_t events_in(const std::string& path) {
   auto r = format::TraceReader::open(path);
   REQUIRE(r.ok());
@@ -51,17 +74,10 @@ uint64_t events_in(const std::string& path) {
 
 TEST_CASE("an idle writer thread runs in SCHED_IDLE, is raised when called for, writes all",
           "[writer_thread]") {
-  if (!can_leave_idle_priority()) {
-    WARN(
-        "not run: this process may not leave SCHED_IDLE (no CAP_SYS_NICE), and usdt-record "
-        "then keeps its writer normal");
-    return;
-  }
-  TempPath tmp;
-  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
-  REQUIRE(w.ok());
-  BatchQueue queue(64);
-  WriterThread writer(std::move(*w), queue, WriterThread::Priority::idle);
+  if (!can_test_idle_writer()) return;
+  WriterOnFile f(WriterThread::Priority::idle);
+  BatchQueue& queue = f.queue;
+  WriterThread& writer = *f.writer;
   CHECK(policy_of(writer) == SCHED_IDLE);
   queue.push(batch_of(100, 1000));
   // 128 Ki records waiting call for it: the push raises it before returning.
@@ -70,19 +86,17 @@ TEST_CASE("an idle writer thread runs in SCHED_IDLE, is raised when called for, 
   queue.push(batch_of(128 * 1024, 2000));
   CHECK(sched_getscheduler(writer.tid()) == SCHED_OTHER);
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
-  CHECK(events_in(tmp.str()) == 100 + 128 * 1024);
+  CHECK(events_in(f.tmp.str()) == 100 + 128 * 1024);
 }
 
 TEST_CASE("a normal writer thread stays in SCHED_OTHER", "[writer_thread]") {
-  TempPath tmp;
-  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
-  REQUIRE(w.ok());
-  BatchQueue queue(64);
-  WriterThread writer(std::move(*w), queue);
+  WriterOnFile f(WriterThread::Priority::normal);
+  BatchQueue& queue = f.queue;
+  WriterThread& writer = *f.writer;
   CHECK(policy_of(writer) == SCHED_OTHER);
   queue.push(batch_of(10, 1000));
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
-  CHECK(events_in(tmp.str()) == 10);
+  CHECK(events_in(f.tmp.str()) == 10);
 }
 
 TEST_CASE("an idle writer is behind when a batch or its chunk has waited too long",
@@ -118,15 +132,10 @@ TEST_CASE("the queue tells when its oldest batch was queued", "[writer_thread]")
 
 TEST_CASE("keep_up raises an idle writer that has left events waiting, and only then",
           "[writer_thread]") {
-  if (!can_leave_idle_priority()) {
-    WARN("not run: this process may not leave SCHED_IDLE (no CAP_SYS_NICE)");
-    return;
-  }
-  TempPath tmp;
-  auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
-  REQUIRE(w.ok());
-  BatchQueue queue(64);
-  WriterThread writer(std::move(*w), queue, WriterThread::Priority::idle);
+  if (!can_test_idle_writer()) return;
+  WriterOnFile f(WriterThread::Priority::idle);
+  BatchQueue& queue = f.queue;
+  WriterThread& writer = *f.writer;
   REQUIRE(policy_of(writer) == SCHED_IDLE);
   // Nothing queued, nothing appended: however late, nothing to catch up on.
   writer.keep_up(std::chrono::steady_clock::now() + std::chrono::hours(1));
@@ -144,5 +153,5 @@ TEST_CASE("keep_up raises an idle writer that has left events waiting, and only 
   }
   CHECK(raised);
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
-  CHECK(events_in(tmp.str()) == 100);
+  CHECK(events_in(f.tmp.str()) == 100);
 }
