@@ -7,12 +7,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step's wall time on stderr: CI has a time budget, and this says where
+# it goes.
+step_start=$SECONDS
+step_done() {
+  echo "test.sh: $1 took $((SECONDS - step_start)) s (total $SECONDS s)" >&2
+  step_start=$SECONDS
+}
+
 bash scripts/install-deps.sh
+step_done "install-deps"
 jobs=$(nproc)
 
 cmake -S . -B build -DUSDT_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+step_done "the build"
 ctest --test-dir build --output-on-failure -j"$jobs"
+step_done "the tests"
 
 # Sanitizer pass: the code that reads untrusted bytes (ELF notes, arg specs,
 # perf samples, trace files) and the reports built on it.
@@ -26,6 +37,8 @@ cmake --build build-asan -j"$jobs" --target "${sanitized_tests[@]}"
 # (with the entries of their hidden cases, NAME_TAG: tests/tag_tests.cmake)
 regex="^($(IFS='|'; echo "${sanitized_tests[*]}"))(_[a-z0-9_]+)?\$"
 ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "$regex"
+step_done "the sanitizer pass"
 
 # The Debian package of the build above, installed and exercised, then removed.
 bash scripts/package-test.sh
+step_done "the package test"
