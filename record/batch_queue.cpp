@@ -5,11 +5,9 @@
 
 namespace usdt::record {
 
-void BatchQueue::set_consumer_needed(std::function<void()> need, size_t records,
-                                     std::chrono::milliseconds max_wait) {
+void BatchQueue::set_consumer_needed(std::function<void()> need, size_t records) {
   need_ = std::move(need);
   need_records_ = records;
-  need_after_ = max_wait;
 }
 
 std::unique_lock<std::mutex> BatchQueue::lock_for_producer() {
@@ -30,13 +28,11 @@ void BatchQueue::push(EventBatch batch) {
   }
   not_full_.wait(lock, [&] { return closed_ || batches_.size() < max_batches_; });
   if (closed_) return;
-  const auto now = std::chrono::steady_clock::now();
-  batch.queued_at = now;
+  batch.queued_at = std::chrono::steady_clock::now();
   queued_records_ += batch.size();
   batches_.push_back(std::move(batch));
   not_empty_.notify_one();
-  const bool needed = need_ && (queued_records_ >= need_records_ ||
-                                now - batches_.front().queued_at >= need_after_);
+  const bool needed = need_ && queued_records_ >= need_records_;
   lock.unlock();
   if (needed) need_();
 }

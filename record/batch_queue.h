@@ -116,12 +116,12 @@ class BatchQueue {
 
   // The producer calls need() when the consumer has to run now: the queue
   // holds `records` records or more (batches are cut at every drain pass,
-  // so their number says little), its oldest batch has waited `max_wait`,
-  // or the consumer holds the lock the producer needs (a preempted idle
-  // consumer would otherwise stall the producer for as long as it starves).
-  // Set before the threads start.
-  void set_consumer_needed(std::function<void()> need, size_t records,
-                           std::chrono::milliseconds max_wait);
+  // so their number says little), it is full, or the consumer holds the lock
+  // the producer needs (a preempted idle consumer would otherwise stall the
+  // producer for as long as it starves). How long a batch has waited is the
+  // consumer's own check (oldest_queued_at, WriterThread::keep_up), made
+  // after every pass whether it pushed or not. Set before the threads start.
+  void set_consumer_needed(std::function<void()> need, size_t records);
 
   // Waits while the queue is full; drops the batch if the queue was closed.
   void push(EventBatch batch);
@@ -161,7 +161,6 @@ class BatchQueue {
   std::function<void()> need_;
   size_t queued_records_ = 0;
   size_t need_records_ = 0;
-  std::chrono::milliseconds need_after_{0};
 };
 
 }  // namespace usdt::record

@@ -28,7 +28,7 @@ constexpr size_t kRaiseRecords = 128 * 1024;
 WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority)
     : writer_(std::move(writer)), queue_(queue), priority_(priority) {
   if (priority_ == Priority::idle) {
-    queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords, kFlushInterval);
+    queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords);
   }
   thread_ = std::thread([this] { run(); });
 }

@@ -7,10 +7,10 @@
 // With Priority::idle the thread runs in SCHED_IDLE while it keeps up
 // (thread_priority.h): a workload that keeps every CPU busy is not slowed by
 // the encoding, which waits for a free CPU. The drain loop raises it to
-// normal priority when it falls behind (BatchQueue's consumer-needed hook:
-// kRaiseRecords records waiting, one waiting a second, or the queue's lock
-// held; and keep_up() at every pass, for batches or a chunk left waiting
-// after the last push), and it goes back to idle once it has emptied the
+// normal priority when it falls behind (BatchQueue's consumer-needed hook at
+// a push: kRaiseRecords records waiting, a full queue, or the queue's lock
+// held; keep_up() after every pass: a batch waiting a second, or a chunk
+// unflushed for two), and it goes back to idle once it has emptied the
 // queue. finish() raises it first, so the end of a recording never waits for
 // a free CPU.
 #pragma once
