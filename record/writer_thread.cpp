@@ -62,12 +62,21 @@ void WriterThread::raise() {
   if (idle_.exchange(false)) (void)set_normal_priority(tid_.load());
 }
 
-// The policy first, then the flag: a raise() that finds the flag set always
-// comes after the policy change, so it is never undone. One that comes
-// between the two misses; the next batch's push asks again.
+// The flag first, then the policy, then the flag again: a raise() that
+// comes before the policy change may have set normal priority before this
+// sets idle, so finding the flag cleared, this undoes its own change. A
+// raise() is thus never lost, whenever it comes (losing one left the writer
+// idle with 128 Ki records waiting while the producer went on). No lock: a
+// lock the writer took would be held by a SCHED_IDLE thread, and a producer
+// waiting on it would wait for as long as the workload starves the writer.
 void WriterThread::lower() {
   if (priority_ != Priority::idle || idle_.load()) return;
-  if (set_idle_priority(tid_.load())) idle_.store(true);
+  idle_.store(true);
+  if (!set_idle_priority(tid_.load())) {
+    idle_.store(false);
+    return;
+  }
+  if (!idle_.load()) (void)set_normal_priority(tid_.load());
 }
 
 void WriterThread::run() {

@@ -19,12 +19,16 @@ using namespace usdt::format::test;
 
 namespace {
 
-// The writer thread's policy once it has started and set it.
-int policy_of(const WriterThread& writer) {
-  for (int i = 0; i < 1000 && writer.tid() == 0; ++i) {
+// The writer thread's policy once it has started and set it: it publishes
+// its id before it sets its policy, so this waits up to a second for
+// `expected` and returns what it last saw.
+int policy_of(const WriterThread& writer, int expected) {
+  int policy = -1;
+  for (int i = 0; i < 1000; ++i) {
+    if (writer.tid() != 0 && (policy = sched_getscheduler(writer.tid())) == expected) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return sched_getscheduler(writer.tid());
+  return policy;
 }
 
 EventBatch batch_of(size_t events, uint64_t first_time) {
@@ -78,7 +82,7 @@ TEST_CASE("an idle writer thread runs in SCHED_IDLE, is raised when called for, 
   WriterOnFile f(WriterThread::Priority::idle);
   BatchQueue& queue = f.queue;
   WriterThread& writer = *f.writer;
-  CHECK(policy_of(writer) == SCHED_IDLE);
+  CHECK(policy_of(writer, SCHED_IDLE) == SCHED_IDLE);
   queue.push(batch_of(100, 1000));
   // 128 Ki records waiting call for it: the push raises it before returning.
   // (It lowers itself again once it has emptied the queue, which takes it
@@ -93,7 +97,7 @@ TEST_CASE("a normal writer thread stays in SCHED_OTHER", "[writer_thread]") {
   WriterOnFile f(WriterThread::Priority::normal);
   BatchQueue& queue = f.queue;
   WriterThread& writer = *f.writer;
-  CHECK(policy_of(writer) == SCHED_OTHER);
+  CHECK(policy_of(writer, SCHED_OTHER) == SCHED_OTHER);
   queue.push(batch_of(10, 1000));
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
   CHECK(events_in(f.tmp.str()) == 10);
@@ -136,7 +140,7 @@ TEST_CASE("keep_up raises an idle writer that has left events waiting, and only 
   WriterOnFile f(WriterThread::Priority::idle);
   BatchQueue& queue = f.queue;
   WriterThread& writer = *f.writer;
-  REQUIRE(policy_of(writer) == SCHED_IDLE);
+  REQUIRE(policy_of(writer, SCHED_IDLE) == SCHED_IDLE);
   // Nothing queued, nothing appended: however late, nothing to catch up on.
   writer.keep_up(std::chrono::steady_clock::now() + std::chrono::hours(1));
   CHECK(sched_getscheduler(writer.tid()) == SCHED_IDLE);
