@@ -99,7 +99,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
 
 void TraceSet::set_read_filter(uint32_t file, const format::ReadFilter& filter) {
   if (file < readers_.size() && !primed_) {
-    readers_[file].set_filter(filter);
+    readers_[file].set_filter(within_segment(filter, file));
     read_filters_[file] = filter;
   }
 }
@@ -178,21 +178,30 @@ std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end)
   seg->files_ = files_;
   seg->timeline_start_ = timeline_start_;
   seg->segment_begin_ = begin;
+  seg->segment_end_ = end;
   seg->hosts_differ_ = hosts_differ_;
   seg->read_filters_ = read_filters_;
   seg->open_diag_ = open_diag_;
   for (size_t i = 0; i < readers_.size(); ++i) {
     seg->readers_.push_back(readers_[i].fork());
-    format::ReadFilter f = read_filters_[i];
-    // 0 and UINT64_MAX stand for the open ends of the first and last segment.
-    if (begin != 0) f.segment_begin_ns = on_file_clock(begin, files_[i].shift_ns);
-    if (end != UINT64_MAX) f.segment_end_ns = on_file_clock(end, files_[i].shift_ns);
-    seg->readers_.back().set_filter(f);
+    seg->readers_.back().set_filter(
+        seg->within_segment(read_filters_[i], static_cast<uint32_t>(i)));
   }
   seg->live_.assign(seg->readers_.size(), 0);
   seg->heads_.assign(seg->readers_.size(), Record{});
   seg->head_time_.assign(seg->readers_.size(), 0);
   return seg;
+}
+
+format::ReadFilter TraceSet::within_segment(format::ReadFilter filter, uint32_t file) const {
+  // 0 and UINT64_MAX stand for the open ends of the first and last segment.
+  if (segment_begin_ != 0) {
+    filter.segment_begin_ns = on_file_clock(segment_begin_, files_[file].shift_ns);
+  }
+  if (segment_end_ != UINT64_MAX) {
+    filter.segment_end_ns = on_file_clock(segment_end_, files_[file].shift_ns);
+  }
+  return filter;
 }
 
 void TraceSet::release_reading() {

@@ -32,6 +32,7 @@ class TraceSet : public TraceInput {
                                                 unsigned decode_threads = 1);
 
   bool next_record(Record& record) override;
+  // (A segment keeps its bounds: they are added to the filter given.)
   void set_read_filter(uint32_t file, const format::ReadFilter& filter) override;
   // Cut by the chunks' record counts and start times; the segments read the
   // same files through forked readers (format::TraceReader::fork).
@@ -48,6 +49,8 @@ class TraceSet : public TraceInput {
   TraceSet() = default;
   void advance(size_t i);
   void finish_file(size_t i);
+  // filter with this segment's bounds on file's clock (none outside a segment).
+  format::ReadFilter within_segment(format::ReadFilter filter, uint32_t file) const;
 
   std::vector<format::TraceReader> readers_;
   std::vector<format::ReadFilter> read_filters_;    // per reader, as last set

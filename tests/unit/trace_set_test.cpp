@@ -193,3 +193,52 @@ TEST_CASE("sites added during a recording are in the catalog of a set of files",
   CHECK((*set)->files()[1].summary->events_per_site == std::vector<uint64_t>{0, 1});
   CHECK(count_events(**set) == 2);
 }
+
+TEST_CASE("a segment keeps its bounds when it is given a read filter", "[trace_set]") {
+  // (ProcessHistory reads the process records between two times through a
+  // segment with a filter of its own: without its bounds it read them all.)
+  ScratchDir dir;
+  const std::string path = dir.file("many.trace");
+  {
+    fmt::TraceMetadata m;
+    m.hostname = "h";
+    m.start_monotonic_ns = 1000;
+    std::vector<fmt::ProbeSite> sites(1);
+    sites[0].provider = "p";
+    sites[0].name = "a";
+    fmt::WriterOptions opt;
+    opt.chunk_bytes = 512;
+    auto w = fmt::TraceWriter::create(path, m, sites, opt);
+    REQUIRE(w);
+    for (uint64_t i = 0; i < 1000; ++i) {
+      fmt::Event e;
+      e.time_ns = 2000 + i * 10;
+      e.pid = e.tid = 1;
+      REQUIRE(w->append(e));
+    }
+    fmt::TraceSummary s;
+    s.end_monotonic_ns = 20000;
+    s.events = 1000;
+    s.events_per_site = {1000};
+    s.lost_per_site = {0};
+    REQUIRE(w->finish(s));
+  }
+  auto set = TraceSet::open({path});
+  REQUIRE(set);
+  // One host: the timeline is the recorded clock. Events 250 to 499:
+  const uint64_t begin = 2000 + 250 * 10;
+  const uint64_t end = 2000 + 500 * 10;
+  std::unique_ptr<usdt::report::TraceInput> segment = (*set)->open_segment(begin, end);
+  REQUIRE(segment);
+  fmt::ReadFilter filter;
+  filter.arguments = false;
+  segment->set_read_filter(0, filter);
+  uint64_t n = 0;
+  usdt::report::Record r;
+  while (segment->next(r)) {
+    CHECK(r.time >= begin);
+    CHECK(r.time < end);
+    n += r.kind == fmt::RecordKind::event;
+  }
+  CHECK(n == 250);
+}
