@@ -542,7 +542,8 @@ void dump_records(const DumpSetup& setup, TraceInput& input, DumpState& state, O
 // A dump on several threads (report/ordered_segments.h), in segments of
 // about kSegmentRecords records (text lines of about 80 bytes: some 5 MB),
 // at most two per thread formatted ahead of the output. Each segment's
-// reader starts from the process records before it (ProcessHistory).
+// reader starts from the process records before it (ProcessHistory,
+// carried by each thread from its last segment: CarriedStates).
 // nullopt, with nothing written, when the input cannot be cut or the
 // history is not worth reading: the caller then dumps serially. Else
 // whether every write succeeded.
@@ -555,18 +556,19 @@ std::optional<bool> dump_in_segments(const DumpSetup& setup, TraceInput& input, 
                                               uint64_t{threads} * 4, 1 << 16);
   const std::vector<uint64_t> bounds = input.segment_bounds(static_cast<unsigned>(parts));
   if (bounds.size() < 3) return std::nullopt;
-  const std::optional<ProcessHistory> history = ProcessHistory::read(input, *setup.filter);
+  const std::optional<ProcessHistory> history = ProcessHistory::open(input, *setup.filter);
   if (!history) return std::nullopt;
-  return write_segments_in_order(
-      input, bounds, threads, 2 * size_t{threads}, out,
-      [&](size_t k, TraceInput& segment, MemoryText& text) {
-        DumpState state(setup, input.files());
-        history->replay_before(bounds[k], [&](uint32_t file, const format::ProcessEvent& p) {
-          state.on_process(file, p);
-        });
-        OutputBuffer buffer(&text);
-        dump_records(setup, segment, state, buffer);
-      });
+  CarriedStates<DumpState> carried(
+      *history, [&] { return std::make_unique<DumpState>(setup, input.files()); });
+  return write_segments_in_order(input, bounds, threads, 2 * size_t{threads}, out,
+                                 [&](size_t k, TraceInput& segment, MemoryText& text) {
+                                   DumpState& state = carried.take(bounds[k]);
+                                   {
+                                     OutputBuffer buffer(&text);
+                                     dump_records(setup, segment, state, buffer);
+                                   }
+                                   carried.finished(bounds[k + 1]);
+                                 });
 }
 
 }  // namespace

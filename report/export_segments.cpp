@@ -29,10 +29,26 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
                                               uint64_t{threads} * 4, 1 << 16);
   const std::vector<uint64_t> bounds = input.segment_bounds(static_cast<unsigned>(parts));
   if (bounds.size() < 3) return std::nullopt;
-  const std::optional<ProcessHistory> history = ProcessHistory::read(input, filter);
+  const std::optional<ProcessHistory> history = ProcessHistory::open(input, filter);
   if (!history) return std::nullopt;
   const std::vector<uint32_t> domains = file_domains(input);
   if (pairing) whole->analyzer.emplace(*pairing);
+  // What a segment's read starts from: the names and mappings as of its
+  // start, carried by each thread from its last segment.
+  struct SegmentStart {
+    const std::vector<uint32_t>& domains;
+    ProcessNames names;
+    std::unique_ptr<StackSymbolizer> symbols;
+    void on_process(uint32_t file, const format::ProcessEvent& p) {
+      names.on_process(domains[file], p);
+      if (symbols) symbols->on_process(file, p);
+    }
+  };
+  CarriedStates<SegmentStart> carried(*history, [&] {
+    auto start = std::make_unique<SegmentStart>(SegmentStart{domains, {}, nullptr});
+    if (exporter.wants_symbols()) start->symbols = std::make_unique<StackSymbolizer>(input.files());
+    return start;
+  });
 
   // The segments' passes, each held from its read until its text is written.
   std::vector<std::optional<ExportPass>> passes(bounds.size() - 1);
@@ -63,15 +79,12 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
           c.later_segment = k > 0;
           pass.analyzer.emplace(std::move(c));
         }
-        ProcessNames names;
-        std::unique_ptr<StackSymbolizer> symbols;
-        if (exporter.wants_symbols()) symbols = std::make_unique<StackSymbolizer>(input.files());
-        history->replay_before(bounds[k], [&](uint32_t file, const format::ProcessEvent& p) {
-          names.on_process(domains[file], p);
-          if (symbols) symbols->on_process(file, p);
-        });
-        OutputBuffer buffer(&text);
-        exporter.read(segment, names, symbols.get(), pass, buffer);
+        SegmentStart& start = carried.take(bounds[k]);
+        {
+          OutputBuffer buffer(&text);
+          exporter.read(segment, start.names, start.symbols.get(), pass, buffer);
+        }
+        carried.finished(bounds[k + 1]);
         passes[k] = std::move(pass);
       },
       [&](size_t k, const MemoryText& text) {
@@ -121,7 +134,7 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
         return ok;
       });
   if (final_names != nullptr) {
-    history->replay_before(UINT64_MAX, [&](uint32_t file, const format::ProcessEvent& p) {
+    history->replay_between(0, UINT64_MAX, [&](uint32_t file, const format::ProcessEvent& p) {
       final_names->on_process(domains[file], p);
     });
   }

@@ -230,7 +230,13 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
   std::optional<Pass> whole;
   const unsigned threads = report_threads(options.jobs);
   std::optional<ProcessHistory> history;
-  if (want_stacks && threads > 1) history = ProcessHistory::read(input, events);
+  if (want_stacks && threads > 1) history = ProcessHistory::open(input, events);
+  // A pass keeps its symbolizer (its stacks are named after the merge), so
+  // each thread carries one of the history alone and copies it.
+  std::optional<CarriedStates<StackSymbolizer>> carried;
+  if (history) {
+    carried.emplace(*history, [&] { return std::make_unique<StackSymbolizer>(input.files()); });
+  }
   if (!want_stacks || history) {
     whole = read_in_segments<Pass>(
         input, threads,
@@ -238,11 +244,9 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
           LatencyConfig c = *config;
           c.later_segment = k > 0;
           Pass p = new_pass(std::move(c));
-          if (history) {
-            history->replay_before(in.segment_begin(),
-                                   [&](uint32_t file, const format::ProcessEvent& e) {
-                                     p.symbols->on_process(file, e);
-                                   });
+          if (carried) {
+            p.symbols = std::make_unique<StackSymbolizer>(carried->take(in.segment_begin()));
+            carried->finished(in.segment_begin());
           }
           read(in, p, &stop);
           return p;

@@ -1,29 +1,32 @@
 #include "report/process_history.h"
 
-#include <memory>
+#include <stdexcept>
 
 #include "report/commands.h"
 
 namespace usdt::report {
 
-std::optional<ProcessHistory> ProcessHistory::read(TraceInput& input, const EventFilter& filter) {
+std::optional<ProcessHistory> ProcessHistory::open(const TraceInput& input,
+                                                   const EventFilter& filter) {
   const TraceInput::IndexedRecords counts = input.indexed_records();
   if (counts.in_process_chunks > counts.all / 2) return std::nullopt;
-  std::unique_ptr<TraceInput> pass = input.open_segment(0, UINT64_MAX);
-  if (!pass) return std::nullopt;
+  if (!input.open_segment(0, UINT64_MAX)) return std::nullopt;
+  std::vector<format::ReadFilter> filters;
   for (uint32_t f = 0; f < input.files().size(); ++f) {
     format::ReadFilter rf = file_read_filter(filter, input, f);
     rf.events = false;
     rf.arguments = false;
-    pass->set_read_filter(f, rf);
+    filters.push_back(rf);
   }
-  ProcessHistory history;
-  Record r;
-  while (pass->next(r)) {
-    if (r.kind == format::RecordKind::process)
-      history.entries_.push_back(Entry{r.file, r.time, *r.process});
-  }
-  return history;
+  return ProcessHistory(input, std::move(filters));
+}
+
+std::unique_ptr<TraceInput> ProcessHistory::open_pass(uint64_t from, uint64_t to) const {
+  // (0 and UINT64_MAX are open_segment's open ends, which they are here too.)
+  std::unique_ptr<TraceInput> pass = input_->open_segment(from, to);
+  if (!pass) throw std::logic_error("the trace was read before its process history");
+  for (uint32_t f = 0; f < filters_.size(); ++f) pass->set_read_filter(f, filters_[f]);
+  return pass;
 }
 
 }  // namespace usdt::report

@@ -63,6 +63,13 @@ StackSymbolizer::StackSymbolizer(const std::vector<TraceFileInfo>& files)
   }
 }
 
+StackSymbolizer::StackSymbolizer(const StackSymbolizer& other)
+    : files_(other.files_),
+      objects_(other.objects_),
+      current_(other.current_),
+      paths_(other.paths_),
+      path_index_(other.path_index_) {}
+
 int32_t StackSymbolizer::object_for(uint32_t file, const format::ProcessEvent& p) const {
   const FileObjects& fo = objects_[file];
   if (!p.build_id.empty()) {

@@ -79,6 +79,11 @@ class StackSymbolizer {
  public:
   // files: the input's files, for their object blocks; kept by reference.
   explicit StackSymbolizer(const std::vector<TraceFileInfo>& files);
+  // The mappings `other` has now (they are immutable: shared, not copied),
+  // with a cache of its own: a segment's symbolizer that starts where
+  // another, advanced through the process records before it, stands.
+  StackSymbolizer(const StackSymbolizer& other);
+  StackSymbolizer& operator=(const StackSymbolizer&) = delete;
 
   // Feed every process record of the input, in record order.
   void on_process(uint32_t file, const format::ProcessEvent& p);

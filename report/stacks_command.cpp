@@ -134,19 +134,20 @@ int run_stacks(const ReportOptions& options, TraceInput& input, CommandIo io) {
     return 1;
   }
   // On several threads, each segment's symbols start from the process
-  // records before it (its mappings); else in one pass.
+  // records before it (its mappings), carried by each thread from its last
+  // segment; else in one pass.
   std::optional<StacksPass> whole;
   const unsigned threads = report_threads(options.jobs);
   if (threads > 1) {
-    if (std::optional<ProcessHistory> history = ProcessHistory::read(input, *filter)) {
+    if (std::optional<ProcessHistory> history = ProcessHistory::open(input, *filter)) {
+      CarriedStates<StackSymbolizer> carried(
+          *history, [&] { return std::make_unique<StackSymbolizer>(input.files()); });
       whole = read_in_segments<StacksPass>(
           input, threads,
           [&](size_t, TraceInput& segment, const std::atomic<bool>&) {
-            StackSymbolizer symbols(input.files());
-            history->replay_before(
-                segment.segment_begin(),
-                [&](uint32_t file, const format::ProcessEvent& p) { symbols.on_process(file, p); });
-            return read_stacks(segment, *filter, symbols);
+            StacksPass pass = read_stacks(segment, *filter, carried.take(segment.segment_begin()));
+            carried.finished(segment.segment_end());
+            return pass;
           },
           [](StacksPass& earlier, StacksPass& later) {
             earlier.merge(later);

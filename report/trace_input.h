@@ -118,6 +118,8 @@ class TraceInput {
   // Where a segment begins on the timeline (its open_segment() begin); 0
   // for an input that is not a segment.
   uint64_t segment_begin() const { return segment_begin_; }
+  // Where it ends (exclusive); UINT64_MAX for an input that is not a segment.
+  uint64_t segment_end() const { return segment_end_; }
   // A segment read to its end: lets go of its readers and of what only
   // reading needed, keeping what adopt_segments() takes from it. For
   // outputs of many segments (report/ordered_segments.h).
@@ -157,6 +159,7 @@ class TraceInput {
 
   ProbeCatalog catalog_;
   uint64_t segment_begin_ = 0;
+  uint64_t segment_end_ = UINT64_MAX;
   std::vector<TraceFileInfo> files_;
   uint64_t timeline_start_ = 0;
   bool hosts_differ_ = false;

@@ -1,7 +1,11 @@
 // Writes a synthetic trace of request pairs for the report benchmarks
 // (issue 13): bench:start(id, size) and bench:done(id, status) fired by 8
 // threads, each request ending 1-50 us after it started, so that pairs span
-// chunk boundaries. Usage: pair_trace FILE EVENTS [CHUNK_BYTES]
+// chunk boundaries. Usage: pair_trace FILE EVENTS [CHUNK_BYTES [BURST]]
+// With BURST, every millionth event comes with a burst of BURST short-lived
+// processes (fork, exec, three mmaps, exit each), as a build or a shell
+// script spawns them: traces whose process records are many but lie in few
+// chunks, which the reports' segments replay (report/process_history.h).
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -12,13 +16,14 @@ using namespace usdt::format;
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: pair_trace FILE EVENTS [CHUNK_BYTES]\n");
+    std::fprintf(stderr, "usage: pair_trace FILE EVENTS [CHUNK_BYTES [BURST]]\n");
     return 2;
   }
   uint64_t events = std::strtoull(argv[2], nullptr, 10);
   WriterOptions options;
   options.flush_interval_ms = 0;
   if (argc > 3) options.chunk_bytes = std::strtoull(argv[3], nullptr, 10);
+  const uint64_t burst = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;
   std::vector<ProbeSite> sites(2);
   for (uint32_t i = 0; i < 2; ++i) {
     sites[i].id = i;
@@ -63,7 +68,46 @@ int main(int argc, char** argv) {
   summary.events_per_site.assign(2, 0);
   summary.lost_per_site.assign(2, 0);
   std::vector<Event> batch;
+  uint32_t next_pid = 2000;
+  // A burst of short-lived processes started by the server at time now.
+  auto spawn_burst = [&]() -> bool {
+    for (uint64_t i = 0; i < burst; ++i) {
+      const uint32_t pid = next_pid++;
+      ProcessEvent p;
+      p.time_ns = now++;
+      p.kind = ProcessEventKind::fork;
+      p.pid = p.tid = pid;
+      p.parent_pid = p.parent_tid = 1000;
+      p.comm = "server";
+      bool ok = w->append(p).ok();
+      p.kind = ProcessEventKind::exec;
+      p.time_ns = now++;
+      p.comm = "helper";
+      ok = ok && w->append(p).ok();
+      const char* paths[3] = {"/usr/bin/helper", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                              "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"};
+      for (uint32_t m = 0; m < 3; ++m) {
+        p.kind = ProcessEventKind::mmap;
+        p.time_ns = now++;
+        p.map_address = 0x400000 + uint64_t{m} * 0x10000000;
+        p.map_length = 0x20000;
+        p.path = paths[m];
+        ok = ok && w->append(p).ok();
+      }
+      p.kind = ProcessEventKind::exit;
+      p.time_ns = now++;
+      p.path.clear();
+      ok = ok && w->append(p).ok();
+      if (!ok) return false;
+    }
+    return true;
+  };
   for (uint64_t n = 0; n < events; ++n) {
+    if (burst != 0 && n % 1000000 == 500000) {
+      if (!batch.empty() && !w->append_events(batch)) return 1;
+      batch.clear();
+      if (!spawn_burst()) return 1;
+    }
     uint64_t r = rng();
     uint32_t t = static_cast<uint32_t>(r % 8);
     now += 100 + (r >> 8) % 200;

@@ -430,6 +430,76 @@ TEST_CASE("a dump names every thread as of its event in every segment", "[report
   CHECK(text.out.find("renamed 50/50 [", last_line) != std::string::npos);
 }
 
+TEST_CASE("names and mappings carried from segment to segment are those of each time",
+          "[report][parallel]") {
+  // A rename and a new mapping every 400 events (in few enough chunks that
+  // the commands cut the trace): every segment starts from a state its
+  // thread carried from an earlier segment, advanced through the process
+  // records in between (CarriedStates).
+  TempPath a;
+  {
+    TraceWriter w = small_chunk_writer(a.str());
+    REQUIRE(w.add_object(ObjectTable{"aa11", "/opt/app/server", {{0x1000, 0x100, "main"}}}));
+    REQUIRE(w.add_object(ObjectTable{"bb22", "/opt/app/other", {{0x1000, 0x100, "other_main"}}}));
+    uint64_t now = 1'000'000 + 1000;
+    const std::vector<uint64_t> stack = {0x401010};
+    for (int i = 0; i < 6000; ++i) {
+      // srv:start and srv:done in turn, pairs of durations that vary.
+      now += 50 + (i % 2 == 1 ? static_cast<uint64_t>(i * 37 % 1001) : 0);
+      if (i % 400 == 0) {
+        const std::string name = "gen" + std::to_string(i / 400);
+        REQUIRE(w.append(ProcessEvent{now, ProcessEventKind::comm, 50, 50, 0, 0, name}));
+        ProcessEvent m{now, ProcessEventKind::mmap, 50, 50, 0, 0, ""};
+        m.map_address = 0x400000;
+        m.map_length = 0x10000;
+        m.build_id = i % 800 == 0 ? "aa11" : "bb22";
+        m.path = i % 800 == 0 ? "/opt/app/server" : "/opt/app/other";
+        REQUIRE(w.append(m));
+      }
+      Event e;
+      e.time_ns = now;
+      e.pid = 50;
+      e.tid = 50;
+      e.site_id = i % 2;
+      e.arg_count = 2;
+      e.stack = stack.data();
+      e.stack_depth = 1;
+      REQUIRE(w.append(e));
+    }
+    REQUIRE(w.finish(TraceSummary{}));
+  }
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"dump"}, {"dump", "--format", "csv"}, {"stacks"}}) {
+    std::vector<std::string> serial = cmd, parallel = cmd;
+    serial.insert(serial.end(), {"-j", "1", a.str()});
+    parallel.insert(parallel.end(), {"-j", "3", a.str()});
+    Output s = run(serial), p = run(parallel);
+    INFO(cmd[0] << " " << (cmd.size() > 1 ? cmd[1] : ""));
+    REQUIRE(s.rc == 0);
+    CHECK(p.out == s.out);
+    CHECK(p.err == s.err);
+  }
+  Output text = run({"dump", "-j", "3", a.str()});
+  CHECK(text.out.find("gen0 50/50 [") != std::string::npos);
+  CHECK(text.out.find("gen14 50/50 [") != std::string::npos);
+  CHECK(text.out.find("other_main") != std::string::npos);
+  const Output chrome = run_export({"--format", "chrome", a.str()}, "1");
+  REQUIRE(chrome.rc == 0);
+  CHECK(run_export({"--format", "chrome", a.str()}, "3").out == chrome.out);
+  for (const char* format : {"text", "json"}) {
+    const std::vector<std::string> latency = {"latency", "--start",  "srv:start",
+                                              "--end",   "srv:done", "--slowest",
+                                              "5",       "--format", format};
+    std::vector<std::string> serial = latency, parallel = latency;
+    serial.insert(serial.end(), {"-j", "1", a.str()});
+    parallel.insert(parallel.end(), {"-j", "3", a.str()});
+    const Output s = run(serial), p = run(parallel);
+    INFO(format);
+    REQUIRE(s.rc == 0);
+    CHECK(p.out == s.out);
+  }
+}
+
 TEST_CASE("every export writes the same bytes with -j 1 and -j N", "[report][parallel]") {
   // Pairs cross the segments' cuts; srv:start to srv:tick on arg1 leaves
   // ends alone and starts open in every segment and at the end.
