@@ -468,6 +468,7 @@ Status RecordSession::loop() {
   for (;;) {
     int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
+    writer_thread_->pass_begins();  // ended by keep_up() below
     bool stop = false;
     for (int i = 0; i < n; ++i) {
       if (ready[i].data.fd == signals_->fd()) {
@@ -698,6 +699,8 @@ int RecordSession::finish(bool failed) {
     events_->flush_pending_losses();
     // Disabled events write nothing more: drain until a pass is empty.
     if (drainer_) {
+      // (A pass the watchdog watches: writer_thread.h.)
+      if (writer_thread_) writer_thread_->pass_begins();
       drainer_->drain_to_end(events_->buffers());
       name_unnamed_threads();
     }

@@ -13,13 +13,24 @@
 // unflushed for two), and it goes back to idle once it has emptied the
 // queue. finish() raises it first, so the end of a recording never waits for
 // a free CPU.
+//
+// An idle thread that holds a lock while other programs keep every CPU busy
+// holds it for as long as the load lasts, and the drain loop may need the
+// same lock without knowing it: measured, the drain loop's brk() waited
+// 419 ms for the process's memory map lock, held by the idle writer's
+// munmap() (its kernel code preempted), and the ring buffers lost half of
+// the events. So a watchdog thread raises the writer when a pass of the
+// drain loop (pass_begins() to keep_up()) has lasted kStalledPass: whatever
+// held the drain loop, the writer then gets its CPU time and lets go.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -61,7 +72,13 @@ class WriterThread {
   // (a burst, then quiet), and while other programs keep every CPU busy a
   // SCHED_IDLE thread barely runs: the events would stay in memory, not in
   // the file, for as long as the load lasts.
+  // It also ends the pass that pass_begins() began.
   void keep_up(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+  // From the drain loop, when a pass begins (its wait for events is over).
+  void pass_begins() {
+    pass_began_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                      std::memory_order_relaxed);
+  }
 
   // The writer thread's id (0 before it started), for tests and /proc.
   pid_t tid() const { return tid_.load(); }
@@ -71,6 +88,10 @@ class WriterThread {
 
  private:
   void run();
+  // The watchdog's loop (Priority::idle only): raises the writer when a
+  // pass has lasted kStalledPass, until stop_watchdog().
+  void watch_passes();
+  void stop_watchdog();
   Status append_events(const EventBatch& batch);
   // From the drain loop: the thread must run now.
   void raise();
@@ -86,8 +107,15 @@ class WriterThread {
   // When the thread first appended after its last flush, as steady_clock
   // ticks; 0 while everything it appended is flushed.
   std::atomic<int64_t> unflushed_since_{0};
+  // When the drain loop's current pass began, as steady_clock ticks; 0
+  // between passes.
+  std::atomic<int64_t> pass_began_{0};
   std::optional<Error> error_;
   std::thread thread_;
+  std::mutex watchdog_mutex_;
+  std::condition_variable watchdog_wake_;
+  bool watchdog_stops_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace usdt::record

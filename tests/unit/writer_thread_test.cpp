@@ -159,3 +159,20 @@ TEST_CASE("keep_up raises an idle writer that has left events waiting, and only 
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
   CHECK(events_in(f.tmp.str()) == 100);
 }
+
+TEST_CASE("a drain pass held up raises an idle writer, and only then", "[writer_thread]") {
+  // The watchdog: whatever held the drain loop may be held by the idle
+  // writer (the memory map lock, measured), so a long pass raises it.
+  if (!can_test_idle_writer()) return;
+  WriterOnFile f(WriterThread::Priority::idle);
+  WriterThread& writer = *f.writer;
+  REQUIRE(policy_of(writer, SCHED_IDLE) == SCHED_IDLE);
+  // Between passes (the drain loop waiting for events): left idle.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(sched_getscheduler(writer.tid()) == SCHED_IDLE);
+  // A pass that lasts: raised within about 30 ms.
+  writer.pass_begins();
+  CHECK(policy_of(writer, SCHED_OTHER) == SCHED_OTHER);
+  writer.keep_up();
+  REQUIRE(writer.finish(format::TraceSummary{}).ok());
+}
