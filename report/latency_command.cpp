@@ -213,10 +213,12 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
       }
     }
   };
-  auto new_pass = [&](LatencyConfig c) {
+  // symbols: where the pass's symbolizer starts (a segment's), else afresh.
+  auto new_pass = [&](LatencyConfig c, const StackSymbolizer* symbols = nullptr) {
     Pass p{LatencyAnalyzer(std::move(c)), 0, nullptr, nullptr, {}};
     if (want_stacks) {
-      p.symbols = std::make_unique<StackSymbolizer>(input.files());
+      p.symbols = symbols != nullptr ? std::make_unique<StackSymbolizer>(*symbols)
+                                     : std::make_unique<StackSymbolizer>(input.files());
       p.stacks = std::make_unique<StackStore>();
     }
     return p;
@@ -243,11 +245,12 @@ int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io) {
         [&](size_t k, TraceInput& in, std::atomic<bool>& stop) {
           LatencyConfig c = *config;
           c.later_segment = k > 0;
-          Pass p = new_pass(std::move(c));
+          const StackSymbolizer* start = nullptr;
           if (carried) {
-            p.symbols = std::make_unique<StackSymbolizer>(carried->take(in.segment_begin()));
+            start = &carried->take(in.segment_begin());
             carried->finished(in.segment_begin());
           }
+          Pass p = new_pass(std::move(c), start);
           read(in, p, &stop);
           return p;
         },

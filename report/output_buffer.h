@@ -93,9 +93,6 @@ inline char* put_i64(char* p, int64_t value) {
   return put_u64(p, static_cast<uint64_t>(value));
 }
 
-// Text kept in memory (report/ordered_segments.h). bytes is reused from one
-// segment to the next: only its first `size` bytes are the text, and memory
-// once grown is not handed back, so no text pays for fresh pages.
 // Bytes that are not zeroed when the buffer grows (std::vector<char>'s
 // resize zeroes them): a segment's text of many MB would be written twice,
 // and on this host each first touch of a page is a costly fault (measured:
@@ -129,6 +126,9 @@ class ByteBuffer {
   size_t size_ = 0;
 };
 
+// Text kept in memory (report/ordered_segments.h). bytes is reused from one
+// segment to the next: only its first `size` bytes are the text, and memory
+// once grown is not handed back, so no text pays for fresh pages.
 struct MemoryText {
   ByteBuffer bytes;
   size_t size = 0;

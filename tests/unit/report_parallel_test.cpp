@@ -337,6 +337,23 @@ void write_stacked(const std::string& path, bool pairs = false) {
   REQUIRE(w.finish(TraceSummary{}));
 }
 
+// cmd on path with -j 1 and with -j jobs: the same exit code, output and
+// messages (and the serial run succeeds).
+void check_same_with_jobs(const std::vector<std::string>& cmd, const std::string& path,
+                          const char* jobs) {
+  std::vector<std::string> serial = cmd, parallel = cmd;
+  serial.insert(serial.end(), {"-j", "1", path});
+  parallel.insert(parallel.end(), {"-j", jobs, path});
+  const Output s = run(serial), p = run(parallel);
+  std::string words;
+  for (const std::string& w : cmd) words += w + " ";
+  INFO(words << "-j " << jobs);
+  REQUIRE(s.rc == 0);
+  CHECK(p.rc == s.rc);
+  CHECK(p.out == s.out);
+  CHECK(p.err == s.err);
+}
+
 }  // namespace
 
 TEST_CASE("dump and stacks name every frame by the mappings of its time in every segment",
@@ -349,15 +366,7 @@ TEST_CASE("dump and stacks name every frame by the mappings of its time in every
                                               {"stacks"},
                                               {"stacks", "--format", "json"},
                                               {"stacks", "--folded"}}) {
-    std::vector<std::string> serial = cmd, parallel = cmd;
-    serial.insert(serial.end(), {"-j", "1", a.str()});
-    parallel.insert(parallel.end(), {"-j", "4", a.str()});
-    Output s = run(serial), p = run(parallel);
-    INFO(cmd[0] << " " << (cmd.size() > 1 ? cmd[1] : ""));
-    REQUIRE(s.rc == 0);
-    CHECK(p.rc == 0);
-    CHECK(p.out == s.out);
-    CHECK(p.err == s.err);
+    check_same_with_jobs(cmd, a.str(), "4");
   }
   // The slowest pairs' stacks, half of them named through each plugin.
   TempPath b;
@@ -413,13 +422,7 @@ TEST_CASE("a dump names every thread as of its event in every segment", "[report
   TempPath a;
   write_forking(a.str());
   for (const char* format : {"text", "jsonl", "csv"}) {
-    Output s = run({"dump", "--format", format, "-j", "1", a.str()});
-    Output p = run({"dump", "--format", format, "-j", "4", a.str()});
-    INFO(format);
-    REQUIRE(s.rc == 0);
-    CHECK(p.rc == 0);
-    CHECK(p.out == s.out);
-    CHECK(p.err == s.err);
+    check_same_with_jobs({"dump", "--format", format}, a.str(), "4");
   }
   Output text = run({"dump", "-j", "4", a.str()});
   // Forked at event 1500, renamed at 2200: pid 60 keeps the name it was
@@ -470,14 +473,7 @@ TEST_CASE("names and mappings carried from segment to segment are those of each 
   }
   for (const std::vector<std::string>& cmd :
        {std::vector<std::string>{"dump"}, {"dump", "--format", "csv"}, {"stacks"}}) {
-    std::vector<std::string> serial = cmd, parallel = cmd;
-    serial.insert(serial.end(), {"-j", "1", a.str()});
-    parallel.insert(parallel.end(), {"-j", "3", a.str()});
-    Output s = run(serial), p = run(parallel);
-    INFO(cmd[0] << " " << (cmd.size() > 1 ? cmd[1] : ""));
-    REQUIRE(s.rc == 0);
-    CHECK(p.out == s.out);
-    CHECK(p.err == s.err);
+    check_same_with_jobs(cmd, a.str(), "3");
   }
   Output text = run({"dump", "-j", "3", a.str()});
   CHECK(text.out.find("gen0 50/50 [") != std::string::npos);
@@ -487,16 +483,9 @@ TEST_CASE("names and mappings carried from segment to segment are those of each 
   REQUIRE(chrome.rc == 0);
   CHECK(run_export({"--format", "chrome", a.str()}, "3").out == chrome.out);
   for (const char* format : {"text", "json"}) {
-    const std::vector<std::string> latency = {"latency", "--start",  "srv:start",
-                                              "--end",   "srv:done", "--slowest",
-                                              "5",       "--format", format};
-    std::vector<std::string> serial = latency, parallel = latency;
-    serial.insert(serial.end(), {"-j", "1", a.str()});
-    parallel.insert(parallel.end(), {"-j", "3", a.str()});
-    const Output s = run(serial), p = run(parallel);
-    INFO(format);
-    REQUIRE(s.rc == 0);
-    CHECK(p.out == s.out);
+    check_same_with_jobs({"latency", "--start", "srv:start", "--end", "srv:done", "--slowest", "5",
+                          "--format", format},
+                         a.str(), "3");
   }
 }
 
