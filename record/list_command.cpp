@@ -10,11 +10,11 @@
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
 #include "common/glob_match.h"
-#include "record/function_listing.h"
-#include "record/function_params.h"
-#include "record/function_symbols.h"
-#include "record/site_sampling.h"
-#include "record/tracepoint_sites.h"
+#include "record/resolve/function_listing.h"
+#include "record/resolve/function_params.h"
+#include "record/resolve/function_symbols.h"
+#include "record/plan/site_sampling.h"
+#include "record/resolve/tracepoint_sites.h"
 
 #include "common/hex_text.h"
 

@@ -5,7 +5,7 @@
 
 #include "common/build_info.h"
 #include "record/list_command.h"
-#include "record/record_command.h"
+#include "record/session/record_command.h"
 #include "record/record_options.h"
 
 int main(int argc, char** argv) {

@@ -32,7 +32,7 @@
 #include <unordered_map>
 
 #include "common/arg_spec.h"
-#include "record/sample_decoder.h"
+#include "record/kernel/sample_decoder.h"
 #include "record/stacks/cfi_row.h"
 #include "record/stacks/unwind_modules.h"
 

@@ -11,7 +11,7 @@
 #include "common/elf_file.h"
 #include "common/proc_maps.h"
 #include "record/dwarf/debuginfo_finder.h"
-#include "record/perf_event.h"
+#include "record/kernel/perf_event.h"
 #include "record/stacks/object_table.h"
 #ifdef USDT_HAVE_DWARF_UNWINDER
 #include "record/stacks/dwarf_unwinder.h"
@@ -54,7 +54,7 @@ void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecodi
 // perf record keeps its default ring (512 KiB a CPU, perf_event_mlock_kb)
 // for --call-graph dwarf, and drops most samples of a tight loop (measured
 // here, bench/stacks/run.py: it kept 3,500-10,000 of 20,000 hits). Ours
-// unwinds each sample before it hands the space back (record/drainer.cpp
+// unwinds each sample before it hands the space back (record/session/drainer.cpp
 // hands it back every 64 records), and a sample is the stack copy plus
 // registers (8.4 KiB by default): the default 4 MiB holds under 500 of them,
 // and bursts overflowed it (a tight loop kept 8,400-16,700 of 20,000 hits;

@@ -35,7 +35,7 @@
 #include "common/unique_fd.h"
 #include "formats/trace_types.h"
 #include "record/record_options.h"
-#include "record/sample_decoder.h"
+#include "record/kernel/sample_decoder.h"
 #include "record/stacks/process_mappings.h"
 
 namespace usdt::record {

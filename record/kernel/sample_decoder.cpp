@@ -1,0 +1,550 @@
+#include "record/kernel/sample_decoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace usdt::record {
+namespace {
+
+// Reads little pieces of a record, refusing to run past its end.
+class Cursor {
+ public:
+  Cursor(const uint8_t* p, size_t size) : p_(p), end_(p + size) {}
+  bool u64(uint64_t& v) { return copy(&v, 8); }
+  bool u32(uint32_t& v) { return copy(&v, 4); }
+  bool skip(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) return false;
+    p_ += n;
+    return true;
+  }
+  const uint8_t* here() const { return p_; }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  bool copy(void* out, size_t n) {
+    if (left() < n) return false;
+    std::memcpy(out, p_, n);
+    p_ += n;
+    return true;
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+struct Trailer {
+  uint32_t pid = 0, tid = 0, cpu = 0;
+  uint64_t time = 0, id = 0;
+};
+
+// The sample_id_all trailer: pid, tid, time, cpu, res[, identifier].
+bool read_trailer(const uint8_t* p, size_t size, size_t trailer_bytes, Trailer& t) {
+  if (size < trailer_bytes) return false;
+  Cursor c(p + size - trailer_bytes, trailer_bytes);
+  uint32_t res;
+  if (!(c.u32(t.pid) && c.u32(t.tid) && c.u64(t.time) && c.u32(t.cpu) && c.u32(res))) return false;
+  return trailer_bytes == 24 || c.u64(t.id);
+}
+
+uint64_t extend(uint64_t raw, unsigned size, bool sign) {
+  if (size >= 8) return raw;
+  unsigned bits = size * 8;
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  raw &= mask;
+  if (sign && (raw >> (bits - 1)) != 0) raw |= ~mask;
+  return raw;
+}
+
+}  // namespace
+
+void SampledRegs::set_layout(uint64_t mask) {
+  slot_.fill(-1);
+  mask_ = mask;
+  int8_t n = 0;
+  for (int reg = 0; reg < 64; ++reg) {
+    if (mask & (uint64_t{1} << reg)) slot_[reg] = n++;
+  }
+}
+
+std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
+                                   const StackDump& stack, int16_t sp_reg) {
+  // Floats keep their IEEE bits: never sign-extended.
+  const bool sign = spec.is_signed && !spec.is_float;
+  switch (source) {
+    case ArgSource::constant:
+      return extend(static_cast<uint64_t>(spec.constant), spec.size, sign);
+    case ArgSource::sampled_register: {
+      std::optional<uint64_t> v = regs.get(spec.reg);
+      if (!v) return std::nullopt;
+      return extend(*v >> spec.reg_shift, spec.size, sign);
+    }
+    case ArgSource::sampled_stack: {
+      std::optional<uint64_t> base = regs.get(spec.reg);
+      std::optional<uint64_t> sp = regs.get(sp_reg);
+      if (!base || !sp || stack.data == nullptr) return std::nullopt;
+      uint64_t address = *base + static_cast<uint64_t>(spec.displacement);
+      if (spec.index_reg != kNoReg) {
+        std::optional<uint64_t> index = regs.get(spec.index_reg);
+        if (!index) return std::nullopt;
+        address += *index * spec.scale;
+      }
+      // [address, address + size) must lie within [sp, sp + dump size);
+      // written to avoid overflow on hostile values.
+      if (address < *sp) return std::nullopt;
+      uint64_t offset = address - *sp;
+      if (spec.size > 8 || offset > stack.size || stack.size - offset < spec.size)
+        return std::nullopt;
+      uint64_t raw = 0;
+      std::memcpy(&raw, stack.data + offset, spec.size);  // little-endian host
+      return extend(raw, spec.size, sign);
+    }
+    case ArgSource::not_in_sample:
+    case ArgSource::kernel_read:  // decode_raw_arg()
+      break;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
+                                       const uint8_t* data, size_t size, uint32_t string_bytes,
+                                       format::StringArg* string, std::string* hex_text) {
+  // A __data_loc: u32 offset | length << 16, the offset from the raw data
+  // (a __rel_loc's from the end of the u32).
+  auto data_loc = [&](int32_t at, uint32_t& offset, uint32_t& length) {
+    if (at < 0 || static_cast<size_t>(at) + 4 > size) return false;
+    uint32_t loc;
+    std::memcpy(&loc, data + at, 4);
+    offset = loc & 0xffff;
+    length = loc >> 16;
+    if (raw.rel_loc) offset += static_cast<uint32_t>(at) + 4;
+    return offset <= size && length <= size - offset;
+  };
+  if (raw.is_string_arg()) {
+    if (string == nullptr) return std::nullopt;
+    uint32_t offset, length;
+    if (raw.fixed != 0) {
+      if (raw.value < 0 || static_cast<size_t>(raw.value) > size ||
+          size - static_cast<size_t>(raw.value) < raw.fixed) {
+        return std::nullopt;
+      }
+      offset = static_cast<uint32_t>(raw.value);
+      length = raw.fixed;
+    } else if (!data_loc(raw.value, offset, length)) {
+      return std::nullopt;
+    } else if (length == 0 && !raw.hex) {
+      // A uprobe fetch-arg whose read faulted or met NULL (the kernel
+      // stores "" as its NUL, length 1).
+      return std::nullopt;
+    }
+    if (raw.hex) {
+      if (hex_text == nullptr) return std::nullopt;
+      static const char kDigits[] = "0123456789abcdef";
+      // Two digits a byte: cut at whole bytes within --string-bytes.
+      size_t bytes = std::min<size_t>(length, string_bytes / 2);
+      hex_text->clear();
+      for (size_t i = 0; i < bytes; ++i) {
+        uint8_t b = data[offset + i];
+        *hex_text += kDigits[b >> 4];
+        *hex_text += kDigits[b & 15];
+      }
+      string->bytes = *hex_text;
+      string->truncated = bytes < length;
+      return reinterpret_cast<uint64_t>(string);
+    }
+    const char* bytes = reinterpret_cast<const char*>(data + offset);
+    size_t n = strnlen(bytes, length);
+    // The kernel cuts at its own limit, NUL included: a string that fills
+    // it may have been longer.
+    bool truncated = raw.fixed == 0 && length >= 4096 && n + 1 >= length;
+    if (n > string_bytes) {
+      n = string_bytes;
+      truncated = true;
+    }
+    string->bytes = std::string_view(bytes, n);
+    string->truncated = truncated;
+    return reinterpret_cast<uint64_t>(string);
+  }
+  if (raw.value < 0 || raw.size == 0 || raw.size > 8 ||
+      static_cast<size_t>(raw.value) + raw.size > size) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  std::memcpy(&v, data + raw.value, raw.size);
+  if (v == 0) {
+    // A faulted read also stores 0: the detectors tell (fetch_args.h).
+    uint32_t offset, length;
+    if (raw.first >= 0 && (!data_loc(raw.first, offset, length) || length == 0)) return std::nullopt;
+    if (raw.last >= 0 && (!data_loc(raw.last, offset, length) || length == 0)) return std::nullopt;
+  }
+  return extend(v, spec.size, spec.is_signed && !spec.is_float);
+}
+
+SampleDecoder::SampleDecoder(std::vector<SiteDecoding> sites, bool identifier)
+    : identifier_(identifier), trailer_bytes_(identifier ? 32 : 24) {
+  sites_.reserve(sites.size());
+  for (SiteDecoding& d : sites) add_site(std::move(d));
+}
+
+std::optional<uint64_t> SampleDecoder::record_time(const perf_event_header* record) const {
+  if (record->size < sizeof *record) return std::nullopt;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof *record;
+  const size_t size = record->size - sizeof *record;
+  if (record->type == PERF_RECORD_SAMPLE) {
+    // [identifier] pid, tid, time: the layout decode_sample() reads.
+    const size_t at = (identifier_ ? 8 : 0) + 8;
+    if (size < at + 8) return std::nullopt;
+    uint64_t time;
+    std::memcpy(&time, p + at, sizeof time);
+    return time;
+  }
+  Trailer t;
+  if (!read_trailer(p, size, trailer_bytes_, t)) return std::nullopt;
+  return t.time;
+}
+
+void SampleDecoder::add_site(SiteDecoding d) {
+  Site site;
+  site.regs.set_layout(d.regs_mask);
+  site.regs_bytes = 8 * static_cast<size_t>(__builtin_popcountll(d.regs_mask));
+  site.sp_reg = d.arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp;
+  stack_misses_.emplace_back(d.args.size(), 0);
+  // pid, tid, time, cpu, res, then the abi word and the registers.
+  constexpr uint32_t kRegsAt = 4 + 4 + 8 + 4 + 4 + 8;
+  site.registers_only = !d.period && !d.callchain && !d.raw && d.stack_bytes == 0 &&
+                        d.regs_mask != 0 && d.args.size() <= format::kMaxArgs &&
+                        d.sources.size() == d.args.size();
+  for (size_t i = 0; site.registers_only && i < d.args.size(); ++i) {
+    const ArgSpec& spec = d.args[i];
+    const bool sampled = d.sources[i] == ArgSource::sampled_register && spec.reg >= 0 &&
+                         spec.reg < 64 && (d.regs_mask >> spec.reg & 1) != 0 &&
+                         (spec.size == 1 || spec.size == 2 || spec.size == 4 || spec.size == 8);
+    if (!sampled) {
+      site.registers_only = false;
+      break;
+    }
+    const uint64_t below = d.regs_mask & ((uint64_t{1} << spec.reg) - 1);
+    const unsigned bits = 8u * spec.size;
+    const bool sign = spec.is_signed && !spec.is_float;
+    site.register_args[i] =
+        RegisterArg{kRegsAt + 8 * static_cast<uint32_t>(__builtin_popcountll(below)),
+                    spec.reg_shift, static_cast<uint8_t>(sign ? 64 - bits : 0),
+                    bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1};
+  }
+  site.arg_count = static_cast<uint8_t>(std::min<size_t>(d.args.size(), format::kMaxArgs));
+  site.decoding = std::move(d);
+  sites_.push_back(std::move(site));
+}
+
+void SampleDecoder::set_raw_layout(uint32_t site_id, std::vector<RawArg> raw_args) {
+  if (site_id < sites_.size()) sites_[site_id].decoding.raw_args = std::move(raw_args);
+}
+
+void SampleDecoder::add_event(uint64_t kernel_id, uint32_t site_id) {
+  site_by_id_[kernel_id] = site_id;
+}
+
+SampleDecoder::Site* SampleDecoder::site_of(uint64_t kernel_id) {
+  // Consecutive samples mostly come from one site: skip the hash lookup.
+  if (kernel_id != last_id_) {
+    auto it = site_by_id_.find(kernel_id);
+    if (it == site_by_id_.end()) return nullptr;
+    last_id_ = kernel_id;
+    last_site_ = it->second;
+  }
+  if (last_site_ >= sites_.size()) return nullptr;
+  return &sites_[last_site_];
+}
+
+void SampleDecoder::note_new_cpu_time(uint32_t cpu, uint64_t time) {
+  if (cpu >= 4096) return;
+  last_time_by_cpu_.resize(cpu + 1, 0);
+  last_time_by_cpu_[cpu] = time;
+}
+
+SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(record) + sizeof(perf_event_header);
+  size_t size = record->size - sizeof(perf_event_header);
+  switch (record->type) {
+    case PERF_RECORD_SAMPLE:
+      return decode_sample(p, size);
+    case PERF_RECORD_LOST:
+      return decode_lost(p, size, false);
+    case PERF_RECORD_LOST_SAMPLES:
+      return decode_lost(p, size, true);
+    case PERF_RECORD_COMM:
+      return decode_comm(p, size, record->misc);
+    case PERF_RECORD_FORK:
+      return decode_task(p, size, false);
+    case PERF_RECORD_EXIT:
+      return decode_task(p, size, true);
+    case PERF_RECORD_MMAP2:
+      return decode_mmap2(p, size, record->misc);
+    default:
+      ++ignored_;
+      return Kind::none;
+  }
+}
+
+SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
+  Cursor c(p, size);
+  uint64_t id = 0;
+  const bool has_id = !identifier_ || c.u64(id);
+  Site* site = nullptr;
+  if (has_id && identifier_) {
+    site = site_of(id);
+  } else if (has_id && sites_.size() == 1) {
+    site = &sites_[0];
+    last_site_ = 0;
+  }
+  // The usual site first, before the general path's resets.
+  if (site != nullptr && site->registers_only) {
+    return decode_registers_only(*site, c.here(), c.left());
+  }
+  sample_regs_ = &no_regs_;
+  sample_stack_ = StackDump();
+  sample_callchain_ = Callchain();
+  if (!has_id) return ++malformed_, Kind::none;
+  if (site == nullptr) return ++unknown_ids_, Kind::none;
+  const SiteDecoding& d = site->decoding;
+  format::Event& e = event_;
+  uint32_t res;
+  if (!c.u32(e.pid) || !c.u32(e.tid) || !c.u64(e.time_ns) || !c.u32(e.cpu) || !c.u32(res)) {
+    return ++malformed_, Kind::none;
+  }
+  e.site_id = d.site_id;
+
+  uint64_t period;
+  if (d.period && !c.u64(period)) return ++malformed_, Kind::none;
+  if (d.callchain) {
+    uint64_t nr;
+    if (!c.u64(nr) || nr > c.left() / 8) return ++malformed_, Kind::none;
+    sample_callchain_.entries = c.here();
+    sample_callchain_.nr = nr;
+    c.skip(8 * nr);
+  }
+  const uint8_t* raw = nullptr;
+  uint32_t raw_size = 0;
+  if (d.raw) {
+    if (!c.u32(raw_size)) return ++malformed_, Kind::none;
+    raw = c.here();
+    if (!c.skip(raw_size)) return ++malformed_, Kind::none;
+  }
+
+  // The register layout is per site; only the values change per sample.
+  SampledRegs& regs = site->regs;
+  regs.set_values(nullptr, false);
+  if (d.regs_mask != 0) {
+    uint64_t abi;
+    if (!c.u64(abi)) return ++malformed_, Kind::none;
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      const uint8_t* values = c.here();
+      if (!c.skip(site->regs_bytes)) return ++malformed_, Kind::none;
+      regs.set_values(values, true);
+    }
+  }
+  StackDump stack;
+  if (d.stack_bytes != 0) {
+    uint64_t dump_size;
+    if (!c.u64(dump_size)) return ++malformed_, Kind::none;
+    if (dump_size != 0) {
+      const uint8_t* data = c.here();
+      uint64_t dyn_size;
+      if (!c.skip(dump_size) || !c.u64(dyn_size)) return ++malformed_, Kind::none;
+      stack.data = data;
+      stack.size = dyn_size < dump_size ? dyn_size : dump_size;
+    }
+  }
+  sample_regs_ = &regs;
+  sample_stack_ = stack;
+  note_time(e.cpu, e.time_ns);
+
+  size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
+  e.arg_count = static_cast<uint8_t>(n);
+  e.missing_mask = 0;
+  e.string_mask = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<uint64_t> v;
+    if (d.sources[i] == ArgSource::kernel_read) {
+      if (i < d.raw_args.size()) {
+        const RawArg& r = d.raw_args[i];
+        if (r.is_string_arg()) e.string_mask |= static_cast<uint16_t>(1u << i);
+        if (raw != nullptr) {
+          v = decode_raw_arg(d.args[i], r, raw, raw_size, d.string_bytes, &strings_[i],
+                             &hex_texts_[i]);
+        }
+      }
+    } else if (d.sources[i] == ArgSource::sampled_register) {
+      // The common case, without the call: the same as decode_arg's.
+      const ArgSpec& spec = d.args[i];
+      v = regs.get(spec.reg);
+      if (v) *v = extend(*v >> spec.reg_shift, spec.size, spec.is_signed && !spec.is_float);
+    } else {
+      v = decode_arg(d.args[i], d.sources[i], regs, stack, site->sp_reg);
+    }
+    if (v) {
+      e.args[i] = *v;
+    } else {
+      e.args[i] = 0;
+      e.missing_mask |= static_cast<uint16_t>(1u << i);
+      if (d.sources[i] == ArgSource::sampled_stack) ++stack_misses_[last_site_][i];
+    }
+  }
+  // Arguments past the site's count are zero; only a previous event of a
+  // site with more arguments can have left any behind.
+  for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
+  cleared_from_ = n;
+  return Kind::event;
+}
+
+// decode_sample() for a registers-only site: the same event, without the
+// checks per field and per argument that its fixed layout makes needless.
+SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8_t* p,
+                                                         size_t size) {
+  const size_t n = site.arg_count;
+  constexpr size_t kAbiAt = 4 + 4 + 8 + 4 + 4;
+  if (size < kAbiAt + 8) return ++malformed_, Kind::none;
+  format::Event& e = event_;
+  std::memcpy(&e.pid, p, 4);
+  std::memcpy(&e.tid, p + 4, 4);
+  std::memcpy(&e.time_ns, p + 8, 8);
+  std::memcpy(&e.cpu, p + 16, 4);
+  e.site_id = site.decoding.site_id;
+  uint64_t abi;
+  std::memcpy(&abi, p + kAbiAt, 8);
+  SampledRegs& regs = site.regs;
+  const bool present = abi != PERF_SAMPLE_REGS_ABI_NONE;
+  if (present && size < kAbiAt + 8 + site.regs_bytes) return ++malformed_, Kind::none;
+  regs.set_values(present ? p + kAbiAt + 8 : nullptr, present);
+  sample_regs_ = &regs;
+  sample_stack_ = StackDump();
+  sample_callchain_ = Callchain();
+  note_time(e.cpu, e.time_ns);
+
+  e.arg_count = static_cast<uint8_t>(n);
+  e.missing_mask = 0;
+  e.string_mask = 0;
+  if (present) {
+    for (size_t i = 0; i < n; ++i) {
+      const RegisterArg& a = site.register_args[i];
+      uint64_t v;
+      std::memcpy(&v, p + a.offset, 8);
+      v = ((v >> a.shift) & a.mask) << a.sign_shift;
+      e.args[i] = static_cast<uint64_t>(static_cast<int64_t>(v) >> a.sign_shift);
+    }
+  } else {
+    // No user registers (the hit was in a kernel thread): every argument missing.
+    for (size_t i = 0; i < n; ++i) e.args[i] = 0;
+    e.missing_mask = static_cast<uint16_t>((1u << n) - 1);
+  }
+  for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
+  cleared_from_ = n;
+  return Kind::event;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bool samples_only) {
+  Cursor c(p, size);
+  uint64_t id = 0, count = 0;
+  if (!samples_only && !c.u64(id)) return ++malformed_, Kind::none;
+  if (!c.u64(count)) return ++malformed_, Kind::none;
+  Trailer t;
+  if (!read_trailer(p, size, trailer_bytes_, t)) return ++malformed_, Kind::none;
+  if (samples_only) id = t.id;
+  lost_ = format::LostEvent();
+  lost_.cpu = t.cpu;
+  lost_.count = count;
+  lost_.time_end_ns = t.time;
+  lost_.time_begin_ns = t.cpu < last_time_by_cpu_.size() ? last_time_by_cpu_[t.cpu] : 0;
+  if (lost_.time_begin_ns == 0 || lost_.time_begin_ns > t.time) lost_.time_begin_ns = t.time;
+  if (samples_only) {
+    // LOST_SAMPLES names the event that lost them.
+    auto it = site_by_id_.find(id);
+    lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
+    // Without identifiers, lost samples can only be the one site's.
+    if (!identifier_ && sites_.size() == 1) lost_.site_id = sites_[0].decoding.site_id;
+  } else {
+    // A full ring: the kernel counts what every event writing there lost
+    // and reports it with the id of the event that writes next, which need
+    // not be one that lost anything. Only with one site are they its.
+    lost_.site_id = sites_.size() == 1 ? sites_[0].decoding.site_id : format::kNoSite;
+  }
+  note_time(t.cpu, t.time);
+  return Kind::lost;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_comm(const uint8_t* p, size_t size, uint16_t misc) {
+  Cursor c(p, size);
+  uint32_t pid, tid;
+  if (!c.u32(pid) || !c.u32(tid) || size < 8 + trailer_bytes_) return ++malformed_, Kind::none;
+  Trailer t;
+  read_trailer(p, size, trailer_bytes_, t);
+  const char* name = reinterpret_cast<const char*>(c.here());
+  size_t max = size - 8 - trailer_bytes_;
+  process_ = format::ProcessEvent();
+  process_.kind = (misc & PERF_RECORD_MISC_COMM_EXEC) ? format::ProcessEventKind::exec
+                                                      : format::ProcessEventKind::comm;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = t.time;
+  process_.comm.assign(name, strnlen(name, max));
+  return Kind::process;
+}
+
+SampleDecoder::Kind SampleDecoder::decode_task(const uint8_t* p, size_t size, bool is_exit) {
+  Cursor c(p, size);
+  uint32_t pid, ppid, tid, ptid;
+  uint64_t time;
+  if (!c.u32(pid) || !c.u32(ppid) || !c.u32(tid) || !c.u32(ptid) || !c.u64(time)) {
+    return ++malformed_, Kind::none;
+  }
+  process_ = format::ProcessEvent();
+  process_.kind = is_exit ? format::ProcessEventKind::exit : format::ProcessEventKind::fork;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = time;
+  if (!is_exit) {
+    process_.parent_pid = ppid;
+    process_.parent_tid = ptid;
+  }
+  return Kind::process;
+}
+
+// PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, then either maj, min, ino,
+// ino_generation or (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) build_id_size,
+// 3 reserved bytes and a 20-byte build-id; prot, flags, the NUL-padded file
+// name, the sample_id trailer. Only executable mappings become events.
+SampleDecoder::Kind SampleDecoder::decode_mmap2(const uint8_t* p, size_t size, uint16_t misc) {
+  Cursor c(p, size);
+  uint32_t pid, tid, prot, flags;
+  uint64_t addr, len, pgoff;
+  if (!c.u32(pid) || !c.u32(tid) || !c.u64(addr) || !c.u64(len) || !c.u64(pgoff)) {
+    return ++malformed_, Kind::none;
+  }
+  const uint8_t* id = c.here();
+  if (!c.skip(24) || !c.u32(prot) || !c.u32(flags) || size < 56 + trailer_bytes_) {
+    return ++malformed_, Kind::none;
+  }
+  if ((prot & 0x4) == 0) return ++ignored_, Kind::none;  // PROT_EXEC
+  Trailer t;
+  read_trailer(p, size, trailer_bytes_, t);
+  const char* name = reinterpret_cast<const char*>(c.here());
+  size_t max = size - 56 - trailer_bytes_;
+  process_ = format::ProcessEvent();
+  process_.kind = format::ProcessEventKind::mmap;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = t.time;
+  process_.map_address = addr;
+  process_.map_length = len;
+  process_.map_file_offset = pgoff;
+  process_.path.assign(name, strnlen(name, max));
+  if ((misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
+    static const char kDigits[] = "0123456789abcdef";
+    size_t n = std::min<size_t>(id[0], 20);
+    for (size_t i = 0; i < n; ++i) {
+      process_.build_id += kDigits[id[4 + i] >> 4];
+      process_.build_id += kDigits[id[4 + i] & 15];
+    }
+  }
+  return Kind::process;
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,297 @@
+#include "record/session/drainer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <optional>
+
+namespace usdt::record {
+namespace {
+
+// Big enough to make queue hand-offs rare, small enough to keep the writer busy.
+constexpr size_t kBatchRecords = 8192;
+// How long a partly filled batch waits for more records: 50 ms.
+constexpr uint64_t kBatchMaxWaitNs = 50 * 1000 * 1000;
+// Packed words an event takes in a batch with two arguments (batch_queue.h).
+constexpr size_t kBatchWordsPerRecord = EventBatch::kHeaderWords + 2;
+// Records read before the space they took is handed back to the kernel:
+// with -g dwarf a sample is 8 KiB or more and a slow pass must not keep
+// the whole buffer from the kernel.
+constexpr size_t kReleaseEvery = 64;
+
+// The records a StackCollector applies up to each sample's time.
+bool changes_mappings(const format::ProcessEvent& p) {
+  return p.kind != format::ProcessEventKind::comm;  // mmap, exec, fork, exit
+}
+
+}  // namespace
+
+Drainer::Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count)
+    : decoder_(decoder),
+      queue_(queue),
+      events_per_site_(site_count, 0),
+      lost_per_site_(site_count, 0) {
+  batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+}
+
+void Drainer::prepare_batches() {
+  queue_.prepare_spares(kBatchRecords * kBatchWordsPerRecord);
+  batch_.packed.prefault();
+}
+
+void Drainer::flush() {
+  batch_pass_ns_ = 0;
+  if (batch_.empty()) return;
+  queue_.push(std::move(batch_));
+  batch_ = queue_.take_empty();
+  batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+}
+
+void Drainer::add(const format::ProcessEvent& event) {
+  if (!event.comm.empty()) named_threads_.insert(event.tid);
+  batch_.processes.push_back(event);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> Drainer::unnamed_threads() const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (uint64_t thread : seen_threads_) {
+    uint32_t tid = static_cast<uint32_t>(thread);
+    if (named_threads_.count(tid) == 0) out.emplace_back(static_cast<uint32_t>(thread >> 32), tid);
+  }
+  return out;
+}
+
+void Drainer::set_pid_filter(const std::vector<pid_t>& roots, uint32_t first_site) {
+  filter_ = true;
+  first_filtered_site_ = first_site;
+  for (pid_t pid : roots) traced_.insert(static_cast<uint32_t>(pid));
+}
+
+void Drainer::wait(const format::Event& e) {
+  Waiting& w = waiting_next_.emplace_back();
+  w.event = e;
+  w.stack.assign(e.stack, e.stack + e.stack_depth);
+}
+
+void Drainer::accept(const format::Event& e) {
+  if (e.stack_depth != 0) {
+    ++stacks_written_;
+    if (e.stack_truncated) ++stacks_truncated_;
+  }
+  batch_.add(e);
+  count_accepted(e.pid, e.tid, e.site_id);
+}
+
+void Drainer::count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id) {
+  // Consecutive events mostly come from one thread: skip the set then.
+  uint64_t thread = uint64_t{pid} << 32 | tid;
+  if (thread != last_thread_) {
+    seen_threads_.insert(thread);
+    last_thread_ = thread;
+  }
+  ++events_;
+  if (site_id < events_per_site_.size()) ++events_per_site_[site_id];
+  if (batch_.event_count >= kBatchRecords) flush();
+}
+
+void Drainer::settle_waiting(bool final) {
+  for (Waiting& w : waiting_) {
+    format::Event& e = w.event;
+    e.stack = w.stack.data();
+    if (traced(e.pid)) {
+      accept(e);
+    } else {
+      ++foreign_;
+    }
+  }
+  waiting_.clear();
+  waiting_.swap(waiting_next_);
+  if (final) settle_waiting(false);
+}
+
+void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
+  while (drain(buffers) != 0) {
+  }
+  settle_waiting(true);
+  flush();
+}
+
+void Drainer::snapshot(std::vector<RingBuffer>& buffers, size_t& records) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const uint64_t cutoff =
+      static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+  pass_ns_ = cutoff;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    RingBuffer& buffer = buffers[i];
+    buffer.begin_read();
+    const bool samples = i < side_band_from_;
+    if (samples && stacks_ == nullptr) continue;
+    while (const perf_event_header* record = buffer.next()) {
+      std::optional<uint64_t> time = decoder_.record_time(record);
+      if (time && *time > cutoff) {
+        buffer.cut_before(record);
+        break;
+      }
+    }
+    buffer.rewind();
+  }
+  // The side band up to the cut, taken whole: its records are few.
+  pass_processes_.clear();
+  for (size_t i = side_band_from_; i < buffers.size(); ++i) {
+    RingBuffer& buffer = buffers[i];
+    while (const perf_event_header* record = buffer.next()) {
+      ++records;
+      switch (decoder_.decode(record)) {
+        case SampleDecoder::Kind::process:
+          pass_processes_.push_back(decoder_.process());
+          break;
+        case SampleDecoder::Kind::lost:  // process records, not events
+          lost_process_records_ += decoder_.lost().count;
+          break;
+        case SampleDecoder::Kind::event:  // none are written here
+        case SampleDecoder::Kind::none:
+          break;
+      }
+    }
+    buffer.end_read();
+  }
+  std::stable_sort(pass_processes_.begin(), pass_processes_.end(),
+                   [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
+                     return a.time_ns < b.time_ns;
+                   });
+}
+
+void Drainer::apply_process_records() {
+  std::vector<format::ProcessEvent> mappings;
+  for (const format::ProcessEvent& p : pass_processes_) {
+    const format::ProcessEvent* kept = apply_process(p);
+    if (kept != nullptr && stacks_ != nullptr && changes_mappings(*kept)) mappings.push_back(*kept);
+  }
+  if (stacks_ != nullptr) stacks_->begin_pass(std::move(mappings));
+}
+
+const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p) {
+  // The recorder's own renames (EventSet::flush_pending_losses).
+  if (p.pid == self_pid_ && p.kind == format::ProcessEventKind::comm) return nullptr;
+  if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
+      (!filter_ || traced(p.parent_pid)) && traced_.insert(p.pid).second) {
+    new_processes_.push_back(static_cast<pid_t>(p.pid));
+  }
+  if (!p.comm.empty()) named_threads_.insert(p.tid);
+  if (p.kind == format::ProcessEventKind::mmap) {
+    if (watch_mappings_) new_mappings_.push_back(p);
+    if (stacks_ == nullptr) return nullptr;  // written only with stacks (FORMAT.md)
+  }
+  batch_.processes.push_back(p);
+  if (stacks_ != nullptr) stacks_->complete(batch_.processes.back());
+  return &batch_.processes.back();
+}
+
+void Drainer::add_event(const format::Event& decoded) {
+  const format::Event* e = &decoded;
+  if (stacks_ != nullptr) {
+    stacked_ = decoded;
+    stacks_->collect(decoder_, stacked_);
+    for (format::ProcessEvent& p : stacks_->take_seeded()) batch_.processes.push_back(std::move(p));
+    e = &stacked_;
+  }
+  if (!filter_ || e->site_id < first_filtered_site_ || traced_cached(e->pid)) {
+    accept(*e);
+  } else {
+    wait(*e);
+  }
+}
+
+// The usual sample of a run without call stacks is packed straight into the
+// batch (SampleDecoder::pack_usual); the rest, and samples the pid filter
+// has to look at, go through decode() and add_event().
+bool Drainer::take_usual(const perf_event_header* record) {
+  uint64_t* w = batch_.packed.room(kPackedMaxWords);
+  const size_t words = decoder_.pack_usual(record, w);
+  if (words == 0) return false;
+  const uint32_t site = packed_site(w);
+  const uint32_t pid = packed_pid(w);
+  if (filter_ && site >= first_filtered_site_ && !traced_cached(pid)) return false;
+  batch_.packed.commit(words);
+  ++batch_.event_count;
+  count_accepted(pid, packed_tid(w), site);
+  return true;
+}
+
+void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
+  size_t unreleased = 0;
+  const bool packs = stacks_ == nullptr;
+  while (const perf_event_header* record = buffer.next()) {
+    ++records;
+    if (!packs || !take_usual(record)) take(record);
+    // After the record is read: the kernel may overwrite what is released.
+    if (++unreleased == kReleaseEvery) {
+      buffer.end_read();
+      unreleased = 0;
+    }
+  }
+  // Hand the space back before the next buffer so the kernel can refill it.
+  buffer.end_read();
+}
+
+void Drainer::take(const perf_event_header* record) {
+  switch (decoder_.decode(record)) {
+    case SampleDecoder::Kind::event:
+      add_event(decoder_.event());
+      break;
+    case SampleDecoder::Kind::lost: {
+      const format::LostEvent& l = decoder_.lost();
+      batch_.lost.push_back(l);
+      lost_ += l.count;
+      if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
+      break;
+    }
+    case SampleDecoder::Kind::process:  // the recorder's own renames (anchors)
+      apply_process(decoder_.process());
+      break;
+    case SampleDecoder::Kind::none:
+      break;
+  }
+}
+
+size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
+  size_t records = 0;
+  snapshot(buffers, records);  // takes the side band; leaves the rest at the snapshot's start
+  apply_process_records();
+  for (size_t i = 0; i < buffers.size() && i < side_band_from_; ++i)
+    drain_buffer(buffers[i], records);
+  if (stacks_ != nullptr) stacks_->end_pass();
+  settle_waiting(false);
+  // A batch goes when full (accept()) or, partly filled, once it has waited
+  // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
+  // small batches, more than the spares prepared for an idle writer.
+  if (!batch_.empty()) {
+    if (batch_pass_ns_ == 0) {
+      batch_pass_ns_ = pass_ns_;
+    } else if (pass_ns_ - batch_pass_ns_ >= kBatchMaxWaitNs) {
+      flush();
+    }
+  }
+  return records;
+}
+
+std::vector<format::ProcessEvent> Drainer::take_new_mappings() {
+  std::vector<format::ProcessEvent> out;
+  out.swap(new_mappings_);
+  return out;
+}
+
+void Drainer::add_sites(size_t count) {
+  events_per_site_.resize(events_per_site_.size() + count, 0);
+  lost_per_site_.resize(lost_per_site_.size() + count, 0);
+}
+
+std::vector<pid_t> Drainer::take_new_processes() {
+  std::vector<pid_t> out;
+  out.swap(new_processes_);
+  return out;
+}
+
+}  // namespace usdt::record

@@ -1,0 +1,192 @@
+#include "record/session/writer_thread.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+
+#include "record/session/thread_priority.h"
+
+namespace usdt::record {
+
+namespace {
+
+// How long decoded events may sit in the writer's pending chunk. A recorder
+// killed by SIGKILL (or a machine that crashes) loses at most this much; the
+// writer itself only checks chunk age when appends arrive, so a quiet
+// recording is flushed from here. An idle writer is raised when a batch has
+// waited this long.
+constexpr std::chrono::milliseconds kFlushInterval{1000};
+
+// Records waiting before an idle writer is raised: 16 full batches of 8192
+// events, the spares the drain loop prepares (about 6 MB with two
+// arguments), a quarter of the queue's room.
+constexpr size_t kRaiseRecords = 128 * 1024;
+
+// A pass of the drain loop this long is held up (the longest seen under two
+// CPU hogs took 9 ms), and the watchdog looks every kWatchInterval: a
+// stall lasts at most about 30 ms before the writer is raised, where the
+// ring buffers hold some 250 ms of a busy workload's events.
+constexpr std::chrono::milliseconds kStalledPass{20};
+constexpr std::chrono::milliseconds kWatchInterval{10};
+
+}  // namespace
+
+WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority)
+    : writer_(std::move(writer)), queue_(queue), priority_(priority) {
+  if (priority_ == Priority::idle) {
+    queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords);
+  }
+  thread_ = std::thread([this] { run(); });
+  if (priority_ == Priority::idle) watchdog_ = std::thread([this] { watch_passes(); });
+}
+
+WriterThread::~WriterThread() {
+  if (thread_.joinable()) {
+    raise();
+    queue_.close();
+    thread_.join();
+  }
+  stop_watchdog();
+}
+
+void WriterThread::watch_passes() {
+  std::unique_lock lock(watchdog_mutex_);
+  while (!watchdog_wake_.wait_for(lock, kWatchInterval, [this] { return watchdog_stops_; })) {
+    const int64_t began = pass_began_.load(std::memory_order_relaxed);
+    if (began == 0 || !idle_.load()) continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(began)) >=
+        kStalledPass) {
+      raise();
+    }
+  }
+}
+
+void WriterThread::stop_watchdog() {
+  if (!watchdog_.joinable()) return;
+  {
+    std::lock_guard lock(watchdog_mutex_);
+    watchdog_stops_ = true;
+  }
+  watchdog_wake_.notify_one();
+  watchdog_.join();
+}
+
+bool writer_is_behind(std::chrono::steady_clock::time_point now,
+                      std::optional<std::chrono::steady_clock::time_point> oldest_queued,
+                      std::optional<std::chrono::steady_clock::time_point> unflushed_since,
+                      std::chrono::milliseconds flush_interval) {
+  if (oldest_queued && now - *oldest_queued >= flush_interval) return true;
+  return unflushed_since && now - *unflushed_since >= 2 * flush_interval;
+}
+
+void WriterThread::keep_up(std::chrono::steady_clock::time_point now) {
+  pass_began_.store(0, std::memory_order_relaxed);
+  if (priority_ != Priority::idle || !idle_.load()) return;
+  std::optional<std::chrono::steady_clock::time_point> unflushed;
+  if (int64_t since = unflushed_since_.load(); since != 0) {
+    unflushed = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(since));
+  }
+  if (writer_is_behind(now, queue_.oldest_queued_at(), unflushed, kFlushInterval)) raise();
+}
+
+void WriterThread::raise() {
+  if (idle_.exchange(false)) (void)set_normal_priority(tid_.load());
+}
+
+// The flag first, then the policy, then the flag again: a raise() that
+// comes before the policy change may have set normal priority before this
+// sets idle, so finding the flag cleared, this undoes its own change. A
+// raise() is thus never lost, whenever it comes (losing one left the writer
+// idle with 128 Ki records waiting while the producer went on). No lock: a
+// lock the writer took would be held by a SCHED_IDLE thread, and a producer
+// waiting on it would wait for as long as the workload starves the writer.
+void WriterThread::lower() {
+  if (priority_ != Priority::idle || idle_.load()) return;
+  idle_.store(true);
+  if (!set_idle_priority(tid_.load())) {
+    idle_.store(false);
+    return;
+  }
+  if (!idle_.load()) (void)set_normal_priority(tid_.load());
+}
+
+void WriterThread::run() {
+  tid_.store(static_cast<pid_t>(gettid()));
+  lower();
+  EventBatch batch;
+  bool pending = false;  // appended since the last flush
+  auto last_flush = std::chrono::steady_clock::now();
+  for (;;) {
+    BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
+    if (got == BatchQueue::PopResult::closed) break;
+    const bool timeout = got == BatchQueue::PopResult::timeout;
+    if (failed_.load(std::memory_order_relaxed)) {
+      if (timeout) lower();
+      continue;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (timeout || now - last_flush >= kFlushInterval) {
+      if (pending) {
+        if (Status flushed = writer_.flush(); !flushed) {
+          error_ = flushed.error();
+          failed_.store(true, std::memory_order_relaxed);
+          continue;
+        }
+        pending = false;
+        unflushed_since_.store(0);
+      }
+      last_flush = now;
+      if (timeout) {
+        lower();  // after the flush: keep_up() may have raised it for that
+        continue;
+      }
+    }
+    if (!pending) unflushed_since_.store(now.time_since_epoch().count());
+    pending = true;
+    Status status;
+    if (!batch.added_sites.empty()) status = writer_.add_sites(batch.added_sites, batch.added_since_ns);
+    for (const format::ProcessEvent& p : batch.processes) {
+      if (!status) break;
+      if (status = writer_.append(p); !status) break;
+    }
+    if (status) status = append_events(batch);
+    if (status) {
+      for (const format::LostEvent& l : batch.lost) {
+        if (status = writer_.append(l); !status) break;
+      }
+    }
+    if (!status) {
+      error_ = status.error();
+      failed_.store(true, std::memory_order_relaxed);
+    }
+    queue_.recycle(std::move(batch));
+    batch = EventBatch();
+    if (queue_.size() == 0) lower();
+  }
+}
+
+Status WriterThread::append_events(const EventBatch& batch) {
+  EventBatch::Reader reader(batch);
+  format::Event e;
+  while (reader.next(e)) {
+    if (Status s = writer_.append(e); !s) return s;
+  }
+  return Status::success();
+}
+
+Status WriterThread::finish(const format::TraceSummary& summary,
+                            const std::vector<format::ObjectTable>& objects) {
+  raise();
+  queue_.close();
+  if (thread_.joinable()) thread_.join();
+  stop_watchdog();
+  if (error_) return *error_;
+  for (const format::ObjectTable& object : objects) {
+    if (Status s = writer_.add_object(object); !s) return s;
+  }
+  return writer_.finish(summary);
+}
+
+}  // namespace usdt::record

@@ -1,3 +1,0 @@
-// -O0, frame pointers: see unwind_chain.h.
-#define UNWIND_CHAIN_NS unwind_chain_fp
-#include "tests/unit/unwind_chain_impl.inc"
