@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/result.h"
-#include "report/event_filter.h"
+#include "report/input/event_filter.h"
 #include "report/report_options.h"
-#include "report/trace_input.h"
+#include "report/input/trace_input.h"
 
 namespace usdt::report {
 

@@ -2,7 +2,7 @@
 
 #include "report/commands.h"
 #include "report/report_options.h"
-#include "report/trace_set.h"
+#include "report/input/trace_set.h"
 
 namespace usdt::report {
 
@@ -15,7 +15,7 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
   // Decoding ahead of the merge only when -j asks for it: on 2 cores,
   // handing whole decoded chunks to the main thread made summary 0.63 x and
   // a real recording's latency 0.77 x the serial speed. summary and latency
-  // use every CPU by default through segments (report/segments.h), which
+  // use every CPU by default through segments (report/input/segments.h), which
   // read the files anew and never decode ahead.
   const uint32_t jobs = parsed.options.jobs == 0 ? 1 : parsed.options.jobs;
   Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces, jobs);

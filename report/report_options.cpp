@@ -7,9 +7,9 @@
 
 #include "common/build_info.h"
 #include "formats/arg_name.h"
-#include "report/clickhouse_export.h"
-#include "report/duration.h"
-#include "report/wildcard.h"
+#include "report/export/clickhouse_export.h"
+#include "report/stats/duration.h"
+#include "report/input/wildcard.h"
 
 namespace po = boost::program_options;
 

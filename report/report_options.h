@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/result.h"
-#include "report/linear_histogram.h"
-#include "report/probe_catalog.h"
+#include "report/stats/linear_histogram.h"
+#include "report/input/probe_catalog.h"
 
 namespace usdt::report {
 

@@ -5,7 +5,7 @@
 // With BURST, every millionth event comes with a burst of BURST short-lived
 // processes (fork, exec, three mmaps, exit each), as a build or a shell
 // script spawns them: traces whose process records are many but lie in few
-// chunks, which the reports' segments replay (report/process_history.h).
+// chunks, which the reports' segments replay (report/input/process_history.h).
 #include <cstdio>
 #include <cstdlib>
 #include <random>

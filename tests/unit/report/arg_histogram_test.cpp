@@ -1,4 +1,4 @@
-#include "report/arg_histogram.h"
+#include "report/hist/arg_histogram.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>

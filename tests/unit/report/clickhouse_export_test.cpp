@@ -2,7 +2,7 @@
 // in-memory traces: the exact rows, NULLs for missing arguments, strings,
 // hosts and wall-clock times from each file's own metadata, the schema's
 // columns in the rows' order, and the command-line rules.
-#include "report/clickhouse_export.h"
+#include "report/export/clickhouse_export.h"
 
 #include <unistd.h>
 

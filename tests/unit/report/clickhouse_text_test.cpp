@@ -1,7 +1,7 @@
-// ClickHouse TabSeparated escaping (report/clickhouse_text.h): what
+// ClickHouse TabSeparated escaping (report/export/clickhouse_text.h): what
 // clickhouse-client reads back byte for byte (checked against a real server
 // by tests/integration/clickhouse_test.cpp).
-#include "report/clickhouse_text.h"
+#include "report/export/clickhouse_text.h"
 
 #include <catch2/catch.hpp>
 #include <string>

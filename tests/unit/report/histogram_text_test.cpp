@@ -1,8 +1,8 @@
-#include "report/histogram_text.h"
+#include "report/output/histogram_text.h"
 
 #include <catch2/catch.hpp>
 
-#include "report/linear_histogram.h"
+#include "report/stats/linear_histogram.h"
 
 using namespace usdt::report;
 

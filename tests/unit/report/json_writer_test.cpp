@@ -1,10 +1,10 @@
-#include "report/json_writer.h"
+#include "report/output/json_writer.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
 
-#include "report/json_text.h"
+#include "report/output/json_text.h"
 
 using usdt::report::JsonWriter;
 using usdt::report::json_string;

@@ -1,4 +1,4 @@
-#include "report/latency_analyzer.h"
+#include "report/pairing/latency_analyzer.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
-#include "report/log_linear_histogram.h"
+#include "report/stats/log_linear_histogram.h"
 
-#include "report/duration_stats.h"
+#include "report/stats/duration_stats.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -4,10 +4,10 @@
 #include <random>
 #include <unordered_map>
 
-#include "report/duration.h"
-#include "report/flat_map.h"
-#include "report/json_text.h"
-#include "report/wildcard.h"
+#include "report/stats/duration.h"
+#include "report/input/flat_map.h"
+#include "report/output/json_text.h"
+#include "report/input/wildcard.h"
 
 using namespace usdt::report;
 

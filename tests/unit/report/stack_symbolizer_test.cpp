@@ -1,6 +1,6 @@
 // StackSymbolizer: mappings replayed in record order, object blocks matched
 // by build-id or path, names demangled, return addresses looked up at - 1.
-#include "report/stack_symbolizer.h"
+#include "report/symbols/stack_symbolizer.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
-// How string arguments print in text and csv (report/string_text.h), and
+// How string arguments print in text and csv (report/output/string_text.h), and
 // the EventCopy that keeps them past the reader's next record.
-#include "report/string_text.h"
+#include "report/output/string_text.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "report/event_copy.h"
+#include "report/input/event_copy.h"
 
 using namespace usdt::report;
 namespace fmt = usdt::format;

@@ -1,6 +1,6 @@
 // TraceSet::open on odd inputs: non-regular files are refused without
 // blocking, and the same recording named twice is read once.
-#include "report/trace_set.h"
+#include "report/input/trace_set.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

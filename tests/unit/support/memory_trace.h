@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "report/trace_input.h"
+#include "report/input/trace_input.h"
 
 namespace usdt::report {
 

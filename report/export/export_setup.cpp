@@ -1,0 +1,51 @@
+#include "report/export/export_setup.h"
+
+#include "report/pairing/latency_setup.h"
+
+namespace usdt::report {
+
+std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input,
+                                          bool pairs, CommandIo io, int* exit_code) {
+  *exit_code = 1;
+  if (options.output.empty()) {
+    print_error(io.err, "export needs -o FILE");
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  Result<EventFilter> filter = make_filter(options, input);
+  if (!filter) {
+    print_error(io.err, filter.error().message());
+    return std::nullopt;
+  }
+  std::optional<LatencyConfig> pairing;
+  if (pairs) {
+    Result<LatencyConfig> config = make_latency_config(options, input.catalog());
+    if (!config) {
+      print_error(io.err, config.error().message());
+      return std::nullopt;
+    }
+    pairing = std::move(*config);
+  }
+  Result<OutputFile> file = OutputFile::create(options.output);
+  if (!file) {
+    print_error(io.err, file.error().message());
+    return std::nullopt;
+  }
+  return ExportSetup{std::move(*filter), std::move(pairing), std::move(*file)};
+}
+
+int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& options,
+                  TraceInput& input, CommandIo io) {
+  if (write_failed) {
+    print_error(io.err, "cannot write '" + options.output + "'");
+    return 1;  // the file is closed by its owner
+  }
+  if (Status closed = setup.file.close(); !closed) {
+    print_error(io.err, closed.error().message());
+    return 1;
+  }
+  report_read_problems(input, io.err);
+  return 0;
+}
+
+}  // namespace usdt::report

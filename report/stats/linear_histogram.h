@@ -1,0 +1,50 @@
+// Linear buckets for `--linear MIN,MAX,STEP` (bpftrace's lhist): [MIN, MAX)
+// cut into STEP-wide buckets, plus one bucket below MIN and one from MAX up.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "report/output/histogram_text.h"
+
+namespace usdt::report {
+
+struct LinearSpec {
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t step = 1;
+};
+
+// Parses "MIN,MAX,STEP". Fails unless MIN < MAX, STEP > 0 and there are at
+// most kMaxLinearBuckets buckets.
+constexpr int64_t kMaxLinearBuckets = 100000;
+Result<LinearSpec> parse_linear_spec(std::string_view text);
+
+class LinearHistogram {
+ public:
+  explicit LinearHistogram(LinearSpec spec);
+
+  void add(__int128 value) {
+    if (value < spec_.min) {
+      ++counts_.front();
+    } else if (value >= spec_.max) {
+      ++counts_.back();
+    } else {
+      ++counts_[1 + static_cast<size_t>((value - spec_.min) / spec_.step)];
+    }
+  }
+
+  // Adds other's counts; other has the same spec.
+  void merge(const LinearHistogram& other);
+
+  // Every bucket, including the empty ones and the two open-ended ones.
+  std::vector<HistogramBucket> buckets() const;
+
+ private:
+  LinearSpec spec_;
+  std::vector<uint64_t> counts_;  // [below MIN], buckets..., [MAX and above]
+};
+
+}  // namespace usdt::report
