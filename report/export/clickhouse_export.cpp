@@ -7,10 +7,11 @@
 #include <tuple>
 #include <vector>
 
+#include "report/export/export_command.h"
 #include "report/output/arg_format.h"
 #include "report/export/clickhouse_text.h"
 #include "report/input/event_copy.h"
-#include "report/export/export_segments.h"
+#include "report/export/export_pass.h"
 #include "report/export/export_setup.h"
 #include "report/pairing/latency_analyzer.h"
 #include "report/pairing/latency_setup.h"
@@ -142,81 +143,17 @@ void append_comm_field(std::string& row, const std::optional<std::string>& comm)
   }
 }
 
+class ClickHouseReader;
+
 // Rows of events, or of start/end pairs (when the pass has an analyzer).
 class ClickHouseExporter final : public SegmentExporter {
  public:
-  ClickHouseExporter(const TraceInput& input, const EventFilter& filter, const KeySpec& key)
-      : catalog_(input.catalog()),
-        files_(input.files()),
-        filter_(filter),
-        key_(key),
-        domains_(file_domains(input)) {}
+  ClickHouseExporter(const TraceInput& input, const KeySpec& key)
+      : catalog_(input.catalog()), files_(input.files()), key_(key) {}
 
-  // Each read and fill_hole has its own row: segments read on several threads.
-  void read(TraceInput& input, ProcessNames& names, StackSymbolizer*, ExportPass& pass,
-            OutputBuffer& out) override {
-    std::string row;
-    Record r;
-    while (input.next(r)) {
-      if (r.kind == format::RecordKind::process) {
-        names.on_process(domains_[r.file], *r.process);
-        continue;
-      }
-      if (r.kind != format::RecordKind::event) continue;
-      const format::Event& e = *r.event;
-      const uint32_t site = catalog_.global_site(r.file, e.site_id);
-      if (!filter_.accepts(site, e, r.time)) continue;
-      const uint32_t domain = domains_[r.file];
-      if (!pass.analyzer) {
-        row.clear();
-        append_tsv_string(row, files_[r.file].metadata.hostname);
-        row += '\t';
-        append_u64(row, wall_clock_ns(files_[r.file], r.time));
-        row += '\t';
-        append_u64(row, e.pid);
-        row += '\t';
-        append_u64(row, e.tid);
-        row += '\t';
-        append_u64(row, e.cpu);
-        row += '\t';
-        append_comm(row, names, domain, e);
-        row += '\t';
-        append_tsv_string(row, catalog_.probe_of_site(site).full_name);
-        row += '\t';
-        append_args(row, &catalog_.site(site), e);
-        row += '\n';
-        out.append(row);
-        out.maybe_flush();
-        ++pass.events;
-        continue;
-      }
-      LatencyPair p;
-      const uint64_t number = pass.book.next_number();
-      switch (pass.analyzer->on_event(site, domain, e, r.time, &p, number)) {
-        case LatencyAnalyzer::Outcome::started: {
-          // The start's row fields are its own: its thread's name now.
-          const uint32_t n = names.thread_name(domain, e.pid, e.tid);
-          std::optional<std::string> comm;
-          if (n != ProcessNames::kNoName) comm = names.name(n);
-          pass.book.add(
-              ExportStart{r.file, domain, site, r.time, std::move(comm), nullptr, 0, EventCopy(e)});
-          break;
-        }
-        case LatencyAnalyzer::Outcome::paired:
-          if (std::optional<ExportStart> start = pass.book.take(p.start_tag)) {
-            write_pair_row(p, *start, row, out);
-            ++pass.pairs;
-          }
-          break;
-        case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
-          pass.holes.emplace_back();              // an end alone has no row: only its place
-          pass.holes.back().offset = out.size();
-          break;
-        default:
-          break;
-      }
-    }
-  }
+  // Each reader and fill_hole has its own row: segments read on several threads.
+  std::unique_ptr<ExportReader> reader(const Segment&, ExportState& state, ExportPass& pass,
+                                       OutputBuffer& out) override;
 
   void fill_hole(const ExportPass::Hole&, const LatencyPair* pair, ExportStart* start,
                  OutputBuffer& out, ExportPass* counts) override {
@@ -227,6 +164,8 @@ class ClickHouseExporter final : public SegmentExporter {
   }
 
  private:
+  friend class ClickHouseReader;
+
   void write_pair_row(const LatencyPair& p, ExportStart& start, std::string& row,
                       OutputBuffer& out) {
     const format::Event& s = start.copy.event();
@@ -259,10 +198,82 @@ class ClickHouseExporter final : public SegmentExporter {
 
   const ProbeCatalog& catalog_;
   const std::vector<TraceFileInfo>& files_;
-  const EventFilter& filter_;
   const KeySpec& key_;
-  const std::vector<uint32_t> domains_;
 };
+
+// One segment's rows, or the whole input's.
+class ClickHouseReader final : public ExportReader {
+ public:
+  ClickHouseReader(ClickHouseExporter& exporter, const ProcessNames& names, ExportPass& pass, OutputBuffer& out)
+      : x_(exporter), names_(names), pass_(pass), out_(out) {}
+
+  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) override {
+    if (!pass_.analyzer) {
+      write_event_row(site, file, domain, e, time);
+      return;
+    }
+    LatencyPair p;
+    const uint64_t number = pass_.book.next_number();
+    switch (pass_.analyzer->on_event(site, domain, e, time, &p, number)) {
+      case LatencyAnalyzer::Outcome::started: {
+        // The start's row fields are its own: its thread's name now.
+        const uint32_t n = names_.thread_name(domain, e.pid, e.tid);
+        std::optional<std::string> comm;
+        if (n != ProcessNames::kNoName) comm = names_.name(n);
+        pass_.book.add(ExportStart{file, domain, site, time, std::move(comm), nullptr, 0, EventCopy(e)});
+        break;
+      }
+      case LatencyAnalyzer::Outcome::paired:
+        if (std::optional<ExportStart> start = pass_.book.take(p.start_tag)) {
+          x_.write_pair_row(p, *start, row_, out_);
+          ++pass_.pairs;
+        }
+        break;
+      case LatencyAnalyzer::Outcome::kept_end:  // its start may be in an earlier segment
+        pass_.holes.emplace_back();             // an end alone has no row: only its place
+        pass_.holes.back().offset = out_.size();
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  void write_event_row(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
+    const TraceFileInfo& f = x_.files_[file];
+    row_.clear();
+    append_tsv_string(row_, f.metadata.hostname);
+    row_ += '\t';
+    append_u64(row_, wall_clock_ns(f, time));
+    row_ += '\t';
+    append_u64(row_, e.pid);
+    row_ += '\t';
+    append_u64(row_, e.tid);
+    row_ += '\t';
+    append_u64(row_, e.cpu);
+    row_ += '\t';
+    append_comm(row_, names_, domain, e);
+    row_ += '\t';
+    append_tsv_string(row_, x_.catalog_.probe_of_site(site).full_name);
+    row_ += '\t';
+    append_args(row_, &x_.catalog_.site(site), e);
+    row_ += '\n';
+    out_.append(row_);
+    out_.maybe_flush();
+    ++pass_.events;
+  }
+
+  ClickHouseExporter& x_;
+  const ProcessNames& names_;
+  ExportPass& pass_;
+  OutputBuffer& out_;
+  std::string row_;
+};
+
+std::unique_ptr<ExportReader> ClickHouseExporter::reader(const Segment&, ExportState& state, ExportPass& pass,
+                                                         OutputBuffer& out) {
+  return std::make_unique<ClickHouseReader>(*this, state.names, pass, out);
+}
 
 }  // namespace
 
@@ -286,22 +297,12 @@ int run_clickhouse_export(const ReportOptions& options, TraceInput& input, Comma
   int exit_code = 0;
   std::optional<ExportSetup> setup = prepare_export(options, input, pairs, io, &exit_code);
   if (!setup) return exit_code;
-  OutputFile* file = &setup->file;
-  ClickHouseExporter exporter(input, setup->filter, options.key);
+  ClickHouseExporter exporter(input, options.key);
   ExportPass whole;
-  std::optional<bool> in_segments =
-      export_in_segments(input, setup->filter, report_threads(options.jobs), setup->pairing,
-                         exporter, file->get(), &whole, nullptr);
-  bool failed = in_segments && !*in_segments;
-  if (!in_segments) {
-    if (setup->pairing) whole.analyzer.emplace(*setup->pairing);
-    OutputBuffer out(file->get());
-    ProcessNames names;
-    exporter.read(input, names, nullptr, whole, out);
-    out.flush();
-    failed = out.failed();
-  }
-  if (int code = finish_export(*setup, failed, options, input, io); code != 0) return code;
+  const EventPass::Written written =
+      export_records(setup->pass, setup->pairing, exporter, setup->file.get(), &whole, nullptr);
+  const bool failed = !written.ok;
+  if (int code = finish_export(*setup, failed, options, io); code != 0) return code;
   if (whole.analyzer) {
     std::fprintf(
         io.err, "usdt-report: wrote '%s': %llu pairs, %llu unmatched starts, %llu unmatched ends\n",

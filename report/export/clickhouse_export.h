@@ -10,7 +10,6 @@
 
 #include <string>
 
-#include "report/commands.h"
 #include "report/input/probe_catalog.h"
 
 namespace usdt::report {
@@ -22,10 +21,5 @@ std::string clickhouse_schema();
 // The name of argument index of a site in the rows' arg_names: the trace's
 // own (format 1.2: a DWARF parameter, a tracepoint field), else "argN".
 std::string clickhouse_arg_name(const SiteInfo* site, int index);
-
-// Writes options.output: every selected event (clickhouse-events), or the
-// start/end pairs of --start/--end [--key] (clickhouse-pairs). Returns the
-// exit code; errors (an unknown probe, a write error) go to io.err.
-int run_clickhouse_export(const ReportOptions& options, TraceInput& input, CommandIo io);
 
 }  // namespace usdt::report

@@ -4,17 +4,17 @@
 
 namespace usdt::report {
 
-std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input,
-                                          bool pairs, CommandIo io, int* exit_code) {
+std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInput& input, bool pairs,
+                                          CommandIo io, int* exit_code) {
   *exit_code = 1;
   if (options.output.empty()) {
     print_error(io.err, "export needs -o FILE");
     *exit_code = 2;
     return std::nullopt;
   }
-  Result<EventFilter> filter = make_filter(options, input);
-  if (!filter) {
-    print_error(io.err, filter.error().message());
+  Result<EventPass> pass = EventPass::open(input, options.filter, {.jobs = options.jobs});
+  if (!pass) {
+    print_error(io.err, pass.error().message());
     return std::nullopt;
   }
   std::optional<LatencyConfig> pairing;
@@ -31,11 +31,10 @@ std::optional<ExportSetup> prepare_export(const ReportOptions& options, TraceInp
     print_error(io.err, file.error().message());
     return std::nullopt;
   }
-  return ExportSetup{std::move(*filter), std::move(pairing), std::move(*file)};
+  return ExportSetup{std::move(*pass), std::move(pairing), std::move(*file)};
 }
 
-int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& options,
-                  TraceInput& input, CommandIo io) {
+int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& options, CommandIo io) {
   if (write_failed) {
     print_error(io.err, "cannot write '" + options.output + "'");
     return 1;  // the file is closed by its owner
@@ -44,7 +43,7 @@ int finish_export(ExportSetup& setup, bool write_failed, const ReportOptions& op
     print_error(io.err, closed.error().message());
     return 1;
   }
-  report_read_problems(input, io.err);
+  print_warnings(io.err, setup.pass.read_problems());
   return 0;
 }
 

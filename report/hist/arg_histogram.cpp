@@ -8,26 +8,6 @@
 
 namespace usdt::report {
 
-double arg_as_double(uint64_t raw, ArgType type) {
-  switch (type) {
-    case ArgType::float32: {
-      float f;
-      uint32_t bits = static_cast<uint32_t>(raw);
-      std::memcpy(&f, &bits, sizeof f);
-      return f;
-    }
-    case ArgType::float64: {
-      double d;
-      std::memcpy(&d, &raw, sizeof d);
-      return d;
-    }
-    case ArgType::signed_int: return static_cast<double>(static_cast<int64_t>(raw));
-    case ArgType::unsigned_int:
-    case ArgType::string: return static_cast<double>(raw);  // hist refuses strings
-  }
-  return 0;
-}
-
 void SignedLog2Histogram::add(__int128 v) {
   if (v == 0) {
     ++positive_[0];

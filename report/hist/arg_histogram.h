@@ -15,10 +15,10 @@
 #include "formats/trace_types.h"
 #include "report/input/flat_map.h"
 #include "report/stats/group_key.h"
-#include "report/output/histogram_text.h"
+#include "report/stats/histogram_bucket.h"
 #include "report/stats/linear_histogram.h"
 #include "report/input/probe_catalog.h"
-#include "report/report_options.h"
+#include "report/input/query.h"
 
 namespace usdt::report {
 
@@ -106,9 +106,5 @@ class ArgHistogramAnalyzer {
   GroupIndex group_index_;
   uint64_t outside_groups_ = 0;
 };
-
-// Decodes an argument's raw bits: integer types as an exact 128-bit value,
-// floats as double.
-double arg_as_double(uint64_t raw, ArgType type);
 
 }  // namespace usdt::report

@@ -58,4 +58,39 @@ format::ReadFilter EventFilter::read_filter(const ProbeCatalog& catalog, uint32_
   return rf;
 }
 
+namespace {
+
+// A file with call stacks (object blocks, format 1.3) needs the mmap and
+// fork events of every thread and process, also of those --pid/--tid leave
+// out: a library may be mapped by another thread, a child inherits its
+// parent's mappings. The reader then passes the events of every pid and
+// tid, and EventFilter::accepts still selects them.
+format::ReadFilter reader_hint(const TraceInput& input, uint32_t file, format::ReadFilter rf) {
+  if (!input.files()[file].objects().empty()) {
+    rf.pid.reset();
+    rf.tid.reset();
+  }
+  return rf;
+}
+
+}  // namespace
+
+format::ReadFilter file_read_filter(const EventFilter& filter, const TraceInput& input, uint32_t file,
+                                    const std::vector<uint8_t>* wanted) {
+  const ProbeCatalog& catalog = input.catalog();
+  format::ReadFilter rf = filter.read_filter(catalog, file, input.files()[file].shift_ns);
+  if (wanted != nullptr) {
+    rf.site_ids.clear();
+    for (uint32_t s = 0; s < catalog.site_count(); ++s) {
+      if (catalog.site(s).file == file && filter.site_selected(s) && s < wanted->size() && (*wanted)[s]) {
+        rf.site_ids.push_back(catalog.site(s).site_id);
+      }
+    }
+    // Nothing wanted in this file: an impossible id, since an empty list
+    // means "every site" to the reader.
+    if (rf.site_ids.empty()) rf.site_ids.push_back(format::kNoSite);
+  }
+  return reader_hint(input, file, std::move(rf));
+}
+
 }  // namespace usdt::report

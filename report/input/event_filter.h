@@ -9,7 +9,8 @@
 #include "common/result.h"
 #include "formats/trace_reader.h"
 #include "report/input/probe_catalog.h"
-#include "report/report_options.h"
+#include "report/input/trace_input.h"
+#include "report/input/query.h"
 
 namespace usdt::report {
 
@@ -54,5 +55,13 @@ class EventFilter {
   uint64_t time_max_ = UINT64_MAX;
   bool reads_arguments_ = true;
 };
+
+// The reader hint a file gets from filter: its selected sites, pid, tid and
+// time window; without the pid and tid when the file has call stacks (their
+// mappings need every thread's process records). wanted, per global site:
+// only those of the selected sites (chunks without them are then not even
+// decompressed).
+format::ReadFilter file_read_filter(const EventFilter& filter, const TraceInput& input, uint32_t file,
+                                    const std::vector<uint8_t>* wanted = nullptr);
 
 }  // namespace usdt::report

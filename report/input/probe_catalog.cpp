@@ -1,5 +1,7 @@
 #include "report/input/probe_catalog.h"
 
+#include <cstring>
+
 #include <algorithm>
 
 #include "report/input/wildcard.h"
@@ -126,6 +128,26 @@ std::string unknown_probe_message(const std::string& pattern, const ProbeCatalog
     }
   }
   return message;
+}
+
+double arg_as_double(uint64_t raw, ArgType type) {
+  switch (type) {
+    case ArgType::float32: {
+      float f;
+      uint32_t bits = static_cast<uint32_t>(raw);
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    case ArgType::float64: {
+      double d;
+      std::memcpy(&d, &raw, sizeof d);
+      return d;
+    }
+    case ArgType::signed_int: return static_cast<double>(static_cast<int64_t>(raw));
+    case ArgType::unsigned_int:
+    case ArgType::string: return static_cast<double>(raw);  // hist refuses strings
+  }
+  return 0;
 }
 
 }  // namespace usdt::report

@@ -22,6 +22,9 @@ enum class ArgType : uint8_t { signed_int, unsigned_int, float32, float64, strin
 
 ArgType arg_type_of(const format::ArgDescriptor& descriptor);
 
+// An argument's raw bits as a double: integers converted, floats decoded.
+double arg_as_double(uint64_t raw, ArgType type);
+
 // The type's name in `summary --format json`: "int32", "uint64", "float64",
 // "string" (size in bytes, as the descriptor gives it).
 std::string arg_type_name(ArgType type, uint8_t size);

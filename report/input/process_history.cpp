@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "report/commands.h"
+#include "report/input/event_filter.h"
 
 namespace usdt::report {
 

@@ -33,7 +33,7 @@ unsigned report_threads(uint32_t jobs_option);
 constexpr unsigned kPartsPerThread = 16;
 std::vector<uint64_t> guided_bounds(const std::vector<uint64_t>& parts, unsigned threads);
 
-// Runs run(k, segment input, stop) for each segment k, on `threads` threads
+// Runs run(k, count, segment input, stop) for each segment k of count, on `threads` threads
 // (the calling one among them) that take the segments in turn, folds the passes
 // in time order with merge(earlier, later) and returns the result, after
 // the input took the segments' diagnostics (TraceInput::adopt_segments).
@@ -80,7 +80,7 @@ std::optional<Pass> read_in_segments(TraceInput& input, unsigned threads, Run ru
       try {
         // nullptr (the input was read already): the caller reads serially.
         segments[k] = input.open_segment(bounds[k], bounds[k + 1]);
-        if (segments[k]) pass.emplace(run(k, *segments[k], stop));
+        if (segments[k]) pass.emplace(run(k, count, *segments[k], stop));
       } catch (...) {
         std::lock_guard<std::mutex> lk(mu);
         if (!error) error = std::current_exception();

@@ -22,4 +22,18 @@ void TraceInput::compute_timeline() {
   }
 }
 
+std::vector<uint32_t> file_domains(const TraceInput& input) {
+  std::vector<uint32_t> out(input.files().size(), 0);
+  if (input.hosts_differ()) {
+    for (uint32_t i = 0; i < out.size(); ++i) out[i] = i;
+  }
+  return out;
+}
+
+uint64_t realtime_of(const TraceInput& input, uint64_t time) {
+  if (input.files().empty()) return 0;
+  const format::TraceMetadata& m = input.files().front().metadata;
+  return m.start_realtime_ns + (time - m.start_monotonic_ns);
+}
+
 }  // namespace usdt::report

@@ -170,4 +170,11 @@ class TraceInput {
   uint32_t run_file_ = 0;
 };
 
+// The key domain of each file: its index when hosts differ, else 0 (pids
+// and tids of different hosts are different keys).
+std::vector<uint32_t> file_domains(const TraceInput& input);
+
+// CLOCK_REALTIME of a timeline time, through the first file's anchor.
+uint64_t realtime_of(const TraceInput& input, uint64_t time);
+
 }  // namespace usdt::report

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "report/hist/arg_histogram.h"
+#include "report/input/probe_catalog.h"
 #include "report/output/json_text.h"
 #include "report/output/string_text.h"
 

@@ -1,42 +1,20 @@
 // Histogram buckets as the commands print them: text bars in the style of
-// bpftrace's hist()/lhist() ("[1K, 2K)  123 |@@@@   |") and JSON
-// {"low":L,"high":H,"count":N} rows. Bounds are 128-bit so that the top
-// power-of-two bucket of a 64-bit value ([2^63, 2^64)) and negative
-// arguments are both exact.
+// bpftrace's hist()/lhist() ("[1K, 2K)  123 |@@@@   |").
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "report/stats/histogram_bucket.h"
+
 namespace usdt::report {
-
-// One bucket: the integers in [low, high). An open bound (below the first
-// or above the last linear bucket) has no value.
-struct HistogramBucket {
-  __int128 low = 0;
-  __int128 high = 0;
-  bool has_low = true;
-  bool has_high = true;
-  uint64_t count = 0;
-};
-
-std::string int128_to_string(__int128 value);
 
 // "[0]", "[2, 4)", "[1K, 2K)", "(..., 0)", "[100, ...)". Powers of 1024
 // get bpftrace's K/M/G/T/P/E suffixes when the number is an exact multiple.
 std::string bucket_label(const HistogramBucket& bucket);
 
-// The buckets from the first to the last non-empty one, as bpftrace prints
-// them; empty when every bucket is empty.
-std::vector<HistogramBucket> trim_empty_ends(const std::vector<HistogramBucket>& buckets);
-
 // One line per bucket: label, count, a 52-column bar scaled to the largest
 // count. Empty string for no buckets.
 std::string render_histogram_text(const std::vector<HistogramBucket>& buckets);
-
-// Unsigned log2 buckets from LogLinearHistogram::log2_counts().
-std::vector<HistogramBucket> log2_buckets(const std::array<uint64_t, 65>& counts);
 
 }  // namespace usdt::report

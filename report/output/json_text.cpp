@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "report/output/histogram_text.h"
+#include "report/stats/histogram_bucket.h"
 #include "report/output/string_text.h"
 
 namespace usdt::report {

@@ -22,7 +22,7 @@
 #include "report/input/flat_map.h"
 #include "report/stats/group_key.h"
 #include "report/input/probe_catalog.h"
-#include "report/report_options.h"
+#include "report/input/query.h"
 
 namespace usdt::report {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "report/commands.h"
+#include "report/input/site_selection.h"
 
 namespace usdt::report {
 namespace {

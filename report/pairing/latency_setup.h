@@ -6,7 +6,7 @@
 #include "common/result.h"
 #include "report/pairing/latency_analyzer.h"
 #include "report/input/probe_catalog.h"
-#include "report/report_options.h"
+#include "report/input/query.h"
 
 namespace usdt::report {
 

@@ -1,5 +1,7 @@
 #include "report/stats/duration.h"
 
+#include <ctime>
+
 #include <charconv>
 
 namespace usdt::report {
@@ -70,6 +72,17 @@ std::string format_seconds(uint64_t ns) {
   }
   out.append(digits, 9);
   return out;
+}
+
+std::string wall_clock_text(uint64_t realtime_ns) {
+  std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1000000000ull);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%09llu UTC", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<unsigned long long>(realtime_ns % 1000000000ull));
+  return buf;
 }
 
 }  // namespace usdt::report

@@ -18,4 +18,7 @@ Result<uint64_t> parse_duration(std::string_view text);
 // "12.000345678": seconds with nanosecond precision.
 std::string format_seconds(uint64_t ns);
 
+// "2026-11-29 10:00:00.000000000 UTC"
+std::string wall_clock_text(uint64_t realtime_ns);
+
 }  // namespace usdt::report

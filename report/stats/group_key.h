@@ -16,7 +16,7 @@
 #include "formats/trace_types.h"
 #include "report/input/flat_map.h"
 #include "report/input/probe_catalog.h"
-#include "report/report_options.h"
+#include "report/input/query.h"
 
 namespace usdt::report {
 

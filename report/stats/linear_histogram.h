@@ -6,21 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
-#include "report/output/histogram_text.h"
+#include "report/input/query.h"
+#include "report/stats/histogram_bucket.h"
 
 namespace usdt::report {
-
-struct LinearSpec {
-  int64_t min = 0;
-  int64_t max = 0;
-  int64_t step = 1;
-};
-
-// Parses "MIN,MAX,STEP". Fails unless MIN < MAX, STEP > 0 and there are at
-// most kMaxLinearBuckets buckets.
-constexpr int64_t kMaxLinearBuckets = 100000;
-Result<LinearSpec> parse_linear_spec(std::string_view text);
 
 class LinearHistogram {
  public:

@@ -6,9 +6,10 @@
 #include <cstdio>
 #include <string>
 
-#include "report/commands.h"
+#include "report/command_line.h"
+#include "report/report_main.h"
 #include "tests/unit/support/memory_trace.h"
-#include "report/report_options.h"
+#include "report/input/query.h"
 
 using namespace usdt::report;
 namespace fmt = usdt::format;

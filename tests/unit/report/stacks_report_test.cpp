@@ -11,8 +11,9 @@
 #include <string>
 
 #include "tests/unit/support/memory_trace.h"
-#include "report/commands.h"
-#include "report/report_options.h"
+#include "report/command_line.h"
+#include "report/report_main.h"
+#include "report/input/query.h"
 
 using namespace usdt::report;
 namespace fmt = usdt::format;

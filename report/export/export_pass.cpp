@@ -1,57 +1,51 @@
-#include "report/export/export_segments.h"
+#include "report/export/export_pass.h"
 
-#include <algorithm>
 #include <cstring>
-#include <memory>
+#include <mutex>
 #include <stdexcept>
-
-#include "report/commands.h"
-#include "report/input/ordered_segments.h"
-#include "report/input/process_history.h"
-#include "report/symbols/stack_symbolizer.h"
 
 namespace usdt::report {
 
 namespace {
 
-// Segments of about this many records, as dump's: some MB of text each.
-constexpr uint64_t kSegmentRecords = uint64_t{1} << 16;
+// The pass's consumer: the events to the exporter's reader, the process
+// records to the state.
+class ExportConsumer : public PassConsumer {
+ public:
+  ExportConsumer(ExportState& state, std::unique_ptr<ExportReader> reader)
+      : state_(&state), reader_(std::move(reader)) {}
+  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
+    reader_->on_event(site, file, domain, e, time);
+  }
+  void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) { state_->on_process(file, p); }
+
+ private:
+  ExportState* state_;
+  std::unique_ptr<ExportReader> reader_;
+};
 
 }  // namespace
 
-std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& filter,
-                                       unsigned threads,
-                                       const std::optional<LatencyConfig>& pairing,
-                                       SegmentExporter& exporter, std::FILE* out, ExportPass* whole,
-                                       ProcessNames* final_names) {
-  if (threads < 2) return std::nullopt;
-  const uint64_t parts = std::clamp<uint64_t>(input.indexed_records().all / kSegmentRecords,
-                                              uint64_t{threads} * 4, 1 << 16);
-  const std::vector<uint64_t> bounds = input.segment_bounds(static_cast<unsigned>(parts));
-  if (bounds.size() < 3) return std::nullopt;
-  const std::optional<ProcessHistory> history = ProcessHistory::open(input, filter);
-  if (!history) return std::nullopt;
-  const std::vector<uint32_t> domains = file_domains(input);
+EventPass::Written export_records(EventPass& pass, const std::optional<LatencyConfig>& pairing,
+                                  SegmentExporter& exporter, std::FILE* out, ExportPass* whole,
+                                  ProcessNames* final_names) {
   if (pairing) whole->analyzer.emplace(*pairing);
-  // What a segment's read starts from: the names and mappings as of its
-  // start, carried by each thread from its last segment.
-  struct SegmentStart {
-    const std::vector<uint32_t>& domains;
-    ProcessNames names;
-    std::unique_ptr<StackSymbolizer> symbols;
-    void on_process(uint32_t file, const format::ProcessEvent& p) {
-      names.on_process(domains[file], p);
-      if (symbols) symbols->on_process(file, p);
-    }
-  };
-  CarriedStates<SegmentStart> carried(*history, [&] {
-    auto start = std::make_unique<SegmentStart>(SegmentStart{domains, {}, nullptr});
+  TraceInput& input = pass.input();
+  const std::vector<uint32_t>& domains = pass.domains();
+  auto fresh = [&] {
+    auto start = std::make_unique<ExportState>();
+    start->domains = &domains;
     if (exporter.wants_symbols()) start->symbols = std::make_unique<StackSymbolizer>(input.files());
     return start;
-  });
-
+  };
   // The segments' passes, each held from its read until its text is written.
-  std::vector<std::optional<ExportPass>> passes(bounds.size() - 1);
+  // (Sized once the number of segments is known, by the first of them.)
+  std::vector<std::optional<ExportPass>> passes;
+  std::once_flag sized;
+  auto pass_slot = [&](const Segment& s) -> std::optional<ExportPass>& {
+    std::call_once(sized, [&] { passes.resize(s.count); });
+    return passes[s.index];
+  };
   const std::string_view separator = exporter.separator();
   bool first = true;
   auto write = [&](const char* bytes, size_t n) {
@@ -69,23 +63,21 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
     return std::fwrite(bytes, 1, n, out) == n;
   };
   MemoryText hole_text;
-  bool written = emit_segments_in_order(
-      input, bounds, threads, 2 * size_t{threads},
-      [&](size_t k, TraceInput& segment, MemoryText& text) {
-        ExportPass pass;
-        pass.book = StartBook((uint64_t{k} << 40) + 1);
+  std::unique_ptr<ExportState> serial_state;
+  const EventPass::Written written = pass.write_in_order<ExportConsumer, ExportState>(
+      fresh, out,
+      [&](const Segment& segment, ExportState& state, OutputBuffer& buffer) {
+        if (segment.alone()) return ExportConsumer(state, exporter.reader(segment, state, *whole, buffer));
+        ExportPass segment_pass;
+        segment_pass.book = StartBook((uint64_t{segment.index} << 40) + 1);
         if (pairing) {
           LatencyConfig c = *pairing;
-          c.later_segment = k > 0;
-          pass.analyzer.emplace(std::move(c));
+          c.later_segment = segment.later();
+          segment_pass.analyzer.emplace(std::move(c));
         }
-        SegmentStart& start = carried.take(bounds[k]);
-        {
-          OutputBuffer buffer(&text);
-          exporter.read(segment, start.names, start.symbols.get(), pass, buffer);
-        }
-        carried.finished(bounds[k + 1]);
-        passes[k] = std::move(pass);
+        std::optional<ExportPass>& slot = pass_slot(segment);
+        slot = std::move(segment_pass);
+        return ExportConsumer(state, exporter.reader(segment, state, *slot, buffer));
       },
       [&](size_t k, const MemoryText& text) {
         ExportPass& pass = *passes[k];
@@ -132,8 +124,12 @@ std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& fil
         whole->events += pass.events;
         passes[k].reset();
         return ok;
-      });
-  if (final_names != nullptr) {
+      },
+      &serial_state);
+  if (final_names == nullptr) return written;
+  if (serial_state) {
+    *final_names = std::move(serial_state->names);
+  } else if (std::optional<ProcessHistory> history = ProcessHistory::open(input, pass.filter())) {
     history->replay_between(0, UINT64_MAX, [&](uint32_t file, const format::ProcessEvent& p) {
       final_names->on_process(domains[file], p);
     });

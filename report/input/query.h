@@ -1,18 +1,33 @@
-// The parsed command line of usdt-report (shared/CLI.md). Parsing uses
-// Boost.Program_options; its exceptions are caught inside and become usage
-// errors, so callers only see values.
+// The questions a report command answers, as plain values: which records
+// (FilterOptions), which arguments and keys (ArgRef, KeySpec), which buckets
+// (LinearSpec), and the whole command's options (ReportOptions). Filled by
+// the command line (report/command_line.h) or by tests; the analysis code
+// reads these and never the option parser.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
-#include "report/stats/linear_histogram.h"
 #include "report/input/probe_catalog.h"
 
 namespace usdt::report {
+
+// Linear buckets for `--linear MIN,MAX,STEP` (bpftrace's lhist): [MIN, MAX)
+// cut into STEP-wide buckets (report/stats/linear_histogram.h).
+struct LinearSpec {
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t step = 1;
+};
+
+// Parses "MIN,MAX,STEP". Fails unless MIN < MAX, STEP > 0 and there are at
+// most kMaxLinearBuckets buckets.
+constexpr int64_t kMaxLinearBuckets = 100000;
+Result<LinearSpec> parse_linear_spec(std::string_view text);
 
 enum class Command { summary, dump, latency, hist, export_trace, stacks };
 
@@ -81,18 +96,6 @@ struct ReportOptions {
 
 // The most -j accepts: more threads than this only cost memory.
 constexpr uint32_t kMaxJobs = 256;
-
-// What parsing decided: run, or stop with text already decided (help,
-// version: exit 0; usage error: exit 2, message on stderr).
-struct ParsedCommandLine {
-  enum class Action { run, print_and_exit } action = Action::run;
-  ReportOptions options;
-  std::string text;  // for print_and_exit: what to print
-  int exit_code = 0;
-  bool to_stderr = false;
-};
-
-ParsedCommandLine parse_command_line(int argc, const char* const* argv);
 
 const char* command_name(Command command);
 

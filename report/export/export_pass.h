@@ -1,4 +1,5 @@
-// The exports (Chrome, ClickHouse) on every core, in record order. An export
+// The exports (Chrome, ClickHouse) on every core, in record order, through
+// the event pass (report/input/event_pass.h, write_in_order). An export
 // writes each event, or each start/end pair when its end comes, in the order
 // one reader returns the records. Cut into segments
 // (report/input/ordered_segments.h), each segment's records are formatted into
@@ -26,11 +27,11 @@
 #include <vector>
 
 #include "report/input/event_copy.h"
-#include "report/input/event_filter.h"
-#include "report/pairing/latency_analyzer.h"
-#include "report/output/output_buffer.h"
+#include "report/input/event_pass.h"
 #include "report/input/process_names.h"
-#include "report/input/trace_input.h"
+#include "report/output/output_buffer.h"
+#include "report/pairing/latency_analyzer.h"
+#include "report/symbols/stack_symbolizer.h"
 
 namespace usdt::report {
 
@@ -105,15 +106,37 @@ struct ExportPass {
   bool wrote_text = false;  // export_in_segments: anything reached the file
 };
 
+// What a segment's export starts from: the names and mappings as of its
+// start, kept up to date by its process records.
+struct ExportState {
+  const std::vector<uint32_t>* domains = nullptr;
+  ProcessNames names;
+  std::unique_ptr<StackSymbolizer> symbols;  // when the exporter wants_symbols()
+  void on_process(uint32_t file, const format::ProcessEvent& p) {
+    names.on_process((*domains)[file], p);
+    if (symbols) symbols->on_process(file, p);
+  }
+};
+
+// One segment's (or the whole input's) formatting of the events the pass
+// accepts, into its pass and buffer.
+class ExportReader {
+ public:
+  virtual ~ExportReader() = default;
+  virtual void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e,
+                        uint64_t time) = 0;
+};
+
 class SegmentExporter {
  public:
   virtual ~SegmentExporter() = default;
-  // Formats input's records into out, its pass's analyzer and book kept up
-  // to date. names (and symbols, when wants_symbols()): the process names
-  // (mappings) before input's first record, kept up to date by its process
-  // records.
-  virtual void read(TraceInput& input, ProcessNames& names, StackSymbolizer* symbols,
-                    ExportPass& pass, OutputBuffer& out) = 0;
+  // The reader of a segment: it formats the segment's events into out,
+  // keeping pass's analyzer and book up to date; state: the names (and
+  // symbols, when wants_symbols()) as of the segment's start, kept up to
+  // date for it. segment.alone(): the whole input, read serially, its text
+  // going straight to the file.
+  virtual std::unique_ptr<ExportReader> reader(const Segment& segment, ExportState& state, ExportPass& pass,
+                                               OutputBuffer& out) = 0;
   virtual bool wants_symbols() const { return false; }
   // The text of a hole: of a kept end, the pair it closed (with its start)
   // or, pair null, the end alone; of a stack, its number. Counts what it
@@ -127,17 +150,13 @@ class SegmentExporter {
   virtual std::string_view separator() const { return {}; }
 };
 
-// Runs exporter over input cut into segments on `threads` threads (>= 2)
-// and writes the texts to out in record order. whole: the fold of the
-// passes (the analyzer of everything, the starts never paired, the counts;
-// its analyzer is made from pairing); final_names, if not null: the names
-// after every process record. nullopt, with nothing written, when the input
-// cannot be cut or its process records are not worth reading apart (the
-// caller then reads serially); else whether every write succeeded.
-std::optional<bool> export_in_segments(TraceInput& input, const EventFilter& filter,
-                                       unsigned threads,
-                                       const std::optional<LatencyConfig>& pairing,
-                                       SegmentExporter& exporter, std::FILE* out, ExportPass* whole,
-                                       ProcessNames* final_names);
+// Runs exporter over the pass's input, in segments on several threads when
+// it can be cut, and writes the texts to out in record order. whole: the
+// fold of the passes (the analyzer of everything, made from pairing; the
+// starts never paired; the counts); final_names, if not null: the names
+// after every process record.
+EventPass::Written export_records(EventPass& pass, const std::optional<LatencyConfig>& pairing,
+                                  SegmentExporter& exporter, std::FILE* out, ExportPass* whole,
+                                  ProcessNames* final_names);
 
 }  // namespace usdt::report

@@ -1,0 +1,67 @@
+#include "report/input/event_pass.h"
+
+#include <algorithm>
+
+namespace usdt::report {
+
+namespace {
+
+// write_in_order's segments hold about this many records each (text lines
+// of about 80 bytes: some MB of text per segment).
+constexpr uint64_t kOrderedSegmentRecords = uint64_t{1} << 16;
+
+}  // namespace
+
+EventPass::EventPass(TraceInput& input, EventFilter filter, unsigned threads)
+    : input_(&input), filter_(std::move(filter)), domains_(file_domains(input)), threads_(threads) {}
+
+Result<EventPass> EventPass::open(TraceInput& input, const FilterOptions& filter, Options options) {
+  Result<EventFilter> compiled = EventFilter::create(input.catalog(), filter, input.timeline_start());
+  if (!compiled) return compiled.error();
+  compiled->set_reads_arguments(options.reads_arguments);
+  for (uint32_t f = 0; f < input.files().size(); ++f) {
+    input.set_read_filter(f, file_read_filter(*compiled, input, f));
+  }
+  return EventPass(input, std::move(*compiled), report_threads(options.jobs));
+}
+
+void EventPass::read_only_sites(const std::vector<uint8_t>& wanted, bool arguments) {
+  filter_.set_reads_arguments(arguments);
+  for (uint32_t f = 0; f < input_->files().size(); ++f) {
+    input_->set_read_filter(f, file_read_filter(filter_, *input_, f, &wanted));
+  }
+}
+
+std::vector<uint64_t> EventPass::ordered_bounds() const {
+  if (threads_ < 2) return {};
+  const uint64_t parts = std::clamp<uint64_t>(input_->indexed_records().all / kOrderedSegmentRecords,
+                                              uint64_t{threads_} * 4, 1 << 16);
+  return input_->segment_bounds(static_cast<unsigned>(parts));
+}
+
+std::vector<std::string> EventPass::read_problems() const {
+  std::vector<std::string> out;
+  for (const TraceFileInfo& f : input_->files()) {
+    const format::ReadDiagnostics& d = f.diagnostics;
+    if (d.truncated) {
+      std::string where;
+      for (const format::ReadProblem& p : d.problems) where = " at offset " + std::to_string(p.offset);
+      out.push_back("'" + f.path + "' is truncated" + where + ": showing the events before the cut");
+    }
+    if (d.chunks_bad > 0) {
+      std::string first;
+      for (const format::ReadProblem& p : d.problems) {
+        if (first.empty()) first = " (first at offset " + std::to_string(p.offset) + ": " + p.message + ")";
+      }
+      out.push_back("'" + f.path + "': skipped " + std::to_string(d.chunks_bad) + " corrupted chunk" +
+                    (d.chunks_bad == 1 ? "" : "s") + first + "; their events are missing");
+    }
+    if (d.records_skipped > 0) {
+      out.push_back("'" + f.path + "': skipped " + std::to_string(d.records_skipped) +
+                    " record(s) of unknown kind (written by a newer recorder?)");
+    }
+  }
+  return out;
+}
+
+}  // namespace usdt::report

@@ -1,0 +1,27 @@
+// usdt-report latency: durations between a start and an end probe, paired
+// on a key (see LatencyAnalyzer), with exact count/min/mean/max,
+// percentiles within LogLinearHistogram::kRelativeError, and histograms.
+// String keys and groups (--key/--by argN on a string argument): the text
+// output labels a group with the escaped string cut to kGroupLabelChars
+// characters ("SELECT ..."...); JSON gives the whole string, and
+// "key_truncated":true when the recorder cut it.
+#pragma once
+
+#include <string>
+
+#include "report/input/query.h"
+#include "report/input/trace_input.h"
+#include "report/latency/latency_pass.h"
+#include "report/output/command_io.h"
+
+namespace usdt::report {
+
+// Returns the exit code: 0 done, 1 failure (an unknown probe), 2 misuse (a
+// format latency cannot write).
+int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io);
+
+// The output of the whole input's pass.
+std::string latency_json(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);
+std::string latency_text(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);
+
+}  // namespace usdt::report

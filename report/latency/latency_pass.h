@@ -1,0 +1,72 @@
+// latency's consumer of the event pass (report/input/event_pass.h): starts
+// and ends into the pairing, the events lost among those paired, and with
+// --slowest the stacks of the events, numbered in a store.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "report/input/event_pass.h"
+#include "report/pairing/latency_analyzer.h"
+#include "report/symbols/stack_store.h"
+#include "report/symbols/stack_symbolizer.h"
+
+namespace usdt::report {
+
+class LatencyPass : public PassConsumer {
+ public:
+  // wanted: per global site, whether it is a start or an end (lost records
+  // of other sites are not counted). symbols: with --slowest, the mappings
+  // as of the input's start, which the pass copies and keeps (its stacks are
+  // named after the merge); null without.
+  LatencyPass(LatencyConfig config, const std::vector<uint8_t>& wanted, const EventFilter& filter,
+              const StackSymbolizer* symbols)
+      : analyzer(std::move(config)), wanted_(&wanted), filter_(&filter) {
+    if (symbols != nullptr) {
+      this->symbols = std::make_unique<StackSymbolizer>(*symbols);
+      stacks = std::make_unique<StackStore>();
+    }
+  }
+
+  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
+    const uint64_t tag = stacks ? stacks->add(*symbols, file, e) : 0;
+    analyzer.on_event(site, domain, e, time, nullptr, tag);
+  }
+  void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) {
+    if (symbols) symbols->on_process(file, p);
+  }
+  // Events the kernel lost among those paired (of their sites, or of no
+  // known site): a lost start or end leaves its partner unmatched or, on a
+  // key that repeats, paired with the wrong one.
+  void on_lost(uint32_t, uint32_t site, const format::LostEvent& lost, uint64_t time) {
+    const bool paired = lost.site_id == format::kNoSite || (site < wanted_->size() && (*wanted_)[site] != 0);
+    if (paired && filter_->in_time_window(time)) this->lost += lost.count;
+  }
+  bool over_limit() const { return analyzer.pairs_outside_groups() > 0; }
+
+  // Takes later's pairs, lost count and stacks (renumbered into this store).
+  bool merge(LatencyPass& later) {
+    lost += later.lost;
+    if (later.stacks) {
+      later.analyzer.retag([&](uint64_t tag) { return stacks->adopt(*later.stacks, tag); });
+      merged_symbols.push_back(std::move(later.symbols));
+      for (auto& s : later.merged_symbols) merged_symbols.push_back(std::move(s));
+    }
+    return analyzer.merge(later.analyzer);
+  }
+
+  LatencyAnalyzer analyzer;
+  uint64_t lost = 0;
+  std::unique_ptr<StackSymbolizer> symbols;
+  std::unique_ptr<StackStore> stacks;
+  // The symbolizers of the parts merged into this one, which name the
+  // stacks adopted from their stores.
+  std::vector<std::unique_ptr<StackSymbolizer>> merged_symbols;
+
+ private:
+  const std::vector<uint8_t>* wanted_;
+  const EventFilter* filter_;
+};
+
+}  // namespace usdt::report

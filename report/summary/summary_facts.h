@@ -1,0 +1,81 @@
+// What `usdt-report summary` prints, computed once from the pass and the
+// files' own metadata and summaries, for the text and JSON writers alike:
+// the recording's span, the probes (most events first) with their rates and
+// when each was attached, the processes, the drops by cause, and where the
+// files' own summaries disagree with what was read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/input/event_filter.h"
+#include "report/input/query.h"
+#include "report/input/trace_input.h"
+#include "report/summary/summary_pass.h"
+
+namespace usdt::report {
+
+struct Span {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool end_from_summary = true;  // every file ended cleanly
+};
+
+struct ProbeRow {
+  uint32_t probe;
+  uint64_t count;
+  uint64_t lost;
+};
+
+// Of a probe's selected sites: how many, how many were attached during the
+// recording, and when the first of those was (timeline time).
+struct ProbeActivity {
+  uint32_t sites = 0;
+  uint32_t late_sites = 0;
+  uint64_t late_since = 0;
+
+  bool all_late() const { return late_sites > 0 && late_sites == sites; }
+};
+
+struct SummaryFacts {
+  Span span;
+  uint64_t duration = 0;
+  bool windowed = false;  // --since or --until
+  bool truncated = false;
+  uint64_t chunks_bad = 0;
+  std::vector<ProbeRow> rows;
+  std::vector<ProcessCount> processes;
+  std::vector<ProbeActivity> activity;  // per probe
+  std::vector<std::string> disagreements;
+  // The recorders' own drops by cause, summed over the files in the order the
+  // causes first appear; causes counted 0 are left out.
+  std::vector<std::pair<std::string, uint64_t>> dropped;
+  std::vector<const SiteInfo*> first_site;  // per probe: its arguments as this site describes them
+  bool by_host = false;
+  std::vector<std::string> hosts;  // sorted, distinct
+};
+
+// hosts: the sorted distinct host names (--by host counts per host).
+SummaryFacts summarize(const TraceInput& input, const EventFilter& filter, const FilterOptions& window,
+                       const SummaryPass& whole, bool by_host, std::vector<std::string> hosts);
+
+// The duration a probe's rate is over: the span, or from the attachment of
+// a probe whose sites were all attached during the recording.
+uint64_t active_duration(const Span& span, const ProbeActivity& a);
+
+// "12.500": events per second.
+std::string rate_text(uint64_t count, uint64_t duration_ns);
+
+// "(attached at +2.314000000 s, 10:00:02.314 UTC: no events before)" for a
+// probe all of whose sites were attached during the recording; for some of
+// them, "(1 of its 2 sites attached at +2.314000000 s: no events of that site
+// before)"; empty for a probe watched from the start.
+std::string activity_text(const TraceInput& input, const ProbeActivity& a);
+
+// The JSON and the text output.
+std::string summary_json(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole);
+std::string summary_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole);
+
+}  // namespace usdt::report

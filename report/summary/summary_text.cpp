@@ -1,0 +1,110 @@
+// summary's text output.
+#include <algorithm>
+#include <string>
+
+#include "report/stats/duration.h"
+#include "report/summary/summary_facts.h"
+
+namespace usdt::report {
+
+namespace {
+
+std::string pad_left(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+std::string pad_right(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+std::string summary_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole) {
+  const ProbeCatalog& catalog = input.catalog();
+  const SummaryStats& stats = whole.stats;
+  const Span& span = facts.span;
+  const uint64_t duration = facts.duration;
+  const std::vector<ProbeRow>& rows = facts.rows;
+  const std::vector<ProcessCount>& processes = facts.processes;
+  const std::vector<ProbeActivity>& activity = facts.activity;
+  const std::vector<std::string>& hosts = facts.hosts;
+  const std::vector<uint64_t>& host_probe_events = whole.host_probe_events;
+  const size_t probe_count = catalog.probes().size();
+  auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
+
+  std::string t;
+  for (const TraceFileInfo& f : input.files()) {
+    t += "trace:     " + f.path + " (host " + f.metadata.hostname + ", kernel " +
+         f.metadata.kernel_release + ", " + f.metadata.arch + ")\n";
+  }
+  t += "start:     " + wall_clock_text(realtime_of(input, span.start)) + "\n";
+  const bool windowed = facts.windowed;
+  t += std::string(windowed ? "window:    " : "duration:  ") + format_seconds(duration) + " s" +
+       (span.end_from_summary ? "" : " (to the last record read: the recording's end is unknown)") + "\n";
+  t += "events:    " + std::to_string(stats.events());
+  if (stats.events() > 0) {
+    t += " (first at +" + format_seconds(stats.first_time() - input.timeline_start()) + " s, last at +" +
+         format_seconds(stats.last_time() - input.timeline_start()) + " s)";
+  }
+  t += "\n";
+  if (facts.truncated) t += "truncated: yes: events after the cut are missing\n";
+  if (facts.chunks_bad > 0) t += "corrupted: " + std::to_string(facts.chunks_bad) + " chunk(s) skipped\n";
+  std::string dropped_text;
+  for (const auto& [cause, count] : facts.dropped) {
+    if (cause == format::kLostProcessRecords) {
+      t += "process records lost: " + std::to_string(count) +
+           " (comm, fork, exit, mmap: thread names and stacks of that time may be incomplete)\n";
+      continue;
+    }
+    dropped_text += (dropped_text.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
+  }
+  if (!dropped_text.empty()) t += "dropped by the recorder: " + dropped_text + "\n";
+  t += "\n";
+
+  size_t name_width = 24;
+  for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].shown_name.size() + 2);
+  t += pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) + pad_left("lost", 10) + "\n";
+  for (const ProbeRow& row : rows) {
+    const uint64_t active = active_duration(span, activity[row.probe]);
+    t += pad_right(catalog.probes()[row.probe].shown_name, name_width) + pad_left(std::to_string(row.count), 12) +
+         pad_left(active ? rate_text(row.count, active) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
+    if (std::string late = activity_text(input, activity[row.probe]); !late.empty()) t += "  " + late + "\n";
+  }
+  if (stats.unknown_site_events() > 0) {
+    t += "(" + std::to_string(stats.unknown_site_events()) + " events name a probe site the file does not list)\n";
+  }
+  if (facts.by_host) {
+    size_t host_width = 16;
+    for (const std::string& h : hosts) host_width = std::max(host_width, h.size() + 2);
+    t += "\n" + pad_right("host", host_width) + pad_right("probe", name_width) + pad_left("events", 12) + "\n";
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      for (const ProbeRow& row : rows) {
+        t += pad_right(hosts[h], host_width) + pad_right(catalog.probes()[row.probe].full_name, name_width) +
+             pad_left(std::to_string(host_probe_events[h * probe_count + row.probe]), 12) + "\n";
+      }
+    }
+  }
+  t += "\n";
+  t += pad_left("pid", 8) + "  " + (input.hosts_differ() ? pad_right("host", 16) : "") + pad_right("process", 18) +
+       pad_left("events", 12) + "\n";
+  for (const ProcessCount& p : processes) {
+    std::string name = p.name == ProcessNames::kNoName ? "?" : stats.names().name(p.name);
+    t += pad_left(std::to_string(p.pid), 8) + "  " + (input.hosts_differ() ? pad_right(host_of(p.domain), 16) : "") +
+         pad_right(name, 18) + pad_left(std::to_string(p.events), 12) + "\n";
+  }
+  if (stats.lost() > 0) {
+    t += "\nlost:      " + std::to_string(stats.lost()) + " events (";
+    bool first = true;
+    for (const auto& [cpu, count] : stats.lost_per_cpu()) {
+      if (!first) t += ", ";
+      first = false;
+      t += "cpu " + std::to_string(cpu) + ": " + std::to_string(count);
+    }
+    if (stats.lost_unknown_probe() > 0) {
+      t += "; " + std::to_string(stats.lost_unknown_probe()) + " of unknown probe";
+    }
+    t += ")\n";
+  }
+  return t;
+}
+
+}  // namespace usdt::report
