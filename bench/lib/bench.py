@@ -25,6 +25,7 @@ import ctx_switch  # noqa: E402
 import detach  # noqa: E402
 import hit_count  # noqa: E402
 import isolation  # noqa: E402
+import judge  # noqa: E402
 import postgres  # noqa: E402
 import tables  # noqa: E402
 import targets  # noqa: E402
@@ -104,8 +105,7 @@ def make_workloads(args, loop_bin):
                                strings=["arg2"]),
         "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
                               ("bench_sema", "hit"), nv, variant="sema"),
-        "fentry": function_workload("fentry", f"fentry: uprobe on the entry of bench_work(i, tag), {n:,} calls, "
-                                    "against the USDT site bench:hit2(i, tag) of loop in the same rounds",
+        "fentry": function_workload("fentry", f"fentry: uprobe on the entry of bench_work(i, tag), {n:,} calls",
                                     loop_bin, "uprobe", n),
         "fret": function_workload("fret", f"fret: uretprobe on bench_work (returns i), {n:,} calls",
                                   loop_bin, "uretprobe", n),
@@ -133,7 +133,7 @@ class Bench:
         self.loss_results = {}  # loss workload -> tool -> [run]
         self.size_floors = {}   # workload -> size_floor.py result
         self.extra_sections = []  # markdown lines of isolation, detach, ctxswitch
-        self.extra_targets = []   # their (target, status, measured)
+        self.extra_targets = []   # their verdicts (judge.py)
 
     def log(self, msg):
         print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -314,7 +314,7 @@ class Bench:
         title = "detach: PostgreSQL's 71 sites, SIGINT to exit ≤ 1 s"
         why = postgres.missing_reason() or (urec.available() if urec else "usdt-record not selected")
         if why:
-            self.extra_targets.append((title, "not available", why))
+            self.extra_targets.append(judge.not_available(title, why))
             return
         self.log("detach: usdt-record -e 'postgresql:*' -p POSTMASTER, then SIGINT")
         self.cluster = postgres.Cluster()
@@ -447,28 +447,39 @@ def not_full_because(args, ap):
             if getattr(args, k) != ap.get_default(k)]
 
 
-def targets_section(run, full, why_not_full, history_path, no_history):
+def not_kept_because(args, ap, rev):
+    """Why this run's verdicts do not go into the history (None: they do)."""
+    options = not_full_because(args, ap)
+    if options:
+        return "not a full run: " + ", ".join(options)
+    if rev.endswith(verdicts.DIRTY):
+        return (f"the tree had uncommitted changes ({rev}): the commit alone does not say what was "
+                "measured")
+    if args.no_history:
+        return "--no-history"
+    return None
+
+
+def targets_section(run, why_not_kept, history_path):
     """The Targets section: this run's verdicts beside those of the last full
-    runs. A full run is appended to the history first, so it is one of them;
-    any other run is shown in a column of its own and not kept."""
+    runs. A kept run is appended to the history first, so it is one of them;
+    any other run is shown in a column of its own and does not count."""
     lines = ["### Targets", ""]
     try:
         history = verdicts.load(history_path)
     except ValueError as e:
         history = []
         lines += [f"The history cannot be read ({e}): verdicts of earlier runs are not shown.", ""]
-    if full and not no_history:
+    if why_not_kept is None:
         verdicts.append(run, history_path)
         history.append(run)
-        lines += [verdicts.explain(len(history)), ""]
-        return lines + verdicts.table(history)
-    why = ", ".join(why_not_full) if why_not_full else "--no-history"
-    lines += [verdicts.explain(len(history)) + f" This run is not a full run ({why}): its verdicts are "
-              "shown beside the full runs' but are not kept and do not count.", ""]
+        return lines + [verdicts.explain(history), ""] + verdicts.table(history)
+    lines += [verdicts.explain(history) + f" This run is not kept in the history ({why_not_kept}): its "
+              "verdicts are shown beside the full runs' but do not count.", ""]
     return lines + verdicts.table(history, extra=run)
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--rounds", type=int, default=5)
@@ -493,6 +504,11 @@ def main():
     ap.add_argument("--history", default=verdicts.HISTORY,
                     help="where a full run appends its verdicts (JSON lines, see verdicts.py)")
     ap.add_argument("--no-history", action="store_true", help="do not append a full run to the history")
+    return ap
+
+
+def main():
+    ap = parser()
     args = ap.parse_args()
 
     b = Bench(args)
@@ -508,58 +524,74 @@ def main():
     load_start = os.getloadavg()[0]
     loop_bin = os.path.join(args.build_dir, "bench", "loop")
     wanted = [x for x in args.workloads.split(",") if x]
-    summaries, pg_note = {}, None
+    rev = git_rev()
     try:
-        tl = b.tool_list()
-        for t in tl:
-            if t.name == "usdt-record":
-                t.reason = b.smoke_test_usdt_record(t, loop_bin)
-                if t.reason:
-                    b.log(f"usdt-record not available: {t.reason}")
-        workloads = make_workloads(args, loop_bin)
-        for name in wanted:
-            if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
-                continue
-            if name not in workloads:
-                raise SystemExit(f"bench: error: unknown workload '{name}'")
-            w = workloads[name]
-            wtl = tl
-            if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
-                keep = set(args.variant_tools.split(",")) | {"untraced"}
-                wtl = [t for t in tl if t.name in keep]
-            if name == "fentry":
-                wtl = tl + tables.usdt_site_references(tl, workloads["loop"])
-                b.fentry_tools = wtl
-            if w.kind == "attach":
-                b.run_postgres(w, tl)
-                pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
-            else:
-                b.run_workload(w, wtl)
-        if "isolation" in wanted:
-            b.run_isolation(tl, loop_bin)
-        if "detach" in wanted:
-            b.run_detach(tl)
-        if "ctxswitch" in wanted:
-            b.run_ctx_switch(tl)
-        if "loss" in wanted and args.loss_rounds > 0:
-            loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
-            for name in ("loop-loss", "threads-loss"):
-                b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
-        if "report" in wanted:
-            b.run_report_speed(tl, loop_bin)
-        micro = b.run_micro() if "micro" in wanted else None
+        tl, pg_note, micro = run_all(b, args, wanted, loop_bin)
     except KeyboardInterrupt as e:
         b.log(f"interrupted ({e}): cleaning up")
         b.cleanup()
         sys.exit(130)
     finally:
         b.cleanup()
+    text = document(b, args, ap, tl, wanted, loop_bin, pg_note, micro, rev, time.monotonic() - started, load_start)
+    print(text)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
+        json.dump({"results": b.results, "report": b.report_results,
+                   "isolation": getattr(b, "iso_results", None), "detach": getattr(b, "detach_results", None),
+                   "ctxswitch": getattr(b, "ctx_results", None)}, f, indent=1, default=str)
 
-    elapsed = time.monotonic() - started
+
+def run_all(b, args, wanted, loop_bin):
+    """Runs the wanted workloads; returns (tools, postgres note, micro-benchmark text)."""
+    pg_note = None
+    tl = b.tool_list()
+    for t in tl:
+        if t.name == "usdt-record":
+            t.reason = b.smoke_test_usdt_record(t, loop_bin)
+            if t.reason:
+                b.log(f"usdt-record not available: {t.reason}")
+    workloads = make_workloads(args, loop_bin)
+    for name in wanted:
+        if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
+            continue
+        if name not in workloads:
+            raise SystemExit(f"bench: error: unknown workload '{name}'")
+        w = workloads[name]
+        wtl = tl
+        if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
+            keep = set(args.variant_tools.split(",")) | {"untraced"}
+            wtl = [t for t in tl if t.name in keep]
+        if w.kind == "attach":
+            b.run_postgres(w, tl)
+            pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
+        else:
+            b.run_workload(w, wtl)
+    if "isolation" in wanted:
+        b.run_isolation(tl, loop_bin)
+    if "detach" in wanted:
+        b.run_detach(tl)
+    if "ctxswitch" in wanted:
+        b.run_ctx_switch(tl)
+    if "loss" in wanted and args.loss_rounds > 0:
+        loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
+        for name in ("loop-loss", "threads-loss"):
+            b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
+    if "report" in wanted:
+        b.run_report_speed(tl, loop_bin)
+    micro = b.run_micro() if "micro" in wanted else None
+    return tl, pg_note, micro
+
+
+def document(b, args, ap, tl, wanted, loop_bin, pg_note, micro, rev, elapsed, load_start):
+    """The markdown of the run: its tables, then the targets (appending the
+    run to the history when it is kept), the notes, the micro-benchmarks."""
     now = datetime.datetime.now(datetime.timezone.utc)
     doc = [f"## Benchmark results — {now:%Y-%m-%d %H:%M} UTC", "",
            f"Machine: {platform.node()}, kernel {platform.release()}, {os.cpu_count()} CPUs; "
-           f"commit {git_rev()}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
+           f"commit {rev}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
            f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
            "(other jobs share the machine: compare ratios within a table, not absolute times).",
            "Overhead = (workload time traced − untraced in the same round) / events; the × columns are "
@@ -568,18 +600,15 @@ def main():
            "Tool CPU = CPU time of the tool process tree minus the workload's own; workload CPU = the extra "
            "user + sys time of the traced program itself (the uprobe trap and the sample are written in its "
            "context), which the load of other jobs inflates less than wall time. Peak RSS is the largest "
-           "process of the tool run. Targets use the wall-time overhead; the CPU columns explain it.", ""]
+           "process of the tool run. Targets use the wall-time overhead; the CPU columns explain it. "
+           "Failed rounds: tool runs that failed or timed out, with the first error; they count in the "
+           "verdicts of the targets they belong to.", ""]
+    workloads = make_workloads(args, loop_bin)
     for name in wanted:
         if name in b.results:
-            w = make_workloads(args, loop_bin)[name]
-            lines, summary = tables.recording_table(w, b.results[name], getattr(b, "fentry_tools", tl)
-                                             if name == "fentry" else tl)
-            summaries[name] = summary
-            doc += lines + [""]
-    loss_summary = {}
+            doc += tables.recording_table(workloads[name], b.results[name], tl) + [""]
     if b.loss_results:
-        lines, loss_summary = tables.loss_table(b.loss_results, args, tl)
-        doc += lines + [""]
+        doc += tables.loss_table(b.loss_results, args, tl) + [""]
     if b.report_results:
         doc += tables.report_table(b.report_results) + [""]
     for section in b.extra_sections:
@@ -591,28 +620,23 @@ def main():
                 if strays:
                     b.notes.append(f"{wname}: {tname} wrote events with keys the workload never made "
                                    f"(stray, max {max(strays):,} in a run): wrong or null arguments")
-    why_not_full = not_full_because(args, ap)
-    found = targets.targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits, b.size_floors)
-    if getattr(b, "ctx_summary", None):
-        found = [(t, st, m + "; " + b.ctx_summary if t == "pgbench under usdt-record ≥ under perf record" else m)
-                 for t, st, m in found]
-    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(), found + b.extra_targets,
-                            "bench.py" + (" " + " ".join(why_not_full) if why_not_full else ""))
-    doc += targets_section(run, not why_not_full, why_not_full, args.history, args.no_history)
+    found = targets.targets(b.results, b.report_results, pg_note, b.loss_results, args.loss_hits, b.size_floors)
+    for v in found:
+        if v["target"] == "pgbench under usdt-record ≥ under perf record" and getattr(b, "ctx_summary", None):
+            v["measured"] += "; " + b.ctx_summary
+    options = not_full_because(args, ap)
+    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", rev, found + b.extra_targets,
+                            "bench.py" + (" " + " ".join(options) if options else ""))
+    why_not_kept = not_kept_because(args, ap, rev)
+    if why_not_kept:
+        b.log(f"this run is not appended to {args.history}: {why_not_kept}")
+    doc += targets_section(run, why_not_kept, args.history)
     doc.append("")
     for n in b.notes:
         doc.append(f"- {n}")
     if micro:
         doc += ["", "### Format micro-benchmarks (bench/format/run.sh)", "", "```", micro, "```"]
-    text = "\n".join(doc) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
-    with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
-        json.dump({"results": b.results, "report": b.report_results,
-                   "isolation": getattr(b, "iso_results", None), "detach": getattr(b, "detach_results", None),
-                   "ctxswitch": getattr(b, "ctx_results", None)}, f, indent=1, default=str)
+    return "\n".join(doc) + "\n"
 
 
 if __name__ == "__main__":
