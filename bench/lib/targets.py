@@ -108,6 +108,7 @@ def exact_counts(title, res, hits):
         measured = f"{hits:,} hits; " + "; ".join(bad)
     else:
         measured = f"{hits:,} events, lost 0, dup 0 in every successful run of " + ", ".join(tools)
+    measured += f" ({planned} runs: {len(tools)} tools × their rounds)"
     return judge.judge(title, deviations, "==", 0, measured + _errors(res, tools), judge.EVERY_ROUND,
                        planned=planned, failed=failed)
 
