@@ -40,6 +40,9 @@ Machine: vm, kernel 6.18, 2 CPUs; commit 463ae3c; 5 interleaved rounds; run took
 # bench/results/latest.md as committed in bffde39: the Targets table with a
 # column per full run (the run itself the last of them, measured on a dirty tree).
 SAMPLE = os.path.join(HERE, "testdata", "latest-bffde39.md")
+# A --quick run of d5150a8 (a loaded machine, not kept): the Targets table
+# with the run's own column and the median and interval of each verdict.
+QUICK_SAMPLE = os.path.join(HERE, "testdata", "latest-quick-d5150a8.md")
 
 
 def run(date, *verdicts_, commit="abc1234"):
@@ -161,6 +164,21 @@ class ParseTest(unittest.TestCase):
                             "(registers only, same site)"]["status"], "met")
         self.assertEqual(by["loop: ≤ 3 bytes/event"]["measured"], "1.03 B/event")
         self.assertNotIn("interval", by["loop: ≤ 3 bytes/event"])
+
+    def test_a_quick_run_with_intervals(self):
+        with open(QUICK_SAMPLE) as f:
+            date, commit, found = verdicts.parse_latest_md(f.read())
+        self.assertEqual((date, commit), ("2026-12-04 20:36", "d5150a8"))
+        by = {v["target"]: v for v in found}
+        v = by["loop: recording cost ≤ 1.05 × bare sampler"]
+        self.assertEqual((v["status"], v["rule"], v["rounds"], v["failed_rounds"]), ("unsure", "median", 5, 0))
+        self.assertEqual((v["estimate"], v["interval"], v["coverage"]), (0.882, [0.393, 1.254], 0.94))
+        v = by["loop: zero lost and zero duplicated at 200,000 hits"]
+        self.assertEqual((v["status"], v["rule"], v["interval"]), ("met", "every round", [0, 0]))
+        self.assertEqual(by["kread: two heap words + a 64-byte string read by the kernel ≤ 1.10 × bare sampler "
+                            "(registers only, same site)"]["status"], "not available")
+        # Targets only the older runs of its table had are not this run's.
+        self.assertNotIn("detach: PostgreSQL's 71 sites, SIGINT to exit ≤ 1 s", by)
 
     def test_a_table_written_today_reads_back(self):
         history = [run("d1", ("a", "met")), judged_run("2026-12-05 10:00", [1.0, 1.02, 0.99, 1.04, 1.01])]

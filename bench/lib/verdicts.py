@@ -211,6 +211,8 @@ def parse_latest_md(text):
     for cells in rows[1:]:
         if len(cells) != len(head) or set(cells[1]) <= {"-"}:
             continue
+        if cells[status_col] == "n/a":  # a target of the older runs only
+            continue
         status, failed = _status_of(cells[status_col])
         v = {"target": cells[0], "status": status, "measured": cells[-1]}
         if interval_col is not None:
