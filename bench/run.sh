@@ -10,10 +10,12 @@
 #                             detach,ctxswitch,loss,report,micro]
 #                [--hits N] [--loss-hits N] [--no-install] [--no-build] [--output FILE]
 #
-# --quick: 3 rounds, 100k hits, loop + threads + loss check at 200k + report
-# speed only (about a minute), not kept. A full run (about 4 minutes on the
-# 2-core VM) appends its verdicts to bench/results/history.jsonl. Any option
-# of bench/lib/bench.py passes through (--help there).
+# --quick: 5 rounds (the fewest that give a verdict an interval), 100k hits,
+# loop + threads + loss check at 200k + report speed only (about two
+# minutes), not kept. A full run of a clean tree (about 8 minutes on the
+# 2-core VM) appends its verdicts to bench/results/history.jsonl; a run of a
+# tree with uncommitted changes is never kept. Any option of
+# bench/lib/bench.py passes through (--help there).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,11 +25,11 @@ build_it=1
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) args+=(--rounds 3 --hits 100000 --loss-hits 200000 --report-pairs 100000
+    --quick) args+=(--rounds 5 --hits 100000 --loss-hits 200000 --report-pairs 100000
                     --workloads loop,threads,loss,report) ;;
     --no-install) install=0 ;;
     --no-build) build_it=0 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1") ;;
   esac
   shift

@@ -15,7 +15,6 @@ import os
 import platform
 import random
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,10 @@ import ctx_switch  # noqa: E402
 import detach  # noqa: E402
 import hit_count  # noqa: E402
 import isolation  # noqa: E402
+import judge  # noqa: E402
 import postgres  # noqa: E402
+import tables  # noqa: E402
+import targets  # noqa: E402
 import tools  # noqa: E402
 import verdicts  # noqa: E402
 
@@ -103,8 +105,7 @@ def make_workloads(args, loop_bin):
                                strings=["arg2"]),
         "sema": loop_workload("sema", f"loop, semaphore-gated probe, {nv:,} hits", loop_bin,
                               ("bench_sema", "hit"), nv, variant="sema"),
-        "fentry": function_workload("fentry", f"fentry: uprobe on the entry of bench_work(i, tag), {n:,} calls, "
-                                    "against the USDT site bench:hit2(i, tag) of loop in the same rounds",
+        "fentry": function_workload("fentry", f"fentry: uprobe on the entry of bench_work(i, tag), {n:,} calls",
                                     loop_bin, "uprobe", n),
         "fret": function_workload("fret", f"fret: uretprobe on bench_work (returns i), {n:,} calls",
                                   loop_bin, "uretprobe", n),
@@ -115,28 +116,6 @@ def make_workloads(args, loop_bin):
                              None, False, kind="attach"),
     }
     return w
-
-
-# ---------------------------------------------------------------- statistics
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(x, digits=0, unit=""):
-    if x is None:
-        return "n/a"
-    if isinstance(x, float) and digits == 0 and abs(x) < 10:
-        digits = 2
-    return f"{x:,.{digits}f}{unit}"
-
-
-def fmt_range(xs, digits=0):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "n/a"
-    return f"{fmt(statistics.median(xs), digits)} ({fmt(min(xs), digits)}–{fmt(max(xs), digits)})"
 
 
 # ---------------------------------------------------------------- running
@@ -154,7 +133,7 @@ class Bench:
         self.loss_results = {}  # loss workload -> tool -> [run]
         self.size_floors = {}   # workload -> size_floor.py result
         self.extra_sections = []  # markdown lines of isolation, detach, ctxswitch
-        self.extra_targets = []   # their (target, status, measured)
+        self.extra_targets = []   # their verdicts (judge.py)
 
     def log(self, msg):
         print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -335,7 +314,7 @@ class Bench:
         title = "detach: PostgreSQL's 71 sites, SIGINT to exit ≤ 1 s"
         why = postgres.missing_reason() or (urec.available() if urec else "usdt-record not selected")
         if why:
-            self.extra_targets.append((title, "not available", why))
+            self.extra_targets.append(judge.not_available(title, why))
             return
         self.log("detach: usdt-record -e 'postgresql:*' -p POSTMASTER, then SIGINT")
         self.cluster = postgres.Cluster()
@@ -426,7 +405,7 @@ class Bench:
                            "events_per_cpu_s": events / cpu if events and cpu else None}
                 res["runs"][name].append(run)
                 self.log(f"  round {rnd + 1} {name}: " + (run.get("error") or
-                                                        f"{run['wall_s']:.3f} s, {fmt(run['events_per_s'])} ev/s"))
+                                                        f"{run['wall_s']:.3f} s, {tables.fmt(run['events_per_s'])} ev/s"))
 
     # ------------------------------------------------------------ micro-benchmarks
 
@@ -443,415 +422,6 @@ class Bench:
             return "bench/format/run.sh timed out after 120 s"
         return (r.stdout.strip() or r.stderr.strip()[-1000:])
 
-
-# ---------------------------------------------------------------- tables
-
-def per_round_overhead(res, tool, baseline="untraced"):
-    """Per-round overhead ns/event of `tool` against the untraced run of the
-    same round (`baseline`: the untraced run of the program the tool ran on)."""
-    base = {r["round"]: r for r in res.get(baseline, []) if isinstance(r, dict) and not r.get("error")}
-    out = {}
-    runs = res.get(tool)
-    if not isinstance(runs, list):
-        return out
-    for r in runs:
-        b = base.get(r["round"])
-        if r.get("error") or b is None:
-            continue
-        ev = r.get("events")
-        if not ev:
-            continue
-        out[r["round"]] = (r["loop_ns"] - b["loop_ns"]) / ev
-    return out
-
-
-def tps_ratio_rounds(res, tool):
-    """Per-round pgbench tps of `tool` / tps untraced in the same round."""
-    base = {r["round"]: r.get("tps") for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
-    runs = res.get(tool)
-    if not isinstance(runs, list):
-        return []
-    return [r["tps"] / base[r["round"]] for r in runs
-            if not r.get("error") and r.get("tps") and base.get(r["round"])]
-
-
-def per_round_cpu(res, tool, with_tool_cpu, baseline="untraced"):
-    """Per-round CPU ns/event added by tracing: the workload's own extra CPU
-    (the trap and sample writing happen in its context), plus the tool's CPU
-    when with_tool_cpu."""
-    base = {r["round"]: r for r in res.get(baseline, []) if isinstance(r, dict) and not r.get("error")}
-    out = {}
-    runs = res.get(tool)
-    if not isinstance(runs, list):
-        return out
-    for r in runs:
-        b = base.get(r["round"])
-        if r.get("error") or b is None or not r.get("events") or r.get("workload_cpu_ns") is None:
-            continue
-        extra = r["workload_cpu_ns"] - b["workload_cpu_ns"]
-        if with_tool_cpu:
-            if r.get("tool_cpu_s") is None:
-                continue
-            extra += r["tool_cpu_s"] * 1e9
-        out[r["round"]] = extra / r["events"]
-    return out
-
-
-def cpu_ratio(res, tool, ref, with_tool_cpu, bases=None):
-    bases = bases or {}
-    a = per_round_cpu(res, tool, with_tool_cpu, bases.get(tool, "untraced"))
-    b = per_round_cpu(res, ref, with_tool_cpu, bases.get(ref, "untraced"))
-    return med([a[k] / b[k] for k in a if k in b and b[k] > 0])
-
-
-def cpu_vs_untraced(res, tool, with_tool_cpu):
-    """Median per-round (CPU of the traced run) / (CPU of the untraced run)."""
-    base = {r["round"]: r for r in res.get("untraced", []) if isinstance(r, dict) and not r.get("error")}
-    runs = res.get(tool)
-    if not isinstance(runs, list):
-        return None
-    out = []
-    for r in runs:
-        b = base.get(r["round"])
-        if r.get("error") or b is None or not r.get("workload_cpu_ns") or not b.get("workload_cpu_ns"):
-            continue
-        c = r["workload_cpu_ns"] + (r.get("tool_cpu_s") or 0) * 1e9 * with_tool_cpu
-        out.append(c / b["workload_cpu_ns"])
-    return med(out)
-
-
-def ratio_rounds(res, tool, ref, bases=None):
-    """Per-round ratios of the overheads of tool and ref, each against its own
-    baseline (bases: tool name -> baseline name, default untraced)."""
-    bases = bases or {}
-    a = per_round_overhead(res, tool, bases.get(tool, "untraced"))
-    b = per_round_overhead(res, ref, bases.get(ref, "untraced"))
-    return [a[k] / b[k] for k in a if k in b and b[k] > 0]
-
-
-def recording_table(w, res, tl):
-    lines = [f"### {w.title}", "",
-             "| tool | " + ("pgbench tps, median (min–max) = median per-round × untraced; CPU per run × untraced" if w.kind == "attach"
-                          else "ns/event overhead, median (min–max)") + " | × floor | × bare | × perf record | "
-             "events seen | lost | dup | bytes/event | tool CPU ns/event | workload CPU ns/event (× bare) | "
-             "workload + tool CPU ns/event (× bare) | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    summary = {}
-    bases = {t.name: t.baseline for t in tl}
-    for t in tl:
-        runs = res.get(t.name)
-        if runs is None:
-            continue
-        base = t.baseline
-        is_base = t.name == base
-        if isinstance(runs, dict):
-            lines.append(f"| {t.label} | not available: {runs['unavailable']} |" + " |" * 12)
-            continue
-        good = [r for r in runs if not r.get("error")]
-        errors = [r["error"] for r in runs if r.get("error")]
-        if not good:
-            lines.append(f"| {t.label} | not available: {errors[0] if errors else 'no run'} |" + " |" * 12)
-            continue
-        ov = list(per_round_overhead(res, t.name, base).values())
-        tps_ratio = None
-        if is_base:
-            ov_s = f"0 (loop {fmt(med([r['loop_ns'] for r in good]) / 1e6, 1)} ms)"
-            if w.kind == "attach":
-                ov_s = f"{fmt_range([r.get('tps') for r in good])} tps = 1 (reference)"
-        else:
-            ov_s = fmt_range(ov)
-            if w.kind == "attach":
-                tps_ratio = med(tps_ratio_rounds(res, t.name))
-                ov_s += f"; {fmt_range([r.get('tps') for r in good])} tps = {fmt(tps_ratio, 2)} × untraced"
-        # Against the tools of this workload's program only (not the fentry
-        # workload's USDT-site reference, another program).
-        same = not is_base and base == "untraced"
-        rf = ratio_rounds(res, t.name, "floor", bases) if same and t.name != "floor" else []
-        rb = ratio_rounds(res, t.name, "bare", bases) if same and t.name != "bare" else []
-        rp = ratio_rounds(res, t.name, "perf", bases) if same and t.name != "perf" else []
-        if w.kind == "attach":
-            # A few ten thousand events in a second of pgbench: the per-event
-            # difference drowns in pgbench's own run-to-run spread, so only
-            # the throughput ratio is shown.
-            rf = rb = rp = []
-            if t.name != "untraced":
-                ov_s = (f"{fmt_range([r.get('tps') for r in good])} tps = "
-                        f"{fmt(tps_ratio, 2)} × untraced; CPU of pgbench + backends "
-                        f"{fmt(cpu_vs_untraced(res, t.name, False), 2)} × untraced, "
-                        f"{fmt(cpu_vs_untraced(res, t.name, True), 2)} × with the tool's")
-        events = [r.get("events") for r in good]
-        lost = [r.get("lost") for r in good]
-        dup = [r.get("dup") for r in good]
-        bpe = [r["bytes"] / r["events"] for r in good if r.get("bytes") and r.get("events")]
-        cpu = [r["tool_cpu_s"] * 1e9 / r["events"] for r in good
-               if r.get("tool_cpu_s") is not None and r.get("events") and not is_base]
-        wall = [r.get("wall_s") for r in good]
-        rss = [r["rss_kib"] / 1024 for r in good if r.get("rss_kib")]
-
-        def mm(xs):
-            xs = [x for x in xs if x is not None]
-            if not xs:
-                return "n/a"
-            return fmt(xs[0]) if min(xs) == max(xs) else f"{fmt(min(xs))}–{fmt(max(xs))}"
-
-        err_note = f" ({len(errors)} failed runs: {errors[0]})" if errors else ""
-
-        def cpu_s(with_tool):
-            if is_base or w.kind == "attach":
-                return "n/a"
-            v = med(list(per_round_cpu(res, t.name, with_tool, base).values()))
-            r = cpu_ratio(res, t.name, "bare", with_tool, bases) if t.name != "bare" else None
-            return f"{fmt(v)} ({fmt(r, 2)})" if r is not None else fmt(v)
-
-        lines.append(f"| {t.label}{err_note} | {ov_s} | {fmt(med(rf), 2)} | {fmt(med(rb), 2)} | {fmt(med(rp), 2)} | "
-                     f"{mm(events)} | {mm(lost)} | {mm(dup)} | {fmt(med(bpe), 1)} | {fmt(med(cpu))} | "
-                     f"{cpu_s(False)} | {cpu_s(True)} | "
-                     f"{fmt(med(wall), 2)} | {fmt(med(rss), 1)} |")
-        summary[t.name] = {"overhead": med(ov), "x_floor": med(rf), "x_bare": med(rb), "x_perf": med(rp),
-                           "x_bare_rounds": rb, "x_perf_rounds": rp,
-                           "cpu_x_bare": cpu_ratio(res, t.name, "bare", False, bases),
-                           "total_cpu_x_bare": cpu_ratio(res, t.name, "bare", True, bases),
-                           "cpu_x_perf": cpu_ratio(res, t.name, "perf", False, bases),
-                           "total_cpu_x_perf": cpu_ratio(res, t.name, "perf", True, bases),
-                           "events": events, "lost": lost, "dup": dup,
-                           "stray": [r.get("stray") for r in good], "bytes_per_event": med(bpe),
-                           "tps": med([r.get("tps") for r in good]), "tps_ratio": tps_ratio,
-                           "cpu_vs_untraced": cpu_vs_untraced(res, t.name, False),
-                           "total_cpu_vs_untraced": cpu_vs_untraced(res, t.name, True),
-                           "runs": len(good)}
-    for t, ref in (("usdt-record", "usdt-record-usdt"), ("floor", "floor-usdt")):
-        if t in summary and ref in summary:
-            # usdt-record's own part: its overhead less the counting floor's.
-            above = {}
-            for u, f in ((t, "floor"), (ref, "floor-usdt")):
-                a = per_round_overhead(res, u, bases.get(u, "untraced"))
-                b = per_round_overhead(res, f, bases.get(f, "untraced"))
-                above[u] = med([a[k] - b[k] for k in a if k in b])
-            summary[t]["above_floor_ns"] = above.get(t)
-            summary[t]["usdt_site_above_floor_ns"] = above.get(ref)
-            summary[t]["x_usdt_site_rounds"] = ratio_rounds(res, t, ref, bases)
-            summary[t]["cpu_x_usdt_site"] = cpu_ratio(res, t, ref, False, bases)
-            summary[t]["total_cpu_x_usdt_site"] = cpu_ratio(res, t, ref, True, bases)
-    return lines, summary
-
-
-def usdt_site_references(tl, site):
-    """The fentry workload's reference in the same rounds: the loop workload's
-    program (bench:hit2, two register arguments) untraced, under the counting
-    floor and under usdt-record."""
-    by = {t.name: t for t in tl}
-    out = []
-    if "untraced" in by:
-        out.append(tools.OnOtherWorkload(by["untraced"], site, "untraced-usdt",
-                                         "untraced, USDT-site loop (loop -v reg2)", "untraced-usdt"))
-        for name, label in (("floor", "uprobe count (perf stat), USDT site bench:hit2"),
-                            ("usdt-record", "usdt-record, USDT site bench:hit2")):
-            if name in by:
-                out.append(tools.OnOtherWorkload(by[name], site, name + "-usdt", label, "untraced-usdt"))
-    return out
-
-
-def loss_table(loss, args, tl):
-    lines = [f"### Losses and duplicates at {args.loss_hits:,} hits, default buffers "
-             f"({args.loss_rounds} run(s) per tool)", "",
-             "Counted from what each tool wrote, not from its own counters: every hit of the workload has a "
-             "key (thread tag, iteration index); lost = hits made − distinct keys seen, duplicated = events "
-             "whose key was seen before, stray = events with a key the workload never made (usdt-record: "
-             "`usdt-report dump --format csv`, bench/lib/hit_count.py; perf record: `perf script` lines). "
-             "The tool's own count of lost events is shown beside it.", "",
-             "| workload | tool | events seen | lost | duplicated | stray | lost, tool's own count | bytes/event | "
-             "tool CPU ns/event | workload CPU ns/event | tool wall s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    labels = {t.name: t.label for t in tl}
-    summary = {}
-    for wname, res in loss.items():
-        for tname, runs in res.items():
-            label = labels.get(tname, tname)
-            if isinstance(runs, dict):
-                lines.append(f"| {wname} | {label} | not available: {runs['unavailable']} |" + " |" * 9)
-                continue
-            good = [r for r in runs if not r.get("error")]
-            if not good:
-                lines.append(f"| {wname} | {label} | not available: {runs[0]['error'] if runs else 'no run'} |" + " |" * 9)
-                continue
-
-            def mm(xs):
-                xs = [x for x in xs if x is not None]
-                if not xs:
-                    return "n/a"
-                return fmt(xs[0]) if min(xs) == max(xs) else f"{fmt(min(xs))}–{fmt(max(xs))}"
-
-            lines.append(f"| {wname} | {label} | {mm([r.get('events') for r in good])} | "
-                         f"{mm([r.get('lost') for r in good])} | {mm([r.get('dup') for r in good])} | "
-                         f"{mm([r.get('stray') for r in good])} | {mm([r.get('own_lost') for r in good])} | "
-                         f"{fmt(med([r['bytes'] / r['events'] for r in good if r.get('bytes') and r.get('events')]), 1)} | "
-                         f"{fmt(med([r['tool_cpu_s'] * 1e9 / r['events'] for r in good if r.get('tool_cpu_s') is not None and r.get('events')]))} | "
-                         f"{fmt(med([r['workload_cpu_ns'] / r['events'] for r in good if r.get('workload_cpu_ns') and r.get('events')]))} | "
-                         f"{fmt(med([r.get('wall_s') for r in good]), 2)} | "
-                         f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
-            summary.setdefault(wname, {})[tname] = {"lost": [r.get("lost") for r in good],
-                                                    "dup": [r.get("dup") for r in good],
-                                                    "stray": [r.get("stray") for r in good],
-                                                    "own_lost": [r.get("own_lost") for r in good],
-                                                    "runs": len(good)}
-    return lines, summary
-
-
-def report_table(rr):
-    lines = [f"### Report speed: {rr['events']:,} events (bench:start + bench:done pairs), pinned to one CPU", "",
-             "Events per CPU-second (user + sys of the process) is the figure the targets use: on this shared "
-             "machine the wall clock also counts the time other jobs held the CPU.", "",
-             "| command | events/CPU-s, median (min–max) | events/s wall, median (min–max) | wall s | CPU s | peak RSS MiB |",
-             "|---|---|---|---|---|---|"]
-    for name in ("summary", "latency", "dump text", "perf script"):
-        if name not in rr["runs"]:
-            why = rr["unavailable"].get("usdt-report" if name != "perf script" else "perf", "not run")
-            lines.append(f"| {name} | not available: {why} | | | | |")
-            continue
-        runs = rr["runs"][name]
-        good = [r for r in runs if not r.get("error")]
-        if not good:
-            lines.append(f"| {name} | not available: {runs[0]['error'] if runs else 'no run'} | | | | |")
-            continue
-        lines.append(f"| {name} | {fmt_range([r['events_per_cpu_s'] for r in good])} | "
-                     f"{fmt_range([r['events_per_s'] for r in good])} | "
-                     f"{fmt(med([r['wall_s'] for r in good]), 3)} | {fmt(med([r['cpu_s'] for r in good]), 3)} | "
-                     f"{fmt(med([r['rss_kib'] / 1024 for r in good if r.get('rss_kib')]), 1)} |")
-    return lines
-
-
-def targets(summaries, rr, pg_note, loss_summary, loss_hits, size_floors):
-    """Each target: (text, status, measured)."""
-    out = []
-
-    def s(w, t):
-        return summaries.get(w, {}).get(t)
-
-    def ls(w, t):
-        return loss_summary.get(w + "-loss", {}).get(t)
-
-    def status(ok):
-        return "met" if ok else "NOT MET"
-
-    # recording cost
-    for w in ("loop", "threads"):
-        u = s(w, "usdt-record")
-        if u is None or u["x_bare"] is None:
-            out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", "not available", "usdt-record did not run"))
-        else:
-            out.append((f"{w}: recording cost ≤ 1.05 × bare sampler", status(u["x_bare"] <= 1.05),
-                        f"{u['x_bare']:.2f} × bare in workload wall time; in CPU: workload "
-                        f"{fmt(u['cpu_x_bare'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_bare'], 2)} ×"))
-        if u is None or u["x_perf"] is None:
-            out.append((f"{w}: recording cost ≤ perf record", "not available", "usdt-record or perf record did not run"))
-        else:
-            out.append((f"{w}: recording cost ≤ perf record", status(u["x_perf"] <= 1.0),
-                        f"{u['x_perf']:.2f} × perf record in workload wall time; in CPU: workload "
-                        f"{fmt(u['cpu_x_perf'], 2)} ×, workload + recorder {fmt(u['total_cpu_x_perf'], 2)} ×"))
-    # function probes (issue 10)
-    for w, judge in (("fentry", verdicts.function_entry), ("fret", verdicts.function_return)):
-        if w in summaries:
-            out.append(judge(summaries[w]))
-            hits = (summaries[w].get("untraced") or {}).get("events") or [None]
-            out.append(verdicts.exact_counts(f"{w}: every tool's events = the hits, none lost or duplicated",
-                                             summaries[w], hits[0]))
-    # kernel reads at the hit
-    u = s("kread", "usdt-record")
-    title = "kread: two heap words + a 64-byte string read by the kernel ≤ 1.10 × bare sampler (registers only, same site)"
-    if u is None or u["x_bare"] is None:
-        out.append((title, "not available", "usdt-record or the bare sampler did not run on kread"))
-    else:
-        lost = [x for x in u["lost"] if x is not None]
-        out.append((title, status(u["x_bare"] <= 1.10),
-                    f"{u['x_bare']:.2f} × bare in workload wall time (per-round {fmt(min(u['x_bare_rounds']), 2)}–"
-                    f"{fmt(max(u['x_bare_rounds']), 2)}); in CPU: workload {fmt(u['cpu_x_bare'], 2)} ×, workload + "
-                    f"recorder {fmt(u['total_cpu_x_bare'], 2)} ×; lost max {max(lost) if lost else 'n/a'}"))
-    # losses
-    for w in ("loop", "threads"):
-        u = ls(w, "usdt-record")
-        title = f"{w}: zero lost and zero duplicated at {loss_hits:,} hits"
-        if u is None:
-            out.append((title, "not available", "usdt-record did not run"))
-            continue
-        lost = [x for x in u["lost"] if x is not None]
-        dup = [x for x in u["dup"] if x is not None]
-        if not lost:
-            out.append((title, "not available", "no loss count"))
-            continue
-        stray = [x for x in u["stray"] if x is not None]
-        own = [x for x in u["own_lost"] if x is not None]
-        ok = max(lost) == 0 and (not dup or max(dup) == 0) and (not stray or max(stray) == 0)
-        meas = f"lost max {max(lost)} over {u['runs']} run(s); dup " + (f"max {max(dup)}" if dup else "not measured")
-        if stray:
-            meas += f"; stray max {max(stray)}"
-        meas += " (counted from usdt-report dump: hits made − distinct (thread, index) keys)"
-        if own:
-            meas += f"; usdt-record's own lost count max {max(own)}"
-        out.append((title, status(ok) if dup else
-                    (status(ok) + " (lost only)" if ok else "NOT MET"), meas))
-    # size
-    u = s("loop", "usdt-record")
-    if u is None or u["bytes_per_event"] is None:
-        out.append(("loop: ≤ 3 bytes/event", "not available", "usdt-record did not run"))
-    else:
-        out.append(("loop: ≤ 3 bytes/event", status(u["bytes_per_event"] <= 3), f"{u['bytes_per_event']:.2f} B/event"))
-    for w in summaries:
-        if w in ("fentry", "fret"):  # no size target for the function probes
-            continue
-        u, pz = s(w, "usdt-record"), s(w, "perf-z")
-        if u is None or pz is None or u["bytes_per_event"] is None or pz["bytes_per_event"] is None:
-            out.append((f"{w}: size ≤ 1/3 of perf record -z", "not available", "usdt-record or perf record -z did not run"))
-            continue
-        r = u["bytes_per_event"] / pz["bytes_per_event"]
-        meas = f"{u['bytes_per_event']:.2f} vs {pz['bytes_per_event']:.2f} B/event = {r:.3f}"
-        fl = size_floors.get(w)
-        if fl and fl.get("bytes_per_event"):
-            cols = ", ".join(f"{k} {v:.2f}" for k, v in fl["columns"].items() if v >= 0.01)
-            meas += (f"; information floor of the same trace (per-column deltas, zstd -19/xz -9e): "
-                     f"{fl['bytes_per_event']:.2f} B/event ({cols}), i.e. "
-                     f"{fl['bytes_per_event'] / pz['bytes_per_event']:.2f} of perf -z")
-        out.append((f"{w}: size ≤ 1/3 of perf record -z", status(r <= 1 / 3), meas))
-    # report
-    runs = (rr or {}).get("runs", {})
-
-    def eps(name, key="events_per_cpu_s"):
-        good = [r[key] for r in runs.get(name, []) if not r.get("error") and r.get(key)]
-        return med(good)
-
-    for name in ("summary", "latency"):
-        e, ew = eps(name), eps(name, "events_per_s")
-        out.append((f"report {name} ≥ 20 M events/s on one core", "not available" if e is None else status(e >= 20e6),
-                    "not run" if e is None else f"{e / 1e6:.1f} M events/CPU-s ({ew / 1e6:.1f} M/s wall)"))
-    d, p = eps("dump text"), eps("perf script")
-    dw, pw = eps("dump text", "events_per_s"), eps("perf script", "events_per_s")
-    out.append(("dump text ≥ 20 × perf script", "not available" if d is None or p is None else status(d / p >= 20),
-                "not run" if d is None or p is None else
-                f"{d / p:.1f} × per CPU-s ({d / 1e6:.2f} vs {p / 1e6:.2f} M); {dw / pw:.1f} × wall"))
-    # pgbench
-    pg = summaries.get("postgres")
-    if pg is None:
-        out.append(("pgbench under usdt-record ≥ 0.9 × untraced and ≥ perf record", "not available", pg_note or "not run"))
-    else:
-        u, un, pr = pg.get("usdt-record"), pg.get("untraced"), pg.get("perf")
-        if not u or not un or u.get("tps_ratio") is None:
-            out.append(("pgbench under usdt-record ≥ 0.9 × untraced", "not available", "usdt-record did not run"))
-        else:
-            r = u["tps_ratio"]
-            out.append(("pgbench under usdt-record ≥ 0.9 × untraced", status(r >= 0.9),
-                        f"median tps {u['tps']:.0f} vs {un['tps']:.0f}; median per-round ratio {r:.3f}; "
-                        f"CPU of pgbench + backends {fmt(u['cpu_vs_untraced'], 2)} × untraced, "
-                        f"with the recorder's {fmt(u['total_cpu_vs_untraced'], 2)} ×; the kernel alone: "
-                        f"counting uprobe {fmt((pg.get('floor') or {}).get('tps_ratio'), 2)} ×, "
-                        f"bare sampler {fmt((pg.get('bare') or {}).get('tps_ratio'), 2)} × untraced tps"))
-        if not u or not pr or u.get("tps_ratio") is None or pr.get("tps_ratio") is None:
-            out.append(("pgbench under usdt-record ≥ under perf record", "not available", "usdt-record or perf record did not run"))
-        else:
-            ok = u["tps_ratio"] >= pr["tps_ratio"]
-            out.append(("pgbench under usdt-record ≥ under perf record", status(ok),
-                        f"{u['tps_ratio']:.3f} vs {pr['tps_ratio']:.3f} × untraced (median tps {u['tps']:.0f} vs "
-                        f"{pr['tps']:.0f}); CPU with the tool's own: {fmt(u['total_cpu_vs_untraced'], 2)} vs "
-                        f"{fmt(pr['total_cpu_vs_untraced'], 2)} × untraced"))
-    return out
 
 
 def git_rev():
@@ -877,28 +447,39 @@ def not_full_because(args, ap):
             if getattr(args, k) != ap.get_default(k)]
 
 
-def targets_section(run, full, why_not_full, history_path, no_history):
+def not_kept_because(args, ap, rev):
+    """Why this run's verdicts do not go into the history (None: they do)."""
+    options = not_full_because(args, ap)
+    if options:
+        return "not a full run: " + ", ".join(options)
+    if rev.endswith(verdicts.DIRTY):
+        return (f"the tree had uncommitted changes ({rev}): the commit alone does not say what was "
+                "measured")
+    if args.no_history:
+        return "--no-history"
+    return None
+
+
+def targets_section(run, why_not_kept, history_path):
     """The Targets section: this run's verdicts beside those of the last full
-    runs. A full run is appended to the history first, so it is one of them;
-    any other run is shown in a column of its own and not kept."""
+    runs. A kept run is appended to the history first, so it is one of them;
+    any other run is shown in a column of its own and does not count."""
     lines = ["### Targets", ""]
     try:
         history = verdicts.load(history_path)
     except ValueError as e:
         history = []
         lines += [f"The history cannot be read ({e}): verdicts of earlier runs are not shown.", ""]
-    if full and not no_history:
+    if why_not_kept is None:
         verdicts.append(run, history_path)
         history.append(run)
-        lines += [verdicts.explain(len(history)), ""]
-        return lines + verdicts.table(history)
-    why = ", ".join(why_not_full) if why_not_full else "--no-history"
-    lines += [verdicts.explain(len(history)) + f" This run is not a full run ({why}): its verdicts are "
-              "shown beside the full runs' but are not kept and do not count.", ""]
+        return lines + [verdicts.explain(history), ""] + verdicts.table(history)
+    lines += [verdicts.explain(history) + f" This run is not kept in the history ({why_not_kept}): its "
+              "verdicts are shown beside the full runs' but do not count.", ""]
     return lines + verdicts.table(history, extra=run)
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--rounds", type=int, default=5)
@@ -923,6 +504,11 @@ def main():
     ap.add_argument("--history", default=verdicts.HISTORY,
                     help="where a full run appends its verdicts (JSON lines, see verdicts.py)")
     ap.add_argument("--no-history", action="store_true", help="do not append a full run to the history")
+    return ap
+
+
+def main():
+    ap = parser()
     args = ap.parse_args()
 
     b = Bench(args)
@@ -938,58 +524,74 @@ def main():
     load_start = os.getloadavg()[0]
     loop_bin = os.path.join(args.build_dir, "bench", "loop")
     wanted = [x for x in args.workloads.split(",") if x]
-    summaries, pg_note = {}, None
+    rev = git_rev()
     try:
-        tl = b.tool_list()
-        for t in tl:
-            if t.name == "usdt-record":
-                t.reason = b.smoke_test_usdt_record(t, loop_bin)
-                if t.reason:
-                    b.log(f"usdt-record not available: {t.reason}")
-        workloads = make_workloads(args, loop_bin)
-        for name in wanted:
-            if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
-                continue
-            if name not in workloads:
-                raise SystemExit(f"bench: error: unknown workload '{name}'")
-            w = workloads[name]
-            wtl = tl
-            if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
-                keep = set(args.variant_tools.split(",")) | {"untraced"}
-                wtl = [t for t in tl if t.name in keep]
-            if name == "fentry":
-                wtl = tl + usdt_site_references(tl, workloads["loop"])
-                b.fentry_tools = wtl
-            if w.kind == "attach":
-                b.run_postgres(w, tl)
-                pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
-            else:
-                b.run_workload(w, wtl)
-        if "isolation" in wanted:
-            b.run_isolation(tl, loop_bin)
-        if "detach" in wanted:
-            b.run_detach(tl)
-        if "ctxswitch" in wanted:
-            b.run_ctx_switch(tl)
-        if "loss" in wanted and args.loss_rounds > 0:
-            loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
-            for name in ("loop-loss", "threads-loss"):
-                b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
-        if "report" in wanted:
-            b.run_report_speed(tl, loop_bin)
-        micro = b.run_micro() if "micro" in wanted else None
+        tl, pg_note, micro = run_all(b, args, wanted, loop_bin)
     except KeyboardInterrupt as e:
         b.log(f"interrupted ({e}): cleaning up")
         b.cleanup()
         sys.exit(130)
     finally:
         b.cleanup()
+    text = document(b, args, ap, tl, wanted, loop_bin, pg_note, micro, rev, time.monotonic() - started, load_start)
+    print(text)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
+        json.dump({"results": b.results, "report": b.report_results,
+                   "isolation": getattr(b, "iso_results", None), "detach": getattr(b, "detach_results", None),
+                   "ctxswitch": getattr(b, "ctx_results", None)}, f, indent=1, default=str)
 
-    elapsed = time.monotonic() - started
+
+def run_all(b, args, wanted, loop_bin):
+    """Runs the wanted workloads; returns (tools, postgres note, micro-benchmark text)."""
+    pg_note = None
+    tl = b.tool_list()
+    for t in tl:
+        if t.name == "usdt-record":
+            t.reason = b.smoke_test_usdt_record(t, loop_bin)
+            if t.reason:
+                b.log(f"usdt-record not available: {t.reason}")
+    workloads = make_workloads(args, loop_bin)
+    for name in wanted:
+        if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
+            continue
+        if name not in workloads:
+            raise SystemExit(f"bench: error: unknown workload '{name}'")
+        w = workloads[name]
+        wtl = tl
+        if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
+            keep = set(args.variant_tools.split(",")) | {"untraced"}
+            wtl = [t for t in tl if t.name in keep]
+        if w.kind == "attach":
+            b.run_postgres(w, tl)
+            pg_note = next((n for n in b.notes if n.startswith("postgres")), None)
+        else:
+            b.run_workload(w, wtl)
+    if "isolation" in wanted:
+        b.run_isolation(tl, loop_bin)
+    if "detach" in wanted:
+        b.run_detach(tl)
+    if "ctxswitch" in wanted:
+        b.run_ctx_switch(tl)
+    if "loss" in wanted and args.loss_rounds > 0:
+        loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
+        for name in ("loop-loss", "threads-loss"):
+            b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
+    if "report" in wanted:
+        b.run_report_speed(tl, loop_bin)
+    micro = b.run_micro() if "micro" in wanted else None
+    return tl, pg_note, micro
+
+
+def document(b, args, ap, tl, wanted, loop_bin, pg_note, micro, rev, elapsed, load_start):
+    """The markdown of the run: its tables, then the targets (appending the
+    run to the history when it is kept), the notes, the micro-benchmarks."""
     now = datetime.datetime.now(datetime.timezone.utc)
     doc = [f"## Benchmark results — {now:%Y-%m-%d %H:%M} UTC", "",
            f"Machine: {platform.node()}, kernel {platform.release()}, {os.cpu_count()} CPUs; "
-           f"commit {git_rev()}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
+           f"commit {rev}; {args.rounds} interleaved rounds; run took {elapsed:.0f} s; "
            f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
            "(other jobs share the machine: compare ratios within a table, not absolute times).",
            "Overhead = (workload time traced − untraced in the same round) / events; the × columns are "
@@ -998,20 +600,17 @@ def main():
            "Tool CPU = CPU time of the tool process tree minus the workload's own; workload CPU = the extra "
            "user + sys time of the traced program itself (the uprobe trap and the sample are written in its "
            "context), which the load of other jobs inflates less than wall time. Peak RSS is the largest "
-           "process of the tool run. Targets use the wall-time overhead; the CPU columns explain it.", ""]
+           "process of the tool run. Targets use the wall-time overhead; the CPU columns explain it. "
+           "Failed rounds: tool runs that failed or timed out, with the first error; they count in the "
+           "verdicts of the targets they belong to.", ""]
+    workloads = make_workloads(args, loop_bin)
     for name in wanted:
         if name in b.results:
-            w = make_workloads(args, loop_bin)[name]
-            lines, summary = recording_table(w, b.results[name], getattr(b, "fentry_tools", tl)
-                                             if name == "fentry" else tl)
-            summaries[name] = summary
-            doc += lines + [""]
-    loss_summary = {}
+            doc += tables.recording_table(workloads[name], b.results[name], tl) + [""]
     if b.loss_results:
-        lines, loss_summary = loss_table(b.loss_results, args, tl)
-        doc += lines + [""]
+        doc += tables.loss_table(b.loss_results, args, tl) + [""]
     if b.report_results:
-        doc += report_table(b.report_results) + [""]
+        doc += tables.report_table(b.report_results) + [""]
     for section in b.extra_sections:
         doc += section + [""]
     for store in (b.results, b.loss_results):
@@ -1021,28 +620,23 @@ def main():
                 if strays:
                     b.notes.append(f"{wname}: {tname} wrote events with keys the workload never made "
                                    f"(stray, max {max(strays):,} in a run): wrong or null arguments")
-    why_not_full = not_full_because(args, ap)
-    found = targets(summaries, b.report_results, pg_note, loss_summary, args.loss_hits, b.size_floors)
-    if getattr(b, "ctx_summary", None):
-        found = [(t, st, m + "; " + b.ctx_summary if t == "pgbench under usdt-record ≥ under perf record" else m)
-                 for t, st, m in found]
-    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", git_rev(), found + b.extra_targets,
-                            "bench.py" + (" " + " ".join(why_not_full) if why_not_full else ""))
-    doc += targets_section(run, not why_not_full, why_not_full, args.history, args.no_history)
+    found = targets.targets(b.results, b.report_results, pg_note, b.loss_results, args.loss_hits, b.size_floors)
+    for v in found:
+        if v["target"] == "pgbench under usdt-record ≥ under perf record" and getattr(b, "ctx_summary", None):
+            v["measured"] += "; " + b.ctx_summary
+    options = not_full_because(args, ap)
+    run = verdicts.make_run(f"{now:%Y-%m-%d %H:%M}", rev, found + b.extra_targets,
+                            "bench.py" + (" " + " ".join(options) if options else ""))
+    why_not_kept = not_kept_because(args, ap, rev)
+    if why_not_kept:
+        b.log(f"this run is not appended to {args.history}: {why_not_kept}")
+    doc += targets_section(run, why_not_kept, args.history)
     doc.append("")
     for n in b.notes:
         doc.append(f"- {n}")
     if micro:
         doc += ["", "### Format micro-benchmarks (bench/format/run.sh)", "", "```", micro, "```"]
-    text = "\n".join(doc) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
-    with open(os.path.splitext(args.output)[0] + ".json", "w") as f:
-        json.dump({"results": b.results, "report": b.report_results,
-                   "isolation": getattr(b, "iso_results", None), "detach": getattr(b, "detach_results", None),
-                   "ctxswitch": getattr(b, "ctx_results", None)}, f, indent=1, default=str)
+    return "\n".join(doc) + "\n"
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import tempfile
 
+import targets as targets_lib
 import tools
 
 
@@ -99,18 +100,19 @@ def per_hit(r):
 
 
 def ratios(res, tool):
-    """Per-round loop time per hit of the untraced instance with `tool`
-    attached to the other instance / with nobody attached."""
+    """{round: loop time per hit of the untraced instance with `tool` attached
+    to the other instance / with nobody attached}."""
     base = {r["round"]: per_hit(r) for r in res.get("untraced", []) if not r.get("error")}
     runs = res.get(tool)
     if not isinstance(runs, list):
-        return []
-    return [per_hit(r) / base[r["round"]] for r in runs
-            if not r.get("error") and base.get(r["round"])]
+        return {}
+    return {r["round"]: per_hit(r) / base[r["round"]] for r in runs
+            if not r.get("error") and base.get(r["round"])}
 
 
 def table(res, labels, hits, reps):
     def rng(xs, digits):
+        xs = list(xs)
         if not xs:
             return "n/a"
         return (f"{statistics.median(xs):,.{digits}f} ({min(xs):,.{digits}f}–{max(xs):,.{digits}f})")
@@ -120,34 +122,33 @@ def table(res, labels, hits, reps):
              f"Time of the untraced instance's firing loop (fastest of {reps} runs per round; 1 run "
              f"of {min(hits, ALL_HITS):,} hits under -a) and its per-round ratio per hit to the same "
              "loop with nobody recording. The recorded instance sleeps (`loop -w`).", "",
-             "| condition | untraced instance's loop ms, median (min–max) | × nobody recording, median "
-             "(min–max) | events the tool recorded |", "|---|---|---|---|"]
+             "| condition | failed rounds | untraced instance's loop ms, median (min–max) | × nobody recording, median "
+             "(min–max) | events the tool recorded |", "|---|---|---|---|---|"]
     for name, runs in res.items():
         label = labels.get(name, name)
         if isinstance(runs, dict):
-            lines.append(f"| {label} | not available: {runs['unavailable']} | | |")
+            lines.append(f"| {label} | n/a | not available: {runs['unavailable']} | | |")
             continue
         good = [r for r in runs if not r.get("error")]
+        errors = [r["error"] for r in runs if r.get("error")]
+        failed = f"{len(errors)} of {len(runs)}: {errors[0]}" if errors else "0"
         if not good:
-            lines.append(f"| {label} | not available: {runs[0]['error'] if runs else 'no run'} | | |")
+            lines.append(f"| {label} | {failed} | no run succeeded | | |")
             continue
         ev = sorted({r.get("events") for r in good if r.get("events") is not None})
-        lines.append(f"| {label} | {rng([r['loop_ns'] / 1e6 for r in good], 3)} | "
-                     f"{'1 (reference)' if name == 'untraced' else rng(ratios(res, name), 3)} | "
+        lines.append(f"| {label} | {failed} | {rng([r['loop_ns'] / 1e6 for r in good], 3)} | "
+                     f"{'1 (reference)' if name == 'untraced' else rng(ratios(res, name).values(), 3)} | "
                      f"{', '.join(f'{e:,}' for e in ev) if ev else 'n/a'} |")
     return lines
 
 
 def targets(res):
-    x = ratios(res, "usdt-record")
     title = "isolation: untraced process during usdt-record -p of another ≤ 1.02 × its untraced time"
-    if not x:
-        return [(title, "not available", "usdt-record -p did not run")]
-    m = statistics.median(x)
-    meas = f"{m:.3f} × (per-round {min(x):.3f}–{max(x):.3f}, {len(x)} rounds)"
+    x = ratios(res, "usdt-record")
     p, a = ratios(res, "perf"), ratios(res, "usdt-record-a")
+    meas = f"{statistics.median(x.values()):.3f} ×" if x else "no ratio"
     if p:
-        meas += f"; perf record -p: {statistics.median(p):.3f} ×"
+        meas += f"; perf record -p: {statistics.median(p.values()):.3f} ×"
     if a:
-        meas += f"; usdt-record -a: {statistics.median(a):.1f} ×"
-    return [(title, "met" if m <= 1.02 else "NOT MET", meas)]
+        meas += f"; usdt-record -a: {statistics.median(a.values()):.1f} ×"
+    return [targets_lib.over_rounds(title, res, ("untraced", "usdt-record"), x, "<=", 1.02, meas)]

@@ -149,7 +149,6 @@ class Tool:
     blind_wait_s = 0.4   # that fixed time
     marker_precedes_attach = False
     uses_control_fifo = False
-    baseline = "untraced"  # the run its overhead is taken against, same round
 
     def available(self):
         return None  # or a reason string
@@ -458,42 +457,6 @@ class UsdtRecordAll(UsdtRecord):
 
     def attach_argv(self, workload, out, pid):
         return self._base(workload, out)
-
-
-class OnOtherWorkload(Tool):
-    """A tool run on another workload than the one it is listed under, in the
-    same interleaved rounds: the fentry workload's reference, usdt-record (and
-    the counting floor) on the loop workload's USDT site, and that program
-    untraced as their baseline. `baseline` names the tool whose run of the
-    same round the overhead is taken against."""
-
-    def __init__(self, inner, other, name, label, baseline):
-        self.inner, self.other = inner, other
-        self.name, self.label, self.baseline = name, label, baseline
-        self.ready_marker = inner.ready_marker
-        self.blind_wait_s = inner.blind_wait_s
-        self.marker_precedes_attach = inner.marker_precedes_attach
-        self.uses_control_fifo = inner.uses_control_fifo
-
-    @property
-    def ctx(self):
-        return self.inner.ctx
-
-    @ctx.setter
-    def ctx(self, value):
-        self.inner.ctx = value
-
-    def available(self):
-        return self.inner.available()
-
-    def prepare(self, workload, ctx):
-        self.inner.prepare(self.other, ctx)
-
-    def command_argv(self, workload, out, argv):
-        return self.inner.command_argv(self.other, out, self.other.argv)
-
-    def collect(self, workload, out, so, se, ctx):
-        return self.inner.collect(self.other, out, so, se, ctx)
 
 
 def ctx_which(prog):

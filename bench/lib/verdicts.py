@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """How sure the benchmark is: each target's verdict over the last three full runs.
 
-One run's numbers vary 20-30% on the shared VM, so a ratio near its limit can
-fall either side from one run to the next. Every full run (bench.py with its
-default workloads, tools and sizes) appends its verdicts to
+Each run judges every target from its rounds (judge.py: met only when the
+whole confidence interval is inside the bound, not met when it is wholly
+outside, unsure otherwise). A full run (bench.py with its default workloads,
+tools and sizes) of a clean tree appends its verdicts to
 bench/results/history.jsonl, one JSON object per run:
 
     {"date": "2026-11-29 13:22", "commit": "3d2bbd4", "source": "...",
-     "verdicts": [{"target": "...", "status": "met", "measured": "..."}, ...]}
+     "verdicts": [{"target": "...", "status": "met", "measured": "...",
+                   "interval": [0.99, 1.04], ...}, ...]}
+
+Entries written before verdicts carried an interval have target, status and
+measured only; they stay readable, marked † in the table. Runs of a tree
+with uncommitted changes (commit "abc1234+changes") are never appended, and
+any such entry of an older history is left out of the table: the commit
+alone does not say what was measured.
 
 A target's overall verdict over the last three full runs is "met" only when
-all three met it, "not met" when none did, "unstable" when they disagree,
-and "too few runs" while fewer than three runs measured it.
+all three met it, "not met" when all three did not, "unsure" when any was
+unsure or they disagree, and "too few runs" while fewer than three runs
+judged it.
 
     verdicts.py table [--history FILE]              the markdown table of the history
     verdicts.py backfill COMMIT... [--history FILE] append the runs whose
@@ -24,20 +33,21 @@ import re
 import subprocess
 import sys
 
+import judge
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HISTORY = os.path.join(ROOT, "bench", "results", "history.jsonl")
 RUNS_JUDGED = 3
+DIRTY = "+changes"
+NO_INTERVAL = "†"
+INTERVAL_HEAD = "median and interval"
 
 
 def classify(status):
-    """"met", "not met" or None (not available, partial, missing)."""
-    s = (status or "").strip().lower()
-    if s == "met":
-        return "met"
-    if s == "not met":
-        return "not met"
-    return None
+    """"met", "not met", "unsure" or None (not available, partial, missing)."""
+    s = (status or "").strip().lower().rstrip(NO_INTERVAL)
+    return s if s in ("met", "not met", "unsure") else None
 
 
 def overall(statuses):
@@ -45,10 +55,15 @@ def overall(statuses):
     for a run that did not have the target)."""
     kinds = [classify(s) for s in statuses]
     if "met" in kinds and "not met" in kinds:
-        return "unstable"
+        return "unsure"
     if len(kinds) < RUNS_JUDGED or None in kinds:
         return "too few runs"
-    return kinds[0]
+    return kinds[0] if len(set(kinds)) == 1 else "unsure"
+
+
+def is_dirty(run):
+    """Whether the run measured a tree with uncommitted changes."""
+    return str(run.get("commit", "")).endswith(DIRTY)
 
 
 def load(path=HISTORY):
@@ -72,186 +87,173 @@ def load(path=HISTORY):
 
 
 def append(run, path=HISTORY):
+    """Appends a run; raises ValueError for a run of a dirty tree."""
+    if is_dirty(run):
+        raise ValueError(f"the run of {run.get('date')} measured {run.get('commit')}, a tree with "
+                         "uncommitted changes: not kept")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "a") as f:
         f.write(json.dumps(run, ensure_ascii=False) + "\n")
 
 
-def make_run(date, commit, targets, source):
-    """A history entry from bench.py's (target, status, measured) triples."""
-    return {"date": date, "commit": commit, "source": source,
-            "verdicts": [{"target": t, "status": s, "measured": m} for t, s, m in targets]}
+def make_run(date, commit, found, source):
+    """A history entry from verdict dicts (judge.py) or, for runs read back
+    from markdown, (target, status, measured) triples."""
+    vs = [dict(v) if isinstance(v, dict) else {"target": v[0], "status": v[1], "measured": v[2]}
+          for v in found]
+    return {"date": date, "commit": commit, "source": source, "verdicts": vs}
 
 
 def run_label(run):
     return f"{run['date']} ({run['commit']})"
 
 
-def table(full_runs, extra=None):
-    """Markdown lines: per target, the status in each of the last RUNS_JUDGED
-    full runs, the overall verdict, and what the newest run measured. extra
-    is a run that is not in the history (a quick run): its statuses get a
-    column of their own and its measurements are the ones shown, but it does
-    not count in the verdict."""
-    runs = full_runs[-RUNS_JUDGED:]
+def cell(v):
+    """One run's verdict of a target in the table: its status, † when it was
+    judged without an interval, and its failed rounds."""
+    if v is None:
+        return "n/a"
+    s = (v.get("status") or "n/a").lower()
+    if "rule" not in v and classify(s) in ("met", "not met"):
+        s += NO_INTERVAL
+    if v.get("failed_rounds"):
+        s += f" ({v['failed_rounds']} failed)"
+    return s
+
+
+def table(history, extra=None):
+    """Markdown lines: per target, the verdict in each of the last
+    RUNS_JUDGED full runs of a clean tree, the overall verdict, and the
+    median, interval and measurement of the newest run. extra is a run that
+    is not in the history (not a full run, or of a dirty tree): its
+    verdicts get a column of their own and are the ones whose figures are
+    shown, but it does not count."""
+    runs = [r for r in history if not is_dirty(r)][-RUNS_JUDGED:]
     shown = runs + ([extra] if extra else [])
-    status = [{v["target"]: v["status"] for v in r["verdicts"]} for r in shown]
-    newest = shown[-1] if shown else None
-    measured = {v["target"]: v["measured"] for v in newest["verdicts"]} if newest else {}
+    by_target = [{v["target"]: v for v in r["verdicts"]} for r in shown]
+    newest = by_target[-1] if shown else {}
     targets = []
     for r in reversed(shown):  # the newest run's order, then targets only older runs had
         for v in r["verdicts"]:
             if v["target"] not in targets:
                 targets.append(v["target"])
-    heads = [run_label(r) for r in runs] + ([f"this run, not a full run: {run_label(extra)}"] if extra else [])
-    lines = ["| target | verdict, last " + f"{RUNS_JUDGED} full runs | " + " | ".join(heads) +
-             " | measured, " + ("this run" if extra else "newest run") + " |",
-             "|---|---|" + "---|" * len(heads) + "---|"]
+    heads = [run_label(r) for r in runs] + ([f"this run, not kept: {run_label(extra)}"] if extra else [])
+    which = "this run" if extra else "newest run"
+    lines = [f"| target | verdict, last {RUNS_JUDGED} full runs | " + " | ".join(heads) +
+             f" | {INTERVAL_HEAD}, {which} | measured, {which} |",
+             "|---|---|" + "---|" * len(heads) + "---|---|"]
     for t in targets:
-        cells = [(st.get(t) or "n/a").lower() for st in status]
-        verdict = overall([st.get(t) for st in status[:len(runs)]])
-        lines.append(f"| {t} | {verdict} | " + " | ".join(cells) + f" | {measured.get(t, 'n/a')} |")
+        cells = [cell(bt.get(t)) for bt in by_target]
+        verdict = overall([(bt.get(t) or {}).get("status") for bt in by_target[:len(runs)]])
+        v = newest.get(t) or {}
+        lines.append(f"| {t} | {verdict} | " + " | ".join(cells) +
+                     f" | {judge.interval_text(v) if v else 'n/a'} | {v.get('measured', 'n/a')} |")
     return lines
 
 
-def explain(n_full):
-    """One sentence on how the verdict column reads."""
-    return (f"Verdict over the last {RUNS_JUDGED} full runs of bench/run.sh ({n_full} in "
-            "bench/results/history.jsonl): met only if met in all of them, not met if in none, unstable if "
-            "they disagree, too few runs while fewer than three measured it.")
-
-
-# ---------------------------------------------------------------- function probes (issue 10)
-
-# "Costs the same" as a tolerance: the same 5 % the recording-cost target
-# against the bare sampler allows. Within one run the per-round ratios of two
-# tools interleaved in the same rounds spread by a few percent (the 20-30 %
-# drift between runs moves both sides), and 5 % is also about what the four
-# extra registers a uprobe samples today (six argument registers against
-# bench:hit2's two, 32 bytes more per sample) may cost.
-FENTRY_TOLERANCE = 1.05
-FENTRY_TITLE = (f"fentry: uprobe on a function entry ≤ {FENTRY_TOLERANCE:.2f} × the per-hit cost of a USDT site "
-                "with the same registers (bench:hit2, same rounds)")
-FRET_TITLE = "fret: uretprobe per-hit cost ≤ perf record on the same uretprobe"
-
-
-def _median(xs):
-    xs = sorted(x for x in xs if x is not None)
-    if not xs:
-        return None
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
-
-
-def _fmt(x):
-    return "n/a" if x is None else f"{x:.2f}"
-
-
-def function_entry(summary):
-    """(target, status, measured) of the fentry target from the fentry
-    workload's summary (tool name -> recording_table summary): usdt-record's
-    per-hit overhead on the function entry over its overhead on the USDT
-    site, median of the per-round ratios (x_usdt_site_rounds); the counting
-    floor's same ratio shows the kernel's part (a uprobe on an ordinary
-    instruction is single-stepped out of line, a USDT nop is emulated)."""
-    u = (summary or {}).get("usdt-record") or {}
-    rounds = [x for x in u.get("x_usdt_site_rounds") or [] if x is not None]
-    if not rounds:
-        return (FENTRY_TITLE, "not available", "usdt-record did not run on both the function entry and the USDT site")
-    r = _median(rounds)
-    floor = (summary.get("floor") or {}).get("x_usdt_site_rounds") or []
-    measured = (f"{r:.2f} × the USDT site in workload wall time (per-round {min(rounds):.2f}–{max(rounds):.2f}); "
-                f"in CPU: workload {_fmt(u.get('cpu_x_usdt_site'))} ×, workload + recorder "
-                f"{_fmt(u.get('total_cpu_x_usdt_site'))} ×; the kernel alone (counting uprobe, perf stat) "
-                f"{_fmt(_median(floor))} ×")
-    above, site_above = u.get("above_floor_ns"), u.get("usdt_site_above_floor_ns")
-    if above is not None and site_above is not None:
-        measured += f"; usdt-record above that floor: {above:,.0f} vs {site_above:,.0f} ns/hit"
-    measured += "; the uprobe samples six argument registers, the site two"
-    return (FENTRY_TITLE, "met" if r <= FENTRY_TOLERANCE else "NOT MET", measured)
-
-
-def function_return(summary):
-    """(target, status, measured) of the fret target: usdt-record's per-hit
-    overhead on the uretprobe over perf record's on the same uretprobe,
-    median of the per-round ratios (x_perf)."""
-    u = (summary or {}).get("usdt-record") or {}
-    if u.get("x_perf") is None:
-        return (FRET_TITLE, "not available", "usdt-record or perf record did not run on fret")
-    rounds = [x for x in u.get("x_perf_rounds") or [] if x is not None] or [u["x_perf"]]
-    r = u["x_perf"]
-    measured = (f"{r:.2f} × perf record in workload wall time (per-round {min(rounds):.2f}–{max(rounds):.2f}); "
-                f"in CPU: workload {_fmt(u.get('cpu_x_perf'))} ×, workload + recorder "
-                f"{_fmt(u.get('total_cpu_x_perf'))} ×")
-    return (FRET_TITLE, "met" if r <= 1.0 else "NOT MET", measured)
-
-
-def exact_counts(title, summary, hits):
-    """(target, status, measured): every tool that ran wrote exactly `hits`
-    distinct events (lost 0, dup 0, stray 0 where counted). summary: tool ->
-    recording_table summary with lists "events", "lost", "dup" (and "stray")."""
-    bad, shown = [], []
-    for tool, s in sorted((summary or {}).items()):
-        if tool.startswith("untraced"):
-            continue
-        events = [x for x in s.get("events") or [] if x is not None]
-        if not events:
-            continue
-        problems = [f"{k} max {max(v)}" for k in ("lost", "dup", "stray")
-                    for v in [[x for x in s.get(k) or [] if x is not None]] if v and max(v) != 0]
-        if min(events) != hits or max(events) != hits:
-            problems.insert(0, f"events {min(events)}–{max(events)}")
-        shown.append(tool)
-        if problems:
-            bad.append(f"{tool}: " + ", ".join(problems))
-    if not shown:
-        return (title, "not available", "no tool ran")
-    if bad:
-        return (title, "NOT MET", f"{hits:,} hits; " + "; ".join(bad))
-    return (title, "met", f"{hits:,} events, lost 0, dup 0 in every run of " + ", ".join(shown))
+def explain(history):
+    """How the table reads."""
+    clean = [r for r in history if not is_dirty(r)]
+    dirty = len(history) - len(clean)
+    return (f"Each run judges a target from its rounds: met only when the whole {judge.LEVEL:.0%} confidence "
+            "interval of the median of the per-round values (or, for counts and worst cases, every round) is "
+            "inside the bound, not met when it is wholly outside, unsure otherwise (bench/README.md, \"How "
+            f"sure\"). The verdict over the last {RUNS_JUDGED} full runs of bench/run.sh ({len(clean)} in "
+            "bench/results/history.jsonl" + (f", {dirty} more of a dirty tree left out" if dirty else "") +
+            f"): met only if met in all of them, not met if in none, unsure otherwise, too few runs while fewer "
+            f"than {RUNS_JUDGED} judged it. {NO_INTERVAL}: judged from the median alone, before runs carried "
+            "an interval; (n failed): rounds whose tool run failed or timed out.")
 
 
 # ---------------------------------------------------------------- backfill
 
+def _cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _status_of(text):
+    """(status, failed rounds) of a table cell such as 'not met† (1 failed)'."""
+    m = re.match(r"^(.*?)(?: \((\d+) failed\))?$", text.strip())
+    return m.group(1).rstrip(NO_INTERVAL).strip(), int(m.group(2) or 0)
+
+
 def parse_latest_md(text):
-    """(date, commit, [(target, status, measured)]) from a latest.md written
-    by bench.py. Raises ValueError when the text is not one."""
+    """(date, commit, [verdict]) from a latest.md written by bench.py: the
+    run's column of its Targets table (or, in the oldest files, a table of
+    target, status, measured). Raises ValueError when the text is not one."""
     m = re.search(r"^## Benchmark results — (\d{4}-\d\d-\d\d \d\d:\d\d)", text, re.M)
     c = re.search(r"; commit (\S+?);", text)
     if not m or not c:
         raise ValueError("no '## Benchmark results — DATE' heading or commit")
+    date, commit = m.group(1), c.group(1)
     section = text.split("### Targets", 1)
     if len(section) != 2:
         raise ValueError("no '### Targets' section")
-    targets = []
+    rows = []
     for line in section[1].splitlines():
         if line.startswith("### "):
             break
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or len(cells) != 3 or cells[0] in ("target", "---"):
+        if line.startswith("|"):
+            rows.append(_cells(line))
+    if not rows:
+        raise ValueError("the Targets section has no table")
+    head = [h.lower() for h in rows[0]]
+    label = f"{date} ({commit})".lower()
+    if head == ["target", "status", "measured"]:
+        status_col, interval_col = 1, None
+    else:
+        cols = [i for i, h in enumerate(head) if h == label or h.endswith(": " + label)]
+        if not cols:
+            raise ValueError(f"the Targets table has no column of the run {date} ({commit})")
+        status_col = cols[0]
+        interval_col = next((i for i, h in enumerate(head) if h.startswith(INTERVAL_HEAD)), None)
+    found = []
+    for cells in rows[1:]:
+        if len(cells) != len(head) or set(cells[1]) <= {"-"}:
             continue
-        targets.append(tuple(cells))
-    if not targets:
+        if cells[status_col] == "n/a":  # a target of the older runs only
+            continue
+        status, failed = _status_of(cells[status_col])
+        v = {"target": cells[0], "status": status, "measured": cells[-1]}
+        if interval_col is not None:
+            v.update(judge.parse_interval_text(cells[interval_col]))
+        if failed and "failed_rounds" not in v:
+            v["failed_rounds"] = failed
+        found.append(v)
+    if not found:
         raise ValueError("the Targets table is empty")
-    return m.group(1), c.group(1), targets
+    return date, commit, found
 
 
-def backfill(commits, path):
+def git_show_latest(commit):
+    """The text of bench/results/latest.md at a commit; raises ValueError."""
+    r = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:bench/results/latest.md"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ValueError(f"{commit}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def backfill(commits, path, show=git_show_latest):
+    """Appends the run whose bench/results/latest.md each commit holds (its
+    text from show(commit)), unless it is in the history already or measured
+    a dirty tree."""
     known = {(r["date"], r["commit"]) for r in load(path)}
     for commit in commits:
-        r = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:bench/results/latest.md"],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise ValueError(f"{commit}: {r.stderr.strip()}")
+        text = show(commit)
         try:
-            date, measured_commit, targets = parse_latest_md(r.stdout)
+            date, measured_commit, found = parse_latest_md(text)
         except ValueError as e:
             raise ValueError(f"{commit}:bench/results/latest.md: {e}")
+        run = make_run(date, measured_commit, found, f"git {commit}:bench/results/latest.md")
         if (date, measured_commit) in known:
             print(f"verdicts: {commit}: the run of {date} is in the history already", file=sys.stderr)
-            continue
-        append(make_run(date, measured_commit, targets, f"git {commit}:bench/results/latest.md"), path)
-        known.add((date, measured_commit))
+        elif is_dirty(run):
+            print(f"verdicts: {commit}: the run of {date} measured {measured_commit}, a tree with uncommitted "
+                  "changes: not added", file=sys.stderr)
+        else:
+            append(run, path)
+            known.add((date, measured_commit))
 
 
 def main(argv):
@@ -267,7 +269,7 @@ def main(argv):
     except ValueError as e:
         print(f"verdicts: error: {e}", file=sys.stderr)
         return 1
-    print(explain(len(runs)))
+    print(explain(runs))
     print()
     print("\n".join(table(runs)))
     return 0
