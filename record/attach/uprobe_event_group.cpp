@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -215,12 +216,20 @@ bool UprobeEventGroup::delete_all() {
   return names_.empty();
 }
 
+void UprobeEventGroup::remove_stale_groups_if_mounted(std::ostream& err) {
+  for (const char* dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+    if (access((std::string(dir) + "/uprobe_events").c_str(), W_OK) != 0) continue;
+    remove_stale_groups(dir, err);
+    return;
+  }
+}
+
 void UprobeEventGroup::remove_stale_groups(const std::string& tracefs_dir, std::ostream& err) {
   Result<std::string> defined = read_text_file(tracefs_dir + "/uprobe_events");
   if (!defined) return;
   std::istringstream in(*defined);
   std::string line;
-  size_t removed = 0;
+  std::map<std::string, size_t> removed;  // by group
   while (std::getline(in, line)) {
     // "p:usdtrec_1234_5678/s0 /bin/x:0x0000000000001126 ..."
     size_t colon = line.find(':');
@@ -244,12 +253,12 @@ void UprobeEventGroup::remove_stale_groups(const std::string& tracefs_dir, std::
     Owner owner = lock_owner(group);
     if (owner == Owner::alive) continue;
     if (owner == Owner::unknown && process_start_ticks(static_cast<pid_t>(pid)) == ticks) continue;
-    if (write_command(tracefs_dir, "-:" + group + "/" + name)) ++removed;
+    if (write_command(tracefs_dir, "-:" + group + "/" + name)) ++removed[group];
     if (owner == Owner::gone) unlink(lock_path(group).c_str());
   }
-  if (removed != 0) {
-    err << "usdt-record: removed " << removed << " uprobe event" << (removed == 1 ? "" : "s")
-        << " left in tracefs by a recorder that was killed\n";
+  for (const auto& [group, count] : removed) {
+    err << "usdt-record: removed " << count << " uprobe event" << (count == 1 ? "" : "s")
+        << " left in tracefs by a recorder that was killed (" << group << ")\n";
   }
 }
 

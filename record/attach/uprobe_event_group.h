@@ -96,6 +96,12 @@ class UprobeEventGroup {
   // before it could clean up, or its background detacher is still at work);
   // says so on err. Events still open are left (the kernel refuses).
   static void remove_stale_groups(const std::string& tracefs_dir, std::ostream& err);
+  // The same for a recording that needs no tracefs events of its own (-a
+  // with registers only, no tracefs): in a tracefs that is mounted (a
+  // killed recorder's events are in the kernel whether or not tracefs is
+  // mounted, but a recorder that defined them had it mounted, and an
+  // unmounted one is not mounted just for this).
+  static void remove_stale_groups_if_mounted(std::ostream& err);
 
  private:
   UprobeEventGroup(std::string dir, std::string group)

@@ -9,6 +9,14 @@ namespace usdt::record {
 void print_end_report(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
       << " bytes written to " << r.output << '\n';
+  if (r.write_failed && r.events_in_file < r.events) {
+    out << "usdt-record: " << r.output << " holds " << r.events_in_file << " of the " << r.events
+        << " events: the other " << r.events - r.events_in_file
+        << " were not written (the chunk the error met, and all that came after it)\n";
+  } else if (r.write_failed) {
+    out << "usdt-record: " << r.output << " holds all " << r.events
+        << " events, but not its end (summary and index)\n";
+  }
   if (r.call_stacks) {
     out << "usdt-record: " << r.stacks << " of " << r.events << " events carry a call stack, "
         << r.truncated_stacks << " truncated\n";
