@@ -5,8 +5,10 @@
 #include <map>
 
 namespace usdt::record {
+namespace {
 
-void print_end_report(const EndReport& r, std::ostream& out) {
+// The totals: events, losses, bytes, what the file holds, stacks, drops.
+void print_totals(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
       << " bytes written to " << r.output << '\n';
   if (r.write_failed && r.events_in_file < r.events) {
@@ -41,6 +43,10 @@ void print_end_report(const EndReport& r, std::ostream& out) {
            "names"
         << (r.call_stacks ? " and the stacks" : "") << " of that time may be incomplete\n";
   }
+}
+
+// One line per probe: its hits, rate and losses.
+void print_probes(const EndReport& r, std::ostream& out) {
   struct Probe {
     std::string label;
     uint64_t hits = 0;
@@ -115,6 +121,13 @@ void print_end_report(const EndReport& r, std::ostream& out) {
         << " lost events of no known probe: the kernel counts a full ring buffer's losses per "
            "CPU, not per probe\n";
   }
+}
+
+}  // namespace
+
+void print_end_report(const EndReport& r, std::ostream& out) {
+  print_totals(r, out);
+  print_probes(r, out);
 }
 
 }  // namespace usdt::record
