@@ -63,8 +63,7 @@ class RecordSession {
   // Resolves the probe specs (not tracepoints) to the sites to plan.
   Result<std::vector<ResolvedSite>> resolve_sites(const std::vector<std::string>& probe_specs);
   // Tracepoints are found, by name, in tracefs: mounted before planning.
-  Status add_tracepoints(const std::vector<std::string>& specs,
-                         std::vector<ResolvedSite>& resolved,
+  Status add_tracepoints(const std::vector<std::string>& specs, std::vector<ResolvedSite>& resolved,
                          std::optional<TracefsMount>& tracefs);
   Status plan_and_create_file(std::vector<ResolvedSite> resolved,
                               std::optional<TracefsMount> tracefs);
@@ -140,7 +139,7 @@ class RecordSession {
   std::vector<bool> gone_;
   std::optional<EventSet> events_;
   std::unique_ptr<SampleDecoder> decoder_;
-  std::unique_ptr<StackCollector> stacks_;  // -g
+  std::unique_ptr<StackCollector> stacks_;     // -g
   std::unique_ptr<MappingFollower> follower_;  // PROVIDER:NAME specs in libraries loaded later
   size_t ids_registered_ = 0;
   // Batches waiting for the writer: 64 x 8192 events is about 64 MiB.

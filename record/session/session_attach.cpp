@@ -37,8 +37,8 @@ Status RecordSession::attach() {
   const uint32_t pages =
       ring_buffer_pages(options_.call_graph, options_.buffer_pages, options_.buffer_pages_given,
                         features_.cpus.size(), static_cast<size_t>(sysconf(_SC_PAGESIZE)));
-  Result<EventSet> events = EventSet::create(features_, pages, identifier(),
-                                             options_.call_graph.enabled() || follower_);
+  Result<EventSet> events =
+      EventSet::create(features_, pages, identifier(), options_.call_graph.enabled() || follower_);
   if (!events) return events.error();
   events_ = std::move(*events);
   drainer_ = std::make_unique<Drainer>(*decoder_, queue_, plan_.sites.size());
@@ -93,7 +93,8 @@ Status RecordSession::attach_command() {
   Result<ChildProcess> child = ChildProcess::spawn(options_.command, output_is_stdout_);
   if (!child) return child.error();
   child_.emplace(std::move(*child));
-  if (Status s = events_->add_target(child_->pid(), true, true, plan_.per_task ? attach_ : kNoSites);
+  if (Status s =
+          events_->add_target(child_->pid(), true, true, plan_.per_task ? attach_ : kNoSites);
       !s) {
     return s;
   }
@@ -199,15 +200,14 @@ Status RecordSession::start_recording() {
 }
 
 void RecordSession::print_recording_line() const {
-  size_t tracepoints = static_cast<size_t>(
-      std::count_if(plan_.sites.begin(), plan_.sites.end(), [](const PlannedSite& p) {
-        return p.resolved.kind == format::ProbeKind::tracepoint;
-      }));
+  size_t tracepoints = static_cast<size_t>(std::count_if(
+      plan_.sites.begin(), plan_.sites.end(),
+      [](const PlannedSite& p) { return p.resolved.kind == format::ProbeKind::tracepoint; }));
   size_t uprobes = plan_.sites.size() - tracepoints;
   std::cerr << "usdt-record: recording ";
   if (uprobes != 0 || tracepoints == 0) {
-    std::cerr << uprobes << " probe site" << (uprobes == 1 ? "" : "s") << " in "
-              << plan_.file_count << " file" << (plan_.file_count == 1 ? "" : "s");
+    std::cerr << uprobes << " probe site" << (uprobes == 1 ? "" : "s") << " in " << plan_.file_count
+              << " file" << (plan_.file_count == 1 ? "" : "s");
     if (tracepoints != 0) std::cerr << " and ";
   }
   if (tracepoints != 0) {

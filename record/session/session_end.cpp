@@ -88,8 +88,7 @@ int RecordSession::finish(const std::optional<Error>& failure) {
   return command_status;
 }
 
-void RecordSession::print_end_report(const format::TraceSummary& summary,
-                                     bool write_failed) const {
+void RecordSession::print_end_report(const format::TraceSummary& summary, bool write_failed) const {
   EndReport report;
   report.output = options_.output;
   report.events = summary.events;
@@ -222,7 +221,8 @@ pid_t RecordSession::release_events() {
         if (group == nullptr) return;
         std::vector<std::string> names = group->names();  // "s<site id>"
         for (const std::string& name : names) {
-          events->close_site_fds(static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)));
+          events->close_site_fds(
+              static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)));
           group->delete_one(name);
         }
         group->delete_all();  // forgets the deleted ones, retries the rest

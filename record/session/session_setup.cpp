@@ -46,7 +46,8 @@ void raise_fd_limit() {
 // Whether path is the file the recorder's stdout is (-o /dev/stdout, -o
 // /proc/self/fd/1, or the file stdout was redirected to).
 bool is_our_stdout(const std::string& path) {
-  struct stat file {}, out {};
+  struct stat file {
+  }, out{};
   return ::stat(path.c_str(), &file) == 0 && fstat(STDOUT_FILENO, &out) == 0 &&
          file.st_dev == out.st_dev && file.st_ino == out.st_ino;
 }

@@ -114,8 +114,7 @@ Process start_recording(const std::vector<std::string>& args) {
 }
 
 std::vector<pid_t> children_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                   "/children");
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
   std::vector<pid_t> children;
   for (pid_t child; in >> child;) children.push_back(child);
   return children;

@@ -59,8 +59,14 @@ void check_clean_end(pid_t recorder_pid, pid_t command, const std::string& out, 
   check_cleaned_up(recorder_pid, foreign);
   CHECK_FALSE(running(command));
   Trace t = read_trace(out);
-  CHECK(t.summary.has_value());
+  REQUIRE(t.summary.has_value());
   CHECK(t.of("itest", "tick").size() == ticks);
+  // Every event lies within the recording's span (FORMAT.md 3.6.1).
+  CHECK(t.summary->enabled_monotonic_ns != 0);
+  for (const usdt::format::Event& e : t.events) {
+    CHECK(e.time_ns >= t.summary->enabled_monotonic_ns);
+    CHECK(e.time_ns <= t.summary->end_monotonic_ns);
+  }
 }
 
 }  // namespace
@@ -88,8 +94,8 @@ TEST_CASE("ways out: a terminal that hangs up (ssh closed) ends the recording cl
           "[.root][ways_out_hangup][itest_control]") {
   ForeignEvent foreign;
   std::string out = temp_trace("ways_out_hangup");
-  std::vector<std::string> argv = {recorder(), "-e", "itest:*", "-o", out, "--",
-                                   program("itest_control")};
+  std::vector<std::string> argv = {
+      recorder(), "-e", "itest:*", "-o", out, "--", program("itest_control")};
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -103,7 +109,8 @@ TEST_CASE("ways out: a terminal that hangs up (ssh closed) ends the recording cl
     _exit(127);
   }
   std::string seen;
-  bool ready = read_until(master, "usdt-record: recording ", seen) && read_until(master, "ready", seen);
+  bool ready =
+      read_until(master, "usdt-record: recording ", seen) && read_until(master, "ready", seen);
   INFO(seen);
   REQUIRE(ready);
   const pid_t command = the_command(rec);
@@ -164,10 +171,10 @@ TEST_CASE("ways out: an exception in the writer, the watchdog or the drain loop"
   ForeignEvent foreign;
   std::string out = temp_trace("ways_out_exception");
   // The shell says the command's pid before it becomes the command.
-  Process rec = Process::start({"/usr/bin/env", "USDT_RECORD_TEST_FAULT=" + fault, recorder(),
-                                "-e", "itest:*", "-o", out, "--", "/bin/sh", "-c",
-                                "echo pid $$; exec " + program("itest_control")},
-                               false, true, true);
+  Process rec = Process::start(
+      {"/usr/bin/env", "USDT_RECORD_TEST_FAULT=" + fault, recorder(), "-e", "itest:*", "-o", out,
+       "--", "/bin/sh", "-c", "echo pid $$; exec " + program("itest_control")},
+      false, true, true);
   std::optional<std::string> pid_line = rec.read_line();
   std::string err = rec.read_rest(true);
   INFO(err);
@@ -191,13 +198,15 @@ TEST_CASE("ways out: --duration and SIGINT end the children of a shell command t
   INFO("ended by " << how);
   ForeignEvent foreign;
   std::string out = temp_trace("ways_out_tree");
-  std::vector<std::string> argv = {recorder(), "-e", "usdt:" + program("itest_control") + ":itest:tick",
-                                   "-o", out};
+  std::vector<std::string> argv = {recorder(), "-e",
+                                   "usdt:" + program("itest_control") + ":itest:tick", "-o", out};
   if (how == "--duration") argv.insert(argv.end(), {"--duration", "3"});
   // Two children that would outlive the shell, the second of them orphaned
-  // at once (its parent, a subshell, exits).
+  // at once (its parent, a subshell, exits); off our pipes, so that one
+  // left running shows as such instead of holding the pipes open.
   argv.insert(argv.end(), {"--", "/bin/sh", "-c",
-                           "sleep 600 & echo $!; (sleep 600 & echo $!); wait"});
+                           "sleep 600 </dev/null >/dev/null 2>&1 & echo $!; "
+                           "(sleep 600 </dev/null >/dev/null 2>&1 & echo $!); wait"});
   Process rec = Process::start(argv, false, true, true);
   std::vector<pid_t> children;
   for (int i = 0; i < 2; ++i) {
@@ -212,6 +221,7 @@ TEST_CASE("ways out: --duration and SIGINT end the children of a shell command t
   for (pid_t child : children) {
     INFO("child " << child);
     CHECK_FALSE(running(child));
+    if (running(child)) kill(child, SIGKILL);  // the test leaves nothing either
   }
   check_cleaned_up(rec.pid(), foreign);
   CHECK(read_trace(out).summary.has_value());
@@ -239,9 +249,10 @@ TEST_CASE("the trace to stdout: the command's output goes to stderr and the byte
   // usdt-record -o /dev/stdout ... | cat > FILE: what arrived is FILE.
   std::string arrived = temp_trace("stdout_trace");
   std::string command = program("itest_memory") + " 3; echo hello world";
-  RunResult r = run({"/bin/sh", "-c",
-                     recorder() + " -e usdt:" + program("itest_memory") + ":memory:heap -o /dev/stdout -- /bin/sh -c '" + command +
-                         "' | cat > " + arrived});
+  RunResult r =
+      run({"/bin/sh", "-c",
+           recorder() + " -e usdt:" + program("itest_memory") +
+               ":memory:heap -o /dev/stdout -- /bin/sh -c '" + command + "' | cat > " + arrived});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.err.find("hello world\n") != std::string::npos);

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <optional>
-#include <chrono>
 #include <string>
 #include <vector>
 
