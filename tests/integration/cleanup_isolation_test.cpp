@@ -380,3 +380,41 @@ TEST_CASE("isolation with -p: only the attached process's semaphore rises and on
   }
   unlink(out.c_str());
 }
+
+TEST_CASE(
+    "cleanup: a dead recorder's group is removed only when its pid namespace is ours",
+    "[.root][cleanup_namespace][itest_control]") {
+  // Two groups as recorders name them, neither with a lock file, both of a
+  // pid above any pid_max (so no such process runs here): one of this pid
+  // namespace, provably dead, one of another namespace, where that pid
+  // means another process and proves nothing.
+  ensure_tracefs();
+  struct stat ns {};
+  REQUIRE(::stat("/proc/self/ns/pid", &ns) == 0);
+  const std::string dead = std::string("usdtrec_99999999_1_").append(std::to_string(ns.st_ino));
+  const std::string other =
+      std::string("usdtrec_99999999_1_").append(std::to_string(ns.st_ino + 1));
+  const std::string probe = std::string(" ").append(program("itest_control")).append(":0x1000");
+  REQUIRE(write_uprobe_events(std::string("p:").append(dead).append("/s0").append(probe)));
+  REQUIRE(write_uprobe_events(std::string("p:").append(other).append("/s0").append(probe)));
+  auto defined = [](const std::string& group) {
+    for (const std::string& line : uprobe_events()) {
+      if (line.rfind("p:" + group + "/", 0) == 0) return true;
+    }
+    return false;
+  };
+  std::string out = temp_trace("cleanup_namespace");
+  Process next = Process::start(
+      {recorder(), "-e", "memory:heap", "-o", out, "--", program("itest_memory"), "1"}, false,
+      true, true);
+  std::string err = next.read_rest(true);
+  INFO(err);
+  CHECK(next.wait() == 0);
+  INFO("uprobe_events:\n" << text(uprobe_events()));
+  CHECK_FALSE(defined(dead));
+  CHECK(defined(other));
+  write_uprobe_events("-:" + dead + "/s0");
+  write_uprobe_events("-:" + other + "/s0");
+  CHECK_FALSE(defined(other));
+  unlink(out.c_str());
+}
