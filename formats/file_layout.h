@@ -18,7 +18,7 @@ constexpr uint16_t kVersionMajor = 1;
 // 1.1: string arguments, drops by cause; 1.2: argument names, function probe
 // names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
 // sites added during the recording.
-constexpr uint16_t kVersionMinor = 4;
+constexpr uint16_t kVersionMinor = 5;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;

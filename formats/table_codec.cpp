@@ -210,6 +210,8 @@ void encode_summary(std::string& out, const TraceSummary& s, size_t table_sites)
   }
   w.varint(s.lost_per_site.size() - lost_in_table);
   for (size_t i = lost_in_table; i < s.lost_per_site.size(); ++i) w.varint(s.lost_per_site[i]);
+  // 1.5: the start of the recording's span.
+  w.varint(s.enabled_monotonic_ns);
 }
 
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
@@ -251,6 +253,10 @@ Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
     }
   }
   if (!in.ok()) return Error("summary's counts of added probe sites are truncated or malformed");
+  // 1.5: when the recording's span began. A 1.4 summary ends here.
+  if (in.remaining() == 0) return s;
+  s.enabled_monotonic_ns = in.varint();
+  if (!in.ok()) return Error("summary's start of the recording is truncated or malformed");
   return s;
 }
 

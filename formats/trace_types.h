@@ -196,6 +196,10 @@ struct TraceSummary {
   // files written before version 1.1. One cause is not samples:
   // kLostProcessRecords.
   std::vector<std::pair<std::string, uint64_t>> dropped;
+  // The recording's span (FORMAT.md 3.6.1, "the duration of a recording")
+  // runs from this (1.5; 0 in older files) to end_monotonic_ns, both
+  // CLOCK_MONOTONIC.
+  uint64_t enabled_monotonic_ns = 0;
 };
 
 // The cause in TraceSummary::dropped that counts process records (comm,

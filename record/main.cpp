@@ -6,9 +6,13 @@
 #include "common/build_info.h"
 #include "record/list_command.h"
 #include "record/session/record_command.h"
+#include "record/session/stop_signals.h"
 #include "record/record_options.h"
 
 int main(int argc, char** argv) {
+  // Before anything is written: a closed pipe is a write error, not death
+  // by SIGPIPE (stop_signals.h).
+  usdt::record::ignore_broken_pipes();
   try {
     std::ios::sync_with_stdio(false);
     auto options = usdt::record::parse_record_options(argc, argv);

@@ -29,20 +29,20 @@ void close_all_but(std::vector<int> keep) {
 
 }  // namespace
 
-bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
+pid_t detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
                        std::vector<int> release_fds, int keep_fd) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   pid_t child = fork();
   if (child < 0) {
     close(fds[0]);
     close(fds[1]);
-    return false;
+    return -1;
   }
   if (child > 0) {
     // The write end stays open until this process exits: that is the signal.
     close(fds[0]);
-    return true;
+    return child;
   }
   // The child: out of the terminal's process group (a Ctrl-C meant for the
   // recorder must not stop the cleanup), quiet, named for ps.

@@ -11,6 +11,8 @@
 // processes still take the breakpoint, but nothing is recorded.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <vector>
 
@@ -22,9 +24,9 @@ namespace usdt::record {
 // a df or a copy right after must not find it held for seconds). It waits
 // for this process to exit, then runs release (which closes release_fds in
 // the order it wants), closes what is left but keep_fd, runs last and
-// exits. Returns false when no child could be made: the caller then does the
-// work itself.
-bool detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
+// exits. Returns the child's pid, or -1 when no child could be made: the
+// caller then does the work itself.
+pid_t detach_after_exit(const std::function<void()>& release, const std::function<void()>& last,
                        std::vector<int> release_fds, int keep_fd = -1);
 
 }  // namespace usdt::record

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -30,7 +31,8 @@ Owner lock_owner(const std::string& group) {
   int fd = open(lock_path(group).c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return Owner::unknown;
   UniqueFd owner(fd);
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) return errno == EWOULDBLOCK ? Owner::alive : Owner::unknown;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+    return errno == EWOULDBLOCK ? Owner::alive : Owner::unknown;
   return Owner::gone;
 }
 
@@ -123,8 +125,21 @@ Result<std::vector<TraceField>> parse_trace_format(const std::string& text) {
   return fields;
 }
 
-std::string recorder_group_name(pid_t pid, uint64_t start_ticks) {
-  return std::string(kGroupPrefix) + std::to_string(pid) + "_" + std::to_string(start_ticks);
+std::string recorder_group_name(pid_t pid, uint64_t start_ticks, uint64_t pid_namespace) {
+  std::string name(kGroupPrefix);
+  name += std::to_string(pid);
+  name += '_';
+  name += std::to_string(start_ticks);
+  if (pid_namespace != 0) {
+    name += '_';
+    name += std::to_string(pid_namespace);
+  }
+  return name;
+}
+
+uint64_t own_pid_namespace() {
+  struct stat st {};
+  return ::stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
 }
 
 uint64_t process_start_ticks(pid_t pid) {
@@ -146,7 +161,7 @@ uint64_t process_start_ticks(pid_t pid) {
 UprobeEventGroup UprobeEventGroup::for_this_process(std::string tracefs_dir) {
   pid_t self = getpid();
   UprobeEventGroup group(std::move(tracefs_dir),
-                         recorder_group_name(self, process_start_ticks(self)));
+                         recorder_group_name(self, process_start_ticks(self), own_pid_namespace()));
   group.take_lock();
   return group;
 }
@@ -176,8 +191,8 @@ Result<TracefsEvent> UprobeEventGroup::add(const std::string& name, bool retprob
   if (!fetch_args.empty()) line += " " + fetch_args;
   if (Status s = write_command(dir_, line); !s) {
     std::string why = last_error_log_entry(dir_);
-    return Error("the kernel refused the uprobe event '" + line + "': " +
-                     (why.empty() ? s.error().message() : why),
+    return Error("the kernel refused the uprobe event '" + line +
+                     "': " + (why.empty() ? s.error().message() : why),
                  s.error().errno_value());
   }
   names_.push_back(name);
@@ -215,12 +230,20 @@ bool UprobeEventGroup::delete_all() {
   return names_.empty();
 }
 
+void UprobeEventGroup::remove_stale_groups_if_mounted(std::ostream& err) {
+  for (const char* dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
+    if (access((std::string(dir) + "/uprobe_events").c_str(), W_OK) != 0) continue;
+    remove_stale_groups(dir, err);
+    return;
+  }
+}
+
 void UprobeEventGroup::remove_stale_groups(const std::string& tracefs_dir, std::ostream& err) {
   Result<std::string> defined = read_text_file(tracefs_dir + "/uprobe_events");
   if (!defined) return;
   std::istringstream in(*defined);
   std::string line;
-  size_t removed = 0;
+  std::map<std::string, size_t> removed;  // by group
   while (std::getline(in, line)) {
     // "p:usdtrec_1234_5678/s0 /bin/x:0x0000000000001126 ..."
     size_t colon = line.find(':');
@@ -239,17 +262,28 @@ void UprobeEventGroup::remove_stale_groups(const std::string& tracefs_dir, std::
     uint64_t ticks = 0;
     if (sep == std::string_view::npos || !parse_u32(rest.substr(0, sep), pid)) continue;
     std::string_view ticks_text = rest.substr(sep + 1);
-    auto [p, ec] = std::from_chars(ticks_text.data(), ticks_text.data() + ticks_text.size(), ticks);
-    if (ec != std::errc() || p != ticks_text.data() + ticks_text.size()) continue;
+    const char* end = ticks_text.data() + ticks_text.size();
+    auto [p, ec] = std::from_chars(ticks_text.data(), end, ticks);
+    if (ec != std::errc()) continue;
+    uint64_t pid_namespace = 0;  // absent: a recorder from before the namespace was named
+    if (p != end) {
+      if (*p != '_') continue;
+      auto [q, ec2] = std::from_chars(p + 1, end, pid_namespace);
+      if (ec2 != std::errc() || q != end) continue;
+    }
     Owner owner = lock_owner(group);
     if (owner == Owner::alive) continue;
-    if (owner == Owner::unknown && process_start_ticks(static_cast<pid_t>(pid)) == ticks) continue;
-    if (write_command(tracefs_dir, "-:" + group + "/" + name)) ++removed;
+    if (owner == Owner::unknown) {
+      // Only the pid in our own namespace proves its owner gone.
+      if (pid_namespace != 0 && pid_namespace != own_pid_namespace()) continue;
+      if (process_start_ticks(static_cast<pid_t>(pid)) == ticks) continue;
+    }
+    if (write_command(tracefs_dir, "-:" + group + "/" + name)) ++removed[group];
     if (owner == Owner::gone) unlink(lock_path(group).c_str());
   }
-  if (removed != 0) {
-    err << "usdt-record: removed " << removed << " uprobe event" << (removed == 1 ? "" : "s")
-        << " left in tracefs by a recorder that was killed\n";
+  for (const auto& [group, count] : removed) {
+    err << "usdt-record: removed " << count << " uprobe event" << (count == 1 ? "" : "s")
+        << " left in tracefs by a recorder that was killed (" << group << ")\n";
   }
 }
 

@@ -12,8 +12,11 @@
 //
 // Who owns a group: whoever holds the flock on /run/usdt-trace/GROUP.lock,
 // the recorder and then its background detacher (the lock belongs to the
-// open file, which the detacher inherits). Without a lock file (no /run),
-// the recorder's pid and start time in the group name tell.
+// open file, which the detacher inherits). Without a lock file (no /run, or
+// another /run: a container sharing the kernel's tracefs), the recorder's
+// pid and start time in the group name tell, but only in the pid namespace
+// that the name also carries: a pid of another namespace proves nothing,
+// and such a group is left alone.
 #pragma once
 
 #include <sys/types.h>
@@ -48,8 +51,12 @@ struct TracefsEvent {
 // Parses an events/.../format file; only the "field:" lines matter.
 Result<std::vector<TraceField>> parse_trace_format(const std::string& text);
 
-// "usdtrec_1234_98765": the group of a recorder, unique while it runs.
-std::string recorder_group_name(pid_t pid, uint64_t start_ticks);
+// "usdtrec_1234_98765_4026531836": the group of a recorder, unique while it
+// runs: its pid, its start time and its pid namespace (the inode of
+// /proc/self/ns/pid; 0 leaves it out, as recorders before it did).
+std::string recorder_group_name(pid_t pid, uint64_t start_ticks, uint64_t pid_namespace = 0);
+// The inode of this process's pid namespace; 0 when unknown.
+uint64_t own_pid_namespace();
 // The start time of a process in clock ticks since boot (/proc/PID/stat
 // field 22); 0 when the process does not exist.
 uint64_t process_start_ticks(pid_t pid);
@@ -96,6 +103,12 @@ class UprobeEventGroup {
   // before it could clean up, or its background detacher is still at work);
   // says so on err. Events still open are left (the kernel refuses).
   static void remove_stale_groups(const std::string& tracefs_dir, std::ostream& err);
+  // The same for a recording that needs no tracefs events of its own (-a
+  // with registers only, no tracefs): in a tracefs that is mounted (a
+  // killed recorder's events are in the kernel whether or not tracefs is
+  // mounted, but a recorder that defined them had it mounted, and an
+  // unmounted one is not mounted just for this).
+  static void remove_stale_groups_if_mounted(std::ostream& err);
 
  private:
   UprobeEventGroup(std::string dir, std::string group)

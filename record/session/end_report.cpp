@@ -5,10 +5,20 @@
 #include <map>
 
 namespace usdt::record {
+namespace {
 
-void print_end_report(const EndReport& r, std::ostream& out) {
+// The totals: events, losses, bytes, what the file holds, stacks, drops.
+void print_totals(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
       << " bytes written to " << r.output << '\n';
+  if (r.write_failed && r.events_in_file < r.events) {
+    out << "usdt-record: " << r.output << " holds " << r.events_in_file << " of the " << r.events
+        << " events: the other " << r.events - r.events_in_file
+        << " were not written (the chunk the error met, and all that came after it)\n";
+  } else if (r.write_failed) {
+    out << "usdt-record: " << r.output << " holds all " << r.events
+        << " events, but not its end (summary and index)\n";
+  }
   if (r.call_stacks) {
     out << "usdt-record: " << r.stacks << " of " << r.events << " events carry a call stack, "
         << r.truncated_stacks << " truncated\n";
@@ -33,6 +43,10 @@ void print_end_report(const EndReport& r, std::ostream& out) {
            "names"
         << (r.call_stacks ? " and the stacks" : "") << " of that time may be incomplete\n";
   }
+}
+
+// One line per probe: its hits, rate and losses.
+void print_probes(const EndReport& r, std::ostream& out) {
   struct Probe {
     std::string label;
     uint64_t hits = 0;
@@ -107,6 +121,13 @@ void print_end_report(const EndReport& r, std::ostream& out) {
         << " lost events of no known probe: the kernel counts a full ring buffer's losses per "
            "CPU, not per probe\n";
   }
+}
+
+}  // namespace
+
+void print_end_report(const EndReport& r, std::ostream& out) {
+  print_totals(r, out);
+  print_probes(r, out);
 }
 
 }  // namespace usdt::record

@@ -18,6 +18,11 @@ struct EndReport {
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t bytes = 0;
+  // A write error stopped the recording before every event reached the
+  // file: events_in_file of the events are in it (the chunks written whole
+  // before the error).
+  bool write_failed = false;
+  uint64_t events_in_file = 0;
   double seconds = 0;
   uint64_t start_ns = 0;  // CLOCK_MONOTONIC of the start and of the end: a probe
   uint64_t end_ns = 0;    // attached later (ProbeSite::active_since_ns) counts its rate from then

@@ -6,13 +6,32 @@
 #include <cerrno>
 
 namespace usdt::record {
+namespace {
+
+// SIGPIPE's disposition when the recorder started (ignore_broken_pipes()).
+struct sigaction inherited_sigpipe;
+bool sigpipe_saved = false;
+
+}  // namespace
+
+void ignore_broken_pipes() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigpipe_saved = sigaction(SIGPIPE, &ignore, &inherited_sigpipe) == 0;
+}
+
+void restore_inherited_signals() {
+  if (sigpipe_saved) sigaction(SIGPIPE, &inherited_sigpipe, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
 
 Result<StopSignals> StopSignals::install() {
   sigset_t set, old;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGCHLD);
+  for (int stop : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set, stop);
   if (sigprocmask(SIG_BLOCK, &set, &old) != 0) return errno_error("cannot block signals");
   int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (fd < 0) {

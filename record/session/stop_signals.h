@@ -1,9 +1,23 @@
 // The signals that end a recording, turned into a readable fd so that the
-// drain loop wakes on them like on any ring buffer: SIGINT and SIGTERM (stop
-// cleanly) and SIGCHLD (the traced command may have exited). They are blocked
-// and read through a signalfd; no handler runs. After the first SIGINT or
-// SIGTERM, SIGINT is unblocked again with its default action, so a second
-// Ctrl-C kills the recorder when a clean stop takes too long.
+// drain loop wakes on them like on any ring buffer. They are blocked and read
+// through a signalfd; no handler runs. What each one means:
+//   SIGINT (Ctrl-C), SIGTERM (kill), SIGHUP (the terminal or ssh session
+//   closed), SIGQUIT (Ctrl-\): stop cleanly, as at the end of the command:
+//   drain the rings, write the summary, end a traced command that still
+//   runs, remove our tracefs events. The exit status is that of a clean end.
+//   SIGCHLD: the traced command may have exited.
+//   SIGPIPE: ignored (ignore_broken_pipes()), so that the write that met a
+//   closed pipe fails with EPIPE instead of killing the recorder: on the
+//   trace (-o into a pipe whose reader went away) that is a write error,
+//   which stops the recording; on stderr (`usdt-record ... 2>&1 | head`) the
+//   messages are lost and the recording goes on to its normal end.
+// After the first stop signal, SIGINT is unblocked again with its default
+// action, so a second Ctrl-C kills the recorder when a clean stop takes too
+// long.
+//
+// perf record, for comparison, handles SIGINT, SIGTERM and SIGCHLD and dies
+// of SIGHUP, SIGQUIT and SIGPIPE by their default action; for a recorder
+// that leaves kernel objects (tracefs events) behind, that is not enough.
 #pragma once
 
 #include <signal.h>
@@ -12,6 +26,15 @@
 #include "common/unique_fd.h"
 
 namespace usdt::record {
+
+// Sets SIGPIPE to SIG_IGN for the whole recorder, remembering the
+// disposition it had (restored in the traced command by
+// restore_inherited_signals()). Call once, first thing in main.
+void ignore_broken_pipes();
+// In a forked child before exec: the signal dispositions and mask the
+// recorder was started with (SIGPIPE as it was, nothing blocked).
+// Async-signal-safe.
+void restore_inherited_signals();
 
 class StopSignals {
  public:

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <exception>
 #include <optional>
+#include <string>
 
 #include "record/session/thread_priority.h"
 
@@ -30,10 +32,17 @@ constexpr size_t kRaiseRecords = 128 * 1024;
 constexpr std::chrono::milliseconds kStalledPass{20};
 constexpr std::chrono::milliseconds kWatchInterval{10};
 
+// What an exception that reached a thread's boundary says.
+std::string internal_error(const char* thread, const std::exception* e) {
+  return std::string("internal error in the ") + thread + " thread: " +
+         (e != nullptr ? e->what() : "unknown exception");
+}
+
 }  // namespace
 
-WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority)
-    : writer_(std::move(writer)), queue_(queue), priority_(priority) {
+WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority,
+                           Hooks hooks)
+    : writer_(std::move(writer)), queue_(queue), priority_(priority), hooks_(std::move(hooks)) {
   if (priority_ == Priority::idle) {
     queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords);
   }
@@ -52,7 +61,23 @@ WriterThread::~WriterThread() {
 
 void WriterThread::watch_passes() {
   std::unique_lock lock(watchdog_mutex_);
+  try {
+    watch_passes_locked(lock);
+  } catch (const std::exception& e) {
+    watchdog_error_ = Error(internal_error("watchdog", &e));
+  } catch (...) {
+    watchdog_error_ = Error(internal_error("watchdog", nullptr));
+  }
+  if (!watchdog_error_) return;
+  // Without the watchdog an idle writer could starve: normal priority for good.
+  raise();
+  lowering_allowed_.store(false);
+  failed_.store(true, std::memory_order_relaxed);
+}
+
+void WriterThread::watch_passes_locked(std::unique_lock<std::mutex>& lock) {
   while (!watchdog_wake_.wait_for(lock, kWatchInterval, [this] { return watchdog_stops_; })) {
+    if (hooks_.watchdog_look) hooks_.watchdog_look();
     const int64_t began = pass_began_.load(std::memory_order_relaxed);
     if (began == 0 || !idle_.load()) continue;
     const auto now = std::chrono::steady_clock::now();
@@ -103,7 +128,7 @@ void WriterThread::raise() {
 // lock the writer took would be held by a SCHED_IDLE thread, and a producer
 // waiting on it would wait for as long as the workload starves the writer.
 void WriterThread::lower() {
-  if (priority_ != Priority::idle || idle_.load()) return;
+  if (priority_ != Priority::idle || idle_.load() || !lowering_allowed_.load()) return;
   idle_.store(true);
   if (!set_idle_priority(tid_.load())) {
     idle_.store(false);
@@ -112,8 +137,31 @@ void WriterThread::lower() {
   if (!idle_.load()) (void)set_normal_priority(tid_.load());
 }
 
+void WriterThread::fail(Error error) {
+  if (!error_) error_ = std::move(error);
+  failed_.store(true, std::memory_order_relaxed);
+}
+
 void WriterThread::run() {
   tid_.store(static_cast<pid_t>(gettid()));
+  try {
+    write_batches();
+  } catch (const std::exception& e) {
+    fail(Error(internal_error("writer", &e)));
+  } catch (...) {
+    fail(Error(internal_error("writer", nullptr)));
+  }
+  if (!error_) return;
+  // Failed: what the drain loop still queues is discarded, until it closes
+  // the queue (the producer must never wait for a dead consumer).
+  EventBatch batch;
+  while (queue_.pop_for(batch, kFlushInterval) != BatchQueue::PopResult::closed) {
+    queue_.recycle(std::move(batch));
+    batch = EventBatch();
+  }
+}
+
+void WriterThread::write_batches() {
   lower();
   EventBatch batch;
   bool pending = false;  // appended since the last flush
@@ -122,16 +170,16 @@ void WriterThread::run() {
     BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
     if (got == BatchQueue::PopResult::closed) break;
     const bool timeout = got == BatchQueue::PopResult::timeout;
-    if (failed_.load(std::memory_order_relaxed)) {
-      if (timeout) lower();
-      continue;
+    if (error_) {  // run() discards the rest
+      if (!timeout) queue_.recycle(std::move(batch));
+      return;
     }
+    if (!timeout && hooks_.before_batch) hooks_.before_batch();
     auto now = std::chrono::steady_clock::now();
     if (timeout || now - last_flush >= kFlushInterval) {
       if (pending) {
         if (Status flushed = writer_.flush(); !flushed) {
-          error_ = flushed.error();
-          failed_.store(true, std::memory_order_relaxed);
+          fail(flushed.error());
           continue;
         }
         pending = false;
@@ -157,10 +205,7 @@ void WriterThread::run() {
         if (status = writer_.append(l); !status) break;
       }
     }
-    if (!status) {
-      error_ = status.error();
-      failed_.store(true, std::memory_order_relaxed);
-    }
+    if (!status) fail(status.error());
     queue_.recycle(std::move(batch));
     batch = EventBatch();
     if (queue_.size() == 0) lower();
@@ -186,7 +231,10 @@ Status WriterThread::finish(const format::TraceSummary& summary,
   for (const format::ObjectTable& object : objects) {
     if (Status s = writer_.add_object(object); !s) return s;
   }
-  return writer_.finish(summary);
+  if (Status s = writer_.finish(summary); !s) return s;
+  trace_finished_ = true;
+  if (watchdog_error_) return *watchdog_error_;
+  return Status::success();
 }
 
 }  // namespace usdt::record

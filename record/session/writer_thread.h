@@ -14,6 +14,12 @@
 // queue. finish() raises it first, so the end of a recording never waits for
 // a free CPU.
 //
+// Neither thread lets an exception out (it would end the recorder in
+// std::terminate, with its tracefs events and the traced command left
+// behind): an exception in the writer is kept like a write error; one in
+// the watchdog stops the watchdog, raises the writer for good and is kept
+// too; both make failed() true so that the recording stops cleanly.
+//
 // An idle thread that holds a lock while other programs keep every CPU busy
 // holds it for as long as the load lasts, and the drain loop may need the
 // same lock without knowing it: measured, the drain loop's brk() waited
@@ -31,6 +37,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -52,7 +59,14 @@ bool writer_is_behind(std::chrono::steady_clock::time_point now,
 class WriterThread {
  public:
   enum class Priority { normal, idle };
-  WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority = Priority::normal);
+  // Called by the writer (before each batch) and by the watchdog (at each
+  // look), for tests that make them throw; empty in the recorder.
+  struct Hooks {
+    std::function<void()> before_batch;
+    std::function<void()> watchdog_look;
+  };
+  WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority = Priority::normal,
+               Hooks hooks = {});
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
   // Joins (closing the queue) if finish() was not called.
@@ -62,7 +76,9 @@ class WriterThread {
 
   // Closes the queue, waits for the thread to write what is left, then writes
   // the symbols of the files in stacks (object blocks) and the summary.
-  // Returns the first error of the whole run.
+  // Returns the first error of the whole run: after a write error (or an
+  // exception in the writer) no summary is written; after an exception in
+  // the watchdog the file is completed first.
   Status finish(const format::TraceSummary& summary,
                 const std::vector<format::ObjectTable>& objects = {});
 
@@ -85,12 +101,21 @@ class WriterThread {
 
   // Only after finish(): the writer belongs to the thread until then.
   uint64_t bytes_written() const { return thread_.joinable() ? 0 : writer_.bytes_written(); }
+  // Only after finish(): whether the file got its end (summary, index).
+  bool trace_finished() const { return trace_finished_; }
+  // Only after finish(): the events in the chunks that reached the file.
+  uint64_t events_written() const { return thread_.joinable() ? 0 : writer_.events_written(); }
 
  private:
+  // The thread's body: write_batches() inside the exception boundary.
   void run();
+  void write_batches();
+  // Keeps the first error of the writer thread and makes failed() true.
+  void fail(Error error);
   // The watchdog's loop (Priority::idle only): raises the writer when a
   // pass has lasted kStalledPass, until stop_watchdog().
   void watch_passes();
+  void watch_passes_locked(std::unique_lock<std::mutex>& lock);
   void stop_watchdog();
   Status append_events(const EventBatch& batch);
   // From the drain loop: the thread must run now.
@@ -104,13 +129,17 @@ class WriterThread {
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<bool> lowering_allowed_{true};  // false once the watchdog is gone
   // When the thread first appended after its last flush, as steady_clock
   // ticks; 0 while everything it appended is flushed.
   std::atomic<int64_t> unflushed_since_{0};
   // When the drain loop's current pass began, as steady_clock ticks; 0
   // between passes.
   std::atomic<int64_t> pass_began_{0};
-  std::optional<Error> error_;
+  Hooks hooks_;
+  bool trace_finished_ = false;
+  std::optional<Error> error_;           // the writer thread's
+  std::optional<Error> watchdog_error_;  // the watchdog's
   std::thread thread_;
   std::mutex watchdog_mutex_;
   std::condition_variable watchdog_wake_;

@@ -86,6 +86,12 @@ void Process::close_stdin() {
   in_ = -1;
 }
 
+void Process::close_output(bool stderr_pipe) {
+  int& fd = stderr_pipe ? err_ : out_;
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
 std::optional<std::string> Process::read_line(bool from_stderr) {
   int fd = from_stderr ? err_ : out_;
   std::string& buf = from_stderr ? err_buf_ : out_buf_;

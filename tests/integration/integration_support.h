@@ -26,6 +26,9 @@ class Process {
   pid_t pid() const { return pid_; }
   void write_line(const std::string& line);
   void close_stdin();
+  // Closes the test's end of the stdout (or stderr) pipe: the process's
+  // next write there meets a closed pipe.
+  void close_output(bool stderr_pipe);
   // Reads one line from stdout (or stderr); empty optional at EOF.
   std::optional<std::string> read_line(bool from_stderr = false);
   // Reads stderr lines until one contains needle; all lines read are kept.

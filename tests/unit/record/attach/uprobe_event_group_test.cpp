@@ -53,6 +53,8 @@ TEST_CASE("a format without fields, or a damaged field line, is an error",
 
 TEST_CASE("the group name carries the recorder's pid and start time", "[uprobe_event_group]") {
   CHECK(recorder_group_name(1234, 98765) == "usdtrec_1234_98765");
+  CHECK(recorder_group_name(1234, 98765, 4026531836) == "usdtrec_1234_98765_4026531836");
+  CHECK(own_pid_namespace() != 0);
   CHECK(process_start_ticks(getpid()) != 0);
   CHECK(process_start_ticks(0x7ffffff0) == 0);
 }

@@ -50,10 +50,10 @@ struct WriterOnFile {
   BatchQueue queue{64};
   std::unique_ptr<WriterThread> writer;
 
-  explicit WriterOnFile(WriterThread::Priority priority) {
+  explicit WriterOnFile(WriterThread::Priority priority, WriterThread::Hooks hooks = {}) {
     auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
     REQUIRE(w.ok());
-    writer = std::make_unique<WriterThread>(std::move(*w), queue, priority);
+    writer = std::make_unique<WriterThread>(std::move(*w), queue, priority, std::move(hooks));
   }
 };
 
@@ -175,4 +175,45 @@ TEST_CASE("a drain pass held up raises an idle writer, and only then", "[writer_
   CHECK(policy_of(writer, SCHED_OTHER) == SCHED_OTHER);
   writer.keep_up();
   REQUIRE(writer.finish(format::TraceSummary{}).ok());
+}
+
+TEST_CASE("an exception in the writer thread is an error of the run, not std::terminate",
+          "[writer_thread]") {
+  WriterThread::Hooks hooks;
+  int batches = 0;
+  hooks.before_batch = [&batches] {
+    if (++batches == 2) throw std::bad_alloc();
+  };
+  WriterOnFile f(WriterThread::Priority::normal, std::move(hooks));
+  f.queue.push(batch_of(10, 1000));
+  f.queue.push(batch_of(10, 2000));  // throws
+  // The drain loop goes on pushing until it sees failed(): never blocked.
+  for (int i = 0; i < 200; ++i) f.queue.push(batch_of(10, 3000));
+  Status s = f.writer->finish(format::TraceSummary{});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() == "internal error in the writer thread: std::bad_alloc");
+  CHECK(f.writer->failed());
+  CHECK_FALSE(f.writer->trace_finished());
+  // No chunk was flushed before the exception; the file still opens.
+  CHECK(format::TraceReader::open(f.tmp.str()).ok());
+}
+
+TEST_CASE("an exception in the watchdog stops it; the file still gets its end", "[writer_thread]") {
+  if (!can_test_idle_writer()) return;
+  WriterThread::Hooks hooks;
+  hooks.watchdog_look = [] { throw std::bad_alloc(); };
+  WriterOnFile f(WriterThread::Priority::idle, std::move(hooks));
+  f.queue.push(batch_of(10, 1000));
+  // The watchdog looks every 10 ms: failed() says it is gone.
+  for (int i = 0; i < 1000 && !f.writer->failed(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(f.writer->failed());
+  // Without a watchdog the writer is not left idle.
+  CHECK(policy_of(*f.writer, SCHED_OTHER) == SCHED_OTHER);
+  Status s = f.writer->finish(format::TraceSummary{});
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message() == "internal error in the watchdog thread: std::bad_alloc");
+  CHECK(f.writer->trace_finished());
+  CHECK(events_in(f.tmp.str()) == 10);
 }
