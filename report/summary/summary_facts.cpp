@@ -9,11 +9,19 @@ namespace usdt::report {
 
 namespace {
 
-// The recording's span: from the earliest start to the latest clean end, or
-// to the last record read when a file has no summary (cut short).
+// The recording's span (FORMAT.md 3.6.1): from the earliest start to the
+// latest clean end, or to the last record read when a file has no summary
+// (cut short). A file's start is when its recorder enabled the first event
+// (format 1.5), else when it created the file.
 Span recording_span(const TraceInput& input, uint64_t last_record_time, bool any_record) {
   Span span;
-  span.start = input.timeline_start();
+  span.start = UINT64_MAX;
+  for (const TraceFileInfo& f : input.files()) {
+    const uint64_t enabled = f.summary ? f.summary->enabled_monotonic_ns : 0;
+    const uint64_t start = enabled != 0 ? enabled : f.metadata.start_monotonic_ns;
+    span.start = std::min(span.start, start + static_cast<uint64_t>(f.shift_ns));
+  }
+  if (input.files().empty()) span.start = input.timeline_start();
   span.end = span.start;
   for (const TraceFileInfo& f : input.files()) {
     if (f.summary) {
@@ -130,7 +138,9 @@ SummaryFacts summarize(const TraceInput& input, const EventFilter& filter, const
   f.span = recording_span(input, whole.last_record_time, whole.any_record);
   // With --since/--until the span (and so the rates) is the window's part
   // of the recording.
-  if (window.since_ns) f.span.start = std::min(f.span.end, f.span.start + *window.since_ns);
+  if (window.since_ns) {
+    f.span.start = std::min(f.span.end, std::max(f.span.start, input.timeline_start() + *window.since_ns));
+  }
   if (window.until_ns) {
     f.span.end = std::max(f.span.start, std::min(f.span.end, input.timeline_start() + *window.until_ns));
   }

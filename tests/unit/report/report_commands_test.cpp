@@ -147,6 +147,27 @@ TEST_CASE("summary notices a file summary that disagrees", "[report_commands]") 
   CHECK(o.err.find("its summary counts 9 events, 7 could be read") != std::string::npos);
 }
 
+TEST_CASE("summary's duration starts when the recorder enabled its events (format 1.5)", "[report_commands]") {
+  MemoryTrace t;
+  fill_demo(t);
+  fmt::TraceSummary s;
+  s.enabled_monotonic_ns = 1000000800;  // the file was made 800 ns before
+  s.end_monotonic_ns = 1000020000;
+  s.events = 7;
+  s.lost = 4;
+  t.set_summary(0, s);
+  Output o = run({"summary", "--format", "json"}, t);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("\"start_ns\":1000000800,\"end_ns\":1000020000,\"duration_ns\":19200") != std::string::npos);
+  // 3 req_done in 19.2 us, not in the 20 us since the file was made.
+  CHECK(o.out.find("\"name\":\"req_done\",\"count\":3,\"lost\":0,\"rate_per_s\":156250") != std::string::npos);
+  // --since counts from the timeline's start (the file's), not the span's.
+  Output w = run({"summary", "--format", "json", "--since", "500ns"}, t);
+  CHECK(w.out.find("\"start_ns\":1000000800,") != std::string::npos);
+  Output later = run({"summary", "--format", "json", "--since", "1us"}, t);
+  CHECK(later.out.find("\"start_ns\":1000001000,\"end_ns\":1000020000,\"duration_ns\":19000") != std::string::npos);
+}
+
 TEST_CASE("dump jsonl has exactly the documented keys", "[report_commands]") {
   MemoryTrace t;
   fill_demo(t);
