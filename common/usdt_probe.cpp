@@ -95,6 +95,8 @@ std::string read_build_id(const ElfFile& elf) {
 struct SymbolEntry {
   uint64_t address = 0;
   bool ambiguous = false;
+  bool absolute = false;       // SHN_ABS: a number, not an address in the file
+  bool thread_local_ = false;  // STT_TLS: an offset in each thread's TLS block
 };
 
 void collect_symbols(const ElfFile& elf, Elf_Scn* scn,
@@ -112,7 +114,8 @@ void collect_symbols(const ElfFile& elf, Elf_Scn* scn,
     if (type == STT_SECTION || type == STT_FILE) continue;
     const char* name = elf_strptr(elf.get(), shdr.sh_link, sym.st_name);
     if (name == nullptr || *name == '\0') continue;
-    auto [it, inserted] = table->try_emplace(name, SymbolEntry{sym.st_value, false});
+    SymbolEntry entry{sym.st_value, false, sym.st_shndx == SHN_ABS, type == STT_TLS};
+    auto [it, inserted] = table->try_emplace(name, entry);
     if (!inserted && it->second.address != sym.st_value) it->second.ambiguous = true;
   }
 }
@@ -126,8 +129,20 @@ Elf_Scn* find_section_by_type(const ElfFile& elf, uint32_t type) {
   return nullptr;
 }
 
-// Resolves "sym(%rip)" operands: .symtab first (complete when not stripped),
-// then .dynsym. A name bound to several addresses is left unresolved.
+// Why an operand cannot use this symbol, or "" when it can.
+std::string symbol_problem(const SymbolEntry* entry) {
+  if (entry == nullptr) return "symbol not found";
+  if (entry->ambiguous) return "ambiguous symbol";
+  if (entry->absolute) return "absolute symbol (SHN_ABS), not an address in the file";
+  if (entry->thread_local_) return "thread-local symbol: an offset in each thread's TLS block";
+  return "";
+}
+
+// Resolves the symbols that operands name ("sym(%rip)", "sym+4(%rax)",
+// "$sym"): .symtab first (complete when not stripped), then .dynsym. A name
+// bound to several addresses is left unresolved, and so is one that is no
+// address in the file. Thread-relative operands (%fs:tv@tpoff) name a TLS
+// offset, not an address: they stay as they are.
 void resolve_symbols(const ElfFile& elf, UsdtFile* file) {
   bool any = false;
   for (const auto& p : file->probes)
@@ -137,21 +152,21 @@ void resolve_symbols(const ElfFile& elf, UsdtFile* file) {
   std::unordered_map<std::string, SymbolEntry> symtab, dynsym;
   collect_symbols(elf, find_section_by_type(elf, SHT_SYMTAB), &symtab);
   collect_symbols(elf, find_section_by_type(elf, SHT_DYNSYM), &dynsym);
+  GElf_Ehdr ehdr;
+  const bool fixed_file = gelf_getehdr(elf.get(), &ehdr) != nullptr && ehdr.e_type == ET_EXEC;
   for (auto& p : file->probes) {
     for (auto& l : p.locations) {
       for (auto& a : l.args) {
-        if (a.symbol.empty() || a.location != ArgLocation::memory) continue;
+        if (a.symbol.empty() || !a.segment.empty()) continue;
+        if (a.location != ArgLocation::memory && a.location != ArgLocation::constant) continue;
         const SymbolEntry* entry = nullptr;
         if (auto it = symtab.find(a.symbol); it != symtab.end()) entry = &it->second;
         else if (auto it2 = dynsym.find(a.symbol); it2 != dynsym.end()) entry = &it2->second;
-        if (entry == nullptr) {
-          a.error = "symbol not found";
-        } else if (entry->ambiguous) {
-          a.error = "ambiguous symbol";
+        std::string problem = symbol_problem(entry);
+        if (problem.empty()) {
+          resolve_symbol(a, entry->address, fixed_file);
         } else {
-          a.symbol_resolved = true;
-          a.symbol_address = entry->address;
-          a.error.clear();
+          a.error = std::move(problem);
         }
       }
     }

@@ -11,7 +11,7 @@ packages=(
   catch2 systemtap-sdt-dev
   binutils     # readelf, for the note cross-check test
   linux-perf   # perf, for benchmarks
-  clang        # libFuzzer target for the trace reader
+  clang        # libFuzzer target for the trace reader; the clang builds of the operand fixtures
   git          # the revision --version reports and the package version carries
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools

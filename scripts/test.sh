@@ -27,7 +27,8 @@ step_done "the tests"
 
 # Sanitizer pass: the code that reads untrusted bytes (ELF notes, arg specs,
 # perf samples, trace files) and the reports built on it.
-sanitized_tests=(arg_spec_test usdt_probe_test probe_spec_test proc_maps_test byte_cursor_test
+sanitized_tests=(arg_spec_test x86_64_test aarch64_test usdt_probe_test probe_spec_test proc_maps_test
+  byte_cursor_test
   library_finder_test
   zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test trace_added_sites_test
   sample_decoder_test tracepoint_format_test tracepoint_sites_test report_unit_tests

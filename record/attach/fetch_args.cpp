@@ -15,52 +15,93 @@ std::string type_name(const ArgSpec& spec) {
   return name;
 }
 
-bool is_xmm(int16_t reg) { return reg >= x86_reg::xmm0; }
-
-// "sym(%rip)" with a resolved symbol: data of the probed file itself.
+// "sym(%rip)" or "sym" with a resolved symbol: data of the probed file
+// itself, mapped while the probe can fire. Not so with a register added.
 bool in_probed_file(const ArgSpec& spec) {
   return spec.location == ArgLocation::memory && !spec.symbol.empty() && spec.symbol_resolved &&
-         spec.index_reg == kNoReg;
+         spec.segment.empty() && spec.index_reg == kNoReg &&
+         (spec.reg == kNoReg || spec.reg == x86_reg::ip);
+}
+
+// "+60(%ax)", "-8(%sp)", "+0x404080(%ax)": memory at a register plus an offset.
+Result<std::string> register_offset(int16_t reg, int64_t offset) {
+  std::string name = tracefs_register(reg);
+  if (name.empty()) return Error("uses a register the kernel's fetch-args do not name");
+  std::string out(1, offset < 0 ? '-' : '+');
+  const uint64_t magnitude =
+      offset < 0 ? 0 - static_cast<uint64_t>(offset) : static_cast<uint64_t>(offset);
+  // A symbol's address in hex, as the listing shows it; small offsets in decimal.
+  out += magnitude > 0xffff ? hex(magnitude) : std::to_string(magnitude);
+  out += "(%";
+  out += name;
+  out += ')';
+  return out;
+}
+
+// The address of "sym+off(%rip)", "sym+off" or "sym+off(%reg)", `disp` being
+// off plus the bytes further in.
+Result<std::string> symbol_location(const ArgSpec& spec, int64_t disp, uint64_t file_base) {
+  if (!spec.symbol_resolved) {
+    return Error("names symbol '" + spec.symbol + "', " +
+                 (spec.error.empty() ? std::string("which has no unique address") : spec.error));
+  }
+  const uint64_t address = spec.symbol_address + static_cast<uint64_t>(disp);
+  if (spec.reg == kNoReg || spec.reg == x86_reg::ip) {
+    // @+ is relative to the probe's runtime address minus its file offset,
+    // so the kernel adds the file's load bias itself.
+    std::string out = "@+";
+    out += hex(address - file_base);
+    return out;
+  }
+  if (needs_load_bias(spec)) {
+    return Error("is symbol '" + spec.symbol + "' plus register %" +
+                 register_name(spec.reg, Arch::x86_64) +
+                 " in a position-independent file: the kernel's fetch-args cannot add the "
+                 "file's load bias to a register");
+  }
+  // A fixed-address executable: the link-time address is the run-time one.
+  return register_offset(spec.reg, static_cast<int64_t>(address));
+}
+
+// Why the kernel cannot read an indexed address: a fetch-arg adds an offset
+// to one register, never a second register or a product.
+std::string index_problem(const ArgSpec& spec) {
+  std::string what = spec.reg == kNoReg
+                         ? "is at an address plus index register %"
+                         : "is at base register %" + register_name(spec.reg, Arch::x86_64) +
+                               " plus index register %";
+  what += register_name(spec.index_reg, Arch::x86_64);
+  if (spec.scale != 1) what += " times " + std::to_string(spec.scale);
+  return what + ", which the kernel's fetch-args cannot add";
 }
 
 // The address expression of a memory operand, `extra` bytes further.
 Result<std::string> location(const ArgSpec& spec, int64_t extra, uint64_t file_base) {
-  if (spec.index_reg != kNoReg) {
-    return Error("is at a base plus a scaled index register, which the kernel's fetch-args "
-                 "cannot express");
+  if (!spec.segment.empty()) {
+    return Error("is relative to the thread's %" + spec.segment +
+                 " segment base (thread-local storage), which neither a sample nor the "
+                 "kernel's fetch-args hold");
   }
-  const int64_t disp = spec.displacement + extra;
-  if (!spec.symbol.empty()) {
-    if (!spec.symbol_resolved) {
-      return Error("names symbol '" + spec.symbol + "', " +
-                   (spec.error.empty() ? std::string("which has no unique address") : spec.error));
-    }
-    // @+ is relative to the probe's runtime address minus its file offset.
-    std::string out = "@+";
-    out += hex(spec.symbol_address + static_cast<uint64_t>(disp) - file_base);
-    return out;
-  }
+  if (spec.index_reg != kNoReg) return Error(index_problem(spec));
+  const int64_t disp =
+      static_cast<int64_t>(static_cast<uint64_t>(spec.displacement) + static_cast<uint64_t>(extra));
+  if (!spec.symbol.empty()) return symbol_location(spec, disp, file_base);
   if (spec.reg == kNoReg) {
     std::string out = "@";
     out += hex(static_cast<uint64_t>(disp));
     return out;
   }
   if (spec.reg == x86_reg::ip) return Error("is %rip-relative without a symbol");
-  std::string reg = tracefs_register(spec.reg);
-  if (reg.empty()) return Error("uses a register the kernel's fetch-args do not name");
-  std::string out(1, disp < 0 ? '-' : '+');
-  out += std::to_string(disp < 0 ? -static_cast<uint64_t>(disp) : static_cast<uint64_t>(disp));
-  out += "(%";
-  out += reg;
-  out += ')';
-  return out;
+  return register_offset(spec.reg, disp);
 }
 
 // The argument's own value as a fetch expression (for strings: the pointer).
 Result<std::string> value(const ArgSpec& spec, uint64_t file_base) {
   switch (spec.location) {
     case ArgLocation::reg: {
-      if (is_xmm(spec.reg)) return Error("is in %xmm, which the kernel's fetch-args cannot read");
+      if (is_vector_register(spec, Arch::x86_64)) {
+        return Error("is in %xmm, which the kernel's fetch-args cannot read");
+      }
       std::string reg = tracefs_register(spec.reg);
       if (reg.empty() || spec.reg_shift != 0) return Error("is in a part of a register");
       reg.insert(0, 1, '%');
@@ -130,7 +171,7 @@ Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool
     out += part;
   }
   // A symbol of the probed file lies in its loaded data: that read cannot
-  // fault, so its detectors (about 140 ns of a hit each, measured) are left out.
+  // fault, so its detectors (two more fetches at every hit) are left out.
   if (in_probed_file(spec)) return out;
   for (const std::string& part : {std::string(" "), first_byte_field(arg), std::string("="),
                                   *first, std::string(":string")}) {

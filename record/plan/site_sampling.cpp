@@ -8,15 +8,10 @@ namespace usdt::record {
 namespace {
 
 int16_t stack_pointer(Arch arch) { return arch == Arch::x86_64 ? x86_reg::sp : arm64_reg::sp; }
-int16_t frame_pointer(Arch arch) { return arch == Arch::x86_64 ? x86_reg::bp : int16_t{29}; }
 
 uint32_t round8(uint64_t v) { return static_cast<uint32_t>((v + 7) & ~uint64_t{7}); }
 
 uint64_t reg_bit(int16_t reg) { return reg >= 0 && reg < 64 ? uint64_t{1} << reg : 0; }
-
-bool is_xmm(const ArgSpec& spec, Arch arch) {
-  return arch == Arch::x86_64 && spec.location == ArgLocation::reg && spec.reg >= x86_reg::xmm0;
-}
 
 ArgSpec abi_register(int16_t reg) {
   ArgSpec spec;
@@ -49,10 +44,12 @@ class Planner {
     if (as_string) return kernel_read(spec, index, true);
     switch (spec.location) {
       case ArgLocation::constant:
+        if (!spec.symbol.empty()) return symbol_constant(spec);
         return {ArgSource::constant, 0, 0, "", ""};
       case ArgLocation::reg:
-        if (is_xmm(spec, arch_)) {
-          return missing("is in register %" + register_name(spec.reg, arch_) +
+        if (is_vector_register(spec, arch_)) {
+          return missing("is in register " + std::string(arch_ == Arch::x86_64 ? "%" : "") +
+                         register_name(spec.reg, arch_) +
                          ", which neither a sample nor the kernel's fetch-args can read");
         }
         return {ArgSource::sampled_register, 0, reg_bit(spec.reg), "", ""};
@@ -77,15 +74,37 @@ class Planner {
 
   bool kernel_reads() const { return choices_.kernel_reads && arch_ == Arch::x86_64; }
 
-  ArgPlan kernel_read(const ArgSpec& spec, size_t index, bool as_string) const {
-    if (!kernel_reads()) {
-      return missing(as_string ? "is a string, which only a kernel read can record (no tracefs)"
-                               : "is in memory outside the sampled stack, and tracefs is not "
-                                 "available for a kernel read");
+  // "$sym": known before the hit only in a fixed-address executable.
+  static ArgPlan symbol_constant(const ArgSpec& spec) {
+    if (!spec.symbol_resolved) {
+      return missing(
+          "is the address of symbol '" + spec.symbol + "', " +
+          (spec.error.empty() ? std::string("which has no unique address") : spec.error));
     }
-    Result<std::string> fetch =
-        kernel_read_fetch_args(spec, index, as_string, choices_.file_base);
+    if (needs_load_bias(spec)) {
+      return missing("is the address of symbol '" + spec.symbol +
+                     "' in a position-independent file, which moves by its load bias in each "
+                     "process");
+    }
+    return {ArgSource::constant, 0, 0, "", ""};
+  }
+
+  // The form decides first (some memory no fetch-arg can reach), then
+  // whether tracefs is there to make the kernel read.
+  ArgPlan kernel_read(const ArgSpec& spec, size_t index, bool as_string) const {
+    const char* no_tracefs = as_string
+                                 ? "is a string, which only a kernel read can record (no tracefs)"
+                                 : "is in memory outside the sampled stack, and tracefs is not "
+                                   "available for a kernel read";
+    if (arch_ != Arch::x86_64) {
+      return missing(as_string ? "is a string, which only a kernel read can record (kernel "
+                                 "reads are made for x86-64 only)"
+                               : "is in memory outside the sampled stack (kernel reads are made "
+                                 "for x86-64 only)");
+    }
+    Result<std::string> fetch = kernel_read_fetch_args(spec, index, as_string, choices_.file_base);
     if (!fetch) return missing(fetch.error().message());
+    if (!kernel_reads()) return missing(no_tracefs);
     ArgPlan p;
     p.source = ArgSource::kernel_read;
     p.fetch = std::move(*fetch);
@@ -101,11 +120,12 @@ class Planner {
   }
 
   ArgPlan memory(const ArgSpec& spec, size_t index) const {
-    const bool stack_relative = spec.reg == sp_ || spec.reg == frame_pointer(arch_);
+    // Heap through a register, symbols, absolute addresses, TLS: only the
+    // kernel can read them, if any fetch-arg expresses their address.
+    if (!is_stack_relative(spec, arch_)) return kernel_read(spec, index, false);
     if (spec.index_reg != kNoReg) {
       // The offset is known only at the hit; the kernel cannot add an index.
-      if (stack_relative) return stack_dump(spec, frame_dump_);
-      return kernel_read(spec, index, false);  // says why it cannot
+      return stack_dump(spec, frame_dump_);
     }
     if (spec.reg == sp_ && spec.displacement >= 0) {
       uint64_t end = round8(static_cast<uint64_t>(spec.displacement) + spec.size);
@@ -119,8 +139,7 @@ class Planner {
     if (spec.reg == sp_) {
       return missing("is below the stack pointer (red zone), outside the sampled stack");
     }
-    if (spec.reg == frame_pointer(arch_)) return stack_dump(spec, frame_dump_);
-    return kernel_read(spec, index, false);  // says why it cannot
+    return stack_dump(spec, frame_dump_);  // the frame pointer: distance from %rsp unknown
   }
 
   Arch arch_;

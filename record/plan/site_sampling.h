@@ -1,24 +1,31 @@
 // How each argument of a probe site is read at the hit, the cheapest way
 // that is exact, and what the site's sample must carry for it:
 //
-//   constant          from the spec itself;
+//   constant          from the spec itself ($N; $sym in a fixed-address
+//                     executable);
 //   sampled register  PERF_SAMPLE_REGS_USER (only the registers named);
 //   sampled stack     PERF_SAMPLE_STACK_USER from %rsp upwards, sized from
 //                     the site's own %rsp-relative operands (up to
 //                     --stack-bytes; scaled-index stack operands, whose
 //                     offset is known only at the hit, get --stack-bytes);
 //   kernel read       a tracefs uprobe event's fetch-arg (record/attach/):
-//                     memory elsewhere (heap through a register, globals
-//                     through %rip, absolute addresses), %rbp-relative
-//                     operands (their distance from %rsp is unknown),
-//                     the red zone below %rsp, stack deeper than the dump,
-//                     and strings (--string);
-//   not in sample     %xmm registers, a base plus a scaled index outside
-//                     the stack, undecodable specs: recorded as missing,
-//                     with the reason said once at start.
+//                     memory elsewhere (heap through a register, symbols
+//                     through %rip, a symbol plus a base register in a
+//                     fixed-address executable, absolute addresses),
+//                     %rbp-relative operands (their distance from %rsp is
+//                     unknown), the red zone below %rsp, stack deeper than
+//                     the dump, and strings (--string);
+//   not in sample     what no sample and no fetch-arg can hold, recorded as
+//                     missing with the reason said once at start: %xmm
+//                     registers, an index register outside the stack, a
+//                     symbol plus a register (or $sym) in a
+//                     position-independent file (the kernel cannot add the
+//                     load bias to a register), %fs:/%gs: (thread-local)
+//                     operands, unresolved symbols, undecodable specs.
 //
 // Without tracefs (a container, lockdown) there are no kernel reads: stack
 // operands fall back to a dump of up to kMaxStackBytes, the rest is missing.
+// Kernel reads are made for x86-64 only.
 #pragma once
 
 #include <cstdint>

@@ -663,6 +663,9 @@ TEST_CASE("fixture globals: a unique symbol resolves, a shared static name is am
   CHECK(args[1].text == "-8@total(%rip)");
   CHECK(args[1].symbol_resolved);
   CHECK(args[1].symbol_address == total[0]);
+  // A PIE: the address moves with the file's load bias.
+  CHECK(raw.ehdr.e_type == ET_DYN);
+  CHECK_FALSE(args[1].symbol_fixed);
   CHECK(args[1].error.empty());
   CHECK(arg_source(args[1], Arch::x86_64) == ArgSource::not_in_sample);
   const UsdtProbe* second = find_probe(*file, "symbols", "second");

@@ -123,7 +123,9 @@ TEST_CASE("scaled-index operands: sampled on the stack, missing elsewhere", "[si
   CHECK(p.stack_bytes == 512);
   CHECK(p.regs_mask == (bit(x86_reg::sp) | bit(x86_reg::ax)));
   CHECK(p.sources[1] == ArgSource::not_in_sample);
-  CHECK(p.missing_reasons[1].find("scaled index") != std::string::npos);
+  CHECK(p.missing_reasons[1] ==
+        "is at base register %rax plus index register %rdx times 8, which the kernel's "
+        "fetch-args cannot add");
 }
 
 TEST_CASE("without tracefs, memory a sample cannot hold is missing with a reason",
@@ -147,4 +149,127 @@ TEST_CASE("uprobe and uretprobe arguments are the ABI registers", "[site_samplin
   std::vector<ArgSpec> ret = function_return_args();
   REQUIRE(ret.size() == 1);
   CHECK(ret[0].reg == x86_reg::ax);
+}
+
+namespace {
+
+std::vector<ArgSpec> resolved(const char* text, uint64_t address, bool fixed_file) {
+  std::vector<ArgSpec> args = specs(text);
+  for (ArgSpec& a : args) {
+    if (!a.symbol.empty() && a.segment.empty()) resolve_symbol(a, address, fixed_file);
+  }
+  return args;
+}
+
+SamplingChoices non_pie() {
+  SamplingChoices c = choices(512, true);
+  c.file_base = 0x400000;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a symbol plus a base register is read at the symbol plus the register",
+          "[site_sampling]") {
+  // A fixed-address executable: the link-time address is the run-time one,
+  // and the register is added by the kernel. Never the symbol alone.
+  SiteSampling p = plan_site_sampling(resolved("-4@ho_recs(%rax) -2@ho_recs+4(%rax)", 0x404080, true),
+                                      Arch::x86_64, non_pie());
+  REQUIRE(p.sources.size() == 2);
+  CHECK(p.sources[0] == ArgSource::kernel_read);
+  CHECK(p.fetch_args[0] ==
+        "a0=+0x404080(%ax):s32 a0f=+0x404080(%ax):string a0l=+0x404083(%ax):string");
+  CHECK(p.fetch_args[1] ==
+        "a1=+0x404084(%ax):s16 a1f=+0x404084(%ax):string a1l=+0x404085(%ax):string");
+  CHECK(p.regs_mask == 0);
+
+  // A PIE or a shared object: the symbol moves with the file, and no
+  // fetch-arg adds the load bias to a register.
+  SiteSampling q = plan_site_sampling(resolved("-4@ho_recs(%rax)", 0x4080, false), Arch::x86_64,
+                                      choices(512, true));
+  CHECK(q.sources[0] == ArgSource::not_in_sample);
+  CHECK(q.missing_reasons[0] ==
+        "is symbol 'ho_recs' plus register %rax in a position-independent file: the kernel's "
+        "fetch-args cannot add the file's load bias to a register");
+  CHECK(q.fetch_args[0].empty());
+  // Also without tracefs, the form is the reason.
+  SiteSampling r = plan_site_sampling(resolved("-4@ho_recs(%rax)", 0x4080, false), Arch::x86_64,
+                                      choices(512, false));
+  CHECK(r.missing_reasons[0].find("load bias") != std::string::npos);
+  SiteSampling t = plan_site_sampling(resolved("-4@ho_recs(%rax)", 0x404080, true), Arch::x86_64,
+                                      choices(512, false));
+  CHECK(t.missing_reasons[0].find("tracefs") != std::string::npos);
+}
+
+TEST_CASE("a symbol alone or through %rip: the kernel adds the load bias", "[site_sampling]") {
+  SiteSampling p = plan_site_sampling(resolved("-4@g32 8@g32+8(%rip)", 0x4040, false),
+                                      Arch::x86_64, choices(512, true));
+  CHECK(p.fetch_args[0] == "a0=@+0x4040:s32");
+  CHECK(p.fetch_args[1] == "a1=@+0x4048:u64");
+  // "sym(,%rax,1)" is "sym(%rax)".
+  SiteSampling q = plan_site_sampling(resolved("-4@ho_recs(,%rax,1)", 0x404080, true),
+                                      Arch::x86_64, non_pie());
+  CHECK(q.fetch_args[0] ==
+        "a0=+0x404080(%ax):s32 a0f=+0x404080(%ax):string a0l=+0x404083(%ax):string");
+  // A symbol on the stack pointer is no stack slot: never the dump.
+  SiteSampling s = plan_site_sampling(resolved("8@sym(%rsp)", 0x404000, true), Arch::x86_64,
+                                      non_pie());
+  CHECK(s.sources[0] == ArgSource::kernel_read);
+  CHECK(s.stack_bytes == 0);
+  CHECK(s.fetch_args[0].rfind("a0=+0x404000(%sp):u64 ", 0) == 0);
+}
+
+TEST_CASE("forms no fetch-arg can express are missing, each with its reason", "[site_sampling]") {
+  SiteSampling p = plan_site_sampling(
+      resolved("-8@gvals(,%rdi,8) -4@(%rsi,%rax) -8@%fs:tls_val@tpoff 4@%gs:0x28 -4@8(%rip)", 0x404060,
+               true),
+      Arch::x86_64, non_pie());
+  REQUIRE(p.sources.size() == 5);
+  for (ArgSource s : p.sources) CHECK(s == ArgSource::not_in_sample);
+  CHECK(p.missing_reasons[0] ==
+        "is at an address plus index register %rdi times 8, which the kernel's fetch-args "
+        "cannot add");
+  CHECK(p.missing_reasons[1] ==
+        "is at base register %rsi plus index register %rax, which the kernel's fetch-args "
+        "cannot add");
+  CHECK(p.missing_reasons[2].rfind("is relative to the thread's %fs segment base", 0) == 0);
+  CHECK(p.missing_reasons[3].rfind("is relative to the thread's %gs segment base", 0) == 0);
+  CHECK(p.missing_reasons[4] == "is %rip-relative without a symbol");
+  // An unresolved symbol says why.
+  std::vector<ArgSpec> unresolved = specs("-4@nothere(%rip)");
+  unresolved[0].error = "symbol not found";
+  SiteSampling q = plan_site_sampling(unresolved, Arch::x86_64, non_pie());
+  CHECK(q.missing_reasons[0] == "names symbol 'nothere', symbol not found");
+}
+
+TEST_CASE("the address of a symbol is a constant in a fixed-address executable only",
+          "[site_sampling]") {
+  SiteSampling p = plan_site_sampling(resolved("8@$ho_recs+48", 0x404080, true), Arch::x86_64,
+                                      non_pie());
+  CHECK(p.sources[0] == ArgSource::constant);
+  SiteSampling q = plan_site_sampling(resolved("8@$ho_recs+48", 0x4080, false), Arch::x86_64,
+                                      choices(512, true));
+  CHECK(q.sources[0] == ArgSource::not_in_sample);
+  CHECK(q.missing_reasons[0].find("position-independent") != std::string::npos);
+  SiteSampling r = plan_site_sampling(specs("8@$ho_recs"), Arch::x86_64, choices(512, true));
+  CHECK(r.sources[0] == ArgSource::not_in_sample);
+  CHECK(r.missing_reasons[0].rfind("is the address of symbol 'ho_recs'", 0) == 0);
+}
+
+TEST_CASE("aarch64: stack operands are sampled, vector registers and other memory missing",
+          "[site_sampling]") {
+  std::vector<ArgSpec> args = parse_arg_specs("8@x0 -4@[sp, 8] 8f@d0 8@[x1, 8] 8@[x1, #:lo12:g]",
+                                              Arch::aarch64);
+  SiteSampling p = plan_site_sampling(args, Arch::aarch64, choices(512, true));
+  REQUIRE(p.sources.size() == 5);
+  CHECK(p.sources[0] == ArgSource::sampled_register);
+  CHECK(p.sources[1] == ArgSource::sampled_stack);
+  CHECK(p.stack_bytes == 16);
+  CHECK(p.regs_mask == (bit(0) | bit(arm64_reg::sp)));
+  CHECK(p.sources[2] == ArgSource::not_in_sample);
+  CHECK(p.missing_reasons[2] == "is in register v0, which neither a sample nor the kernel's "
+                                "fetch-args can read");
+  CHECK(p.missing_reasons[3].find("x86-64 only") != std::string::npos);
+  CHECK(p.missing_reasons[4].find("x86-64 only") != std::string::npos);
+  CHECK_FALSE(p.needs_kernel_reads());
 }
