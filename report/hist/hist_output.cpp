@@ -2,6 +2,7 @@
 #include <string>
 
 #include "report/hist/hist_command.h"
+#include "report/output/group_key_text.h"
 #include "report/output/histogram_text.h"
 #include "report/output/json_text.h"
 #include "report/output/json_writer.h"
@@ -28,19 +29,9 @@ std::string arg_stats_text(const ArgStats& s) {
   std::string t = "  count " + std::to_string(s.count()) + ", missing " + std::to_string(s.missing());
   if (s.count() > 0) t += ", min " + s.min_text() + ", mean " + s.mean_text() + ", max " + s.max_text();
   t += "\n";
-  std::string bars = render_histogram_text(trim_empty_ends(s.buckets()));
-  size_t pos = 0;
-  while (pos < bars.size()) {
-    size_t nl = bars.find('\n', pos);
-    t += "  " + bars.substr(pos, nl - pos + 1);
-    pos = nl + 1;
-  }
+  t += render_histogram_text(trim_empty_ends(s.buckets()), "  ");
   return t;
 }
-
-}  // namespace
-
-namespace {
 
 std::string probe_list(const ReportOptions& options) {
   std::string probe_text;

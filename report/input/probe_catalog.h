@@ -67,6 +67,15 @@ struct SiteInfo {
   std::string arg_label(size_t i) const;
 };
 
+// The type of argument i of a site (unsigned when the site has no
+// descriptor for it).
+inline ArgType arg_type_at(const SiteInfo* site, int i) {
+  if (site == nullptr || i < 0 || static_cast<size_t>(i) >= site->arg_types.size()) {
+    return ArgType::unsigned_int;
+  }
+  return site->arg_types[static_cast<size_t>(i)];
+}
+
 class ProbeCatalog {
  public:
   static constexpr uint32_t kUnknownSite = 0xffffffffu;

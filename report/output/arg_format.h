@@ -39,13 +39,4 @@ std::string event_arg_text(const format::Event& e, int i, ArgType type, bool jso
 bool any_truncated_string(const format::Event& e);
 void write_truncated_args(JsonWriter& w, const format::Event& e);
 
-// The type of argument i of a site (unsigned when the site has no
-// descriptor for it).
-inline ArgType arg_type_at(const SiteInfo* site, int i) {
-  if (site == nullptr || i < 0 || static_cast<size_t>(i) >= site->arg_types.size()) {
-    return ArgType::unsigned_int;
-  }
-  return site->arg_types[static_cast<size_t>(i)];
-}
-
 }  // namespace usdt::report

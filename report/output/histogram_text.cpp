@@ -65,4 +65,16 @@ std::string render_histogram_text(const std::vector<HistogramBucket>& buckets) {
   return out;
 }
 
+std::string render_histogram_text(const std::vector<HistogramBucket>& buckets, const std::string& indent) {
+  const std::string bars = render_histogram_text(buckets);
+  std::string out;
+  for (size_t pos = 0; pos < bars.size();) {
+    const size_t nl = bars.find('\n', pos);
+    out += indent;
+    out.append(bars, pos, nl - pos + 1);
+    pos = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace usdt::report

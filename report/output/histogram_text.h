@@ -17,4 +17,7 @@ std::string bucket_label(const HistogramBucket& bucket);
 // count. Empty string for no buckets.
 std::string render_histogram_text(const std::vector<HistogramBucket>& buckets);
 
+// The same, each line after indent.
+std::string render_histogram_text(const std::vector<HistogramBucket>& buckets, const std::string& indent);
+
 }  // namespace usdt::report

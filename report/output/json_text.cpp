@@ -60,21 +60,4 @@ std::string json_double(double value) {
   return std::string(buf, r.ptr);
 }
 
-std::string decimal_ratio(unsigned __int128 numerator, uint64_t denominator) {
-  if (denominator == 0) return "null";
-  // Round half up at the third decimal.
-  unsigned __int128 thousandths = (numerator * 1000 + denominator / 2) / denominator;
-  std::string whole = int128_to_string(static_cast<__int128>(thousandths / 1000));
-  unsigned frac = static_cast<unsigned>(thousandths % 1000);
-  char digits[4] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                    static_cast<char>('0' + frac % 10), 0};
-  return whole + "." + digits;
-}
-
-std::string decimal_ratio_signed(__int128 numerator, uint64_t denominator) {
-  if (numerator >= 0) return decimal_ratio(static_cast<unsigned __int128>(numerator), denominator);
-  std::string magnitude = decimal_ratio(static_cast<unsigned __int128>(-numerator), denominator);
-  return magnitude == "0.000" ? magnitude : "-" + magnitude;
-}
-
 }  // namespace usdt::report

@@ -19,8 +19,4 @@ std::string json_string(std::string_view s);
 // become null.
 std::string json_double(double value);
 
-// exact numerator/denominator with 3 decimals ("12.345"), for exact means.
-std::string decimal_ratio(unsigned __int128 numerator, uint64_t denominator);
-std::string decimal_ratio_signed(__int128 numerator, uint64_t denominator);
-
 }  // namespace usdt::report

@@ -1,6 +1,6 @@
 #include "report/stats/duration_stats.h"
 
-#include "report/output/json_text.h"
+#include "report/stats/histogram_bucket.h"
 
 namespace usdt::report {
 

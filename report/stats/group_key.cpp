@@ -2,9 +2,6 @@
 
 #include <tuple>
 
-#include "report/output/arg_format.h"
-#include "report/output/json_text.h"
-#include "report/output/string_text.h"
 
 namespace usdt::report {
 
@@ -59,13 +56,6 @@ bool group_key_less(const GroupKey& a, const GroupKey& b) {
                                          : static_cast<__int128>(k.value);
   };
   return signed_of(a) < signed_of(b);
-}
-
-std::string group_key_text(const GroupKey& g, bool json) {
-  if (!g.present) return json ? "null" : "(argument missing)";
-  if (g.type == ArgType::string)
-    return json ? json_string(g.text) : text_label(g.text, g.truncated, kGroupLabelChars);
-  return arg_text(g.value, g.type, json);
 }
 
 std::optional<uint32_t> GroupIndex::find_or_add(const GroupKey& key, bool can_add, bool* added) {

@@ -41,9 +41,6 @@ bool group_key_less(const GroupKey& a, const GroupKey& b);
 // Text labels of string keys are cut to this many characters (JSON has them whole).
 constexpr size_t kGroupLabelChars = 60;
 
-// The key as printed: text "(argument missing)", a number, or the escaped
-// string cut to kGroupLabelChars; JSON null, a number, or the whole string.
-std::string group_key_text(const GroupKey& key, bool json);
 
 // A hash map from strings that finds by string_view without a copy.
 struct StringHash {

@@ -21,7 +21,12 @@ struct HistogramBucket {
   uint64_t count = 0;
 };
 
+// Exact numbers as text: a 128-bit integer; numerator/denominator with 3
+// decimals ("12.345", rounded half up; "null" for a zero denominator), for
+// exact means and rates.
 std::string int128_to_string(__int128 value);
+std::string decimal_ratio(unsigned __int128 numerator, uint64_t denominator);
+std::string decimal_ratio_signed(__int128 numerator, uint64_t denominator);
 
 // The buckets from the first to the last non-empty one, as bpftrace prints
 // them; empty when every bucket is empty.

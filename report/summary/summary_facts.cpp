@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "report/stats/duration.h"
-#include "report/output/json_text.h"
+#include "report/stats/histogram_bucket.h"
 
 namespace usdt::report {
 

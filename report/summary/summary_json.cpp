@@ -1,66 +1,57 @@
 // summary --format json.
 #include <string>
 
-#include "report/output/json_text.h"
 #include "report/output/json_writer.h"
-#include "report/stats/duration.h"
 #include "report/summary/summary_facts.h"
 
 namespace usdt::report {
 
-std::string summary_json(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole) {
-  const ProbeCatalog& catalog = input.catalog();
-  const SummaryStats& stats = whole.stats;
-  const Span& span = facts.span;
-  const uint64_t duration = facts.duration;
-  const std::vector<ProbeRow>& rows = facts.rows;
-  const std::vector<ProcessCount>& processes = facts.processes;
-  const std::vector<ProbeActivity>& activity = facts.activity;
-  const std::vector<std::string>& hosts = facts.hosts;
-  const std::vector<uint64_t>& host_probe_events = whole.host_probe_events;
-  const size_t probe_count = catalog.probes().size();
-  auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
-  std::string j;
-  JsonWriter w(j);
-  w.begin_object();
+namespace {
+
+// What the summary holds for the whole recording: counts, times, drops.
+void write_totals(JsonWriter& w, const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   w.key("events").uint(stats.events());
   w.key("lost").uint(stats.lost());
   w.key("truncated").boolean(facts.truncated);
   w.key("chunks_bad").uint(facts.chunks_bad);
-  w.key("start_ns").uint(span.start);
-  w.key("end_ns").uint(span.end);
-  w.key("duration_ns").uint(duration);
-  w.key("start_realtime_ns").uint(realtime_of(input, span.start));
+  w.key("start_ns").uint(facts.span.start);
+  w.key("end_ns").uint(facts.span.end);
+  w.key("duration_ns").uint(facts.duration);
+  w.key("start_realtime_ns").uint(realtime_of(input, facts.span.start));
   w.key("first_event_ns").uint_or_null(stats.events() > 0, stats.first_time());
   w.key("last_event_ns").uint_or_null(stats.events() > 0, stats.last_time());
   w.key("unknown_site_events").uint(stats.unknown_site_events());
   w.key("dropped").begin_object();
   for (const auto& [cause, count] : facts.dropped) w.key(cause).uint(count);
   w.end_object();
-  w.key("probes").begin_array();
-  for (const ProbeRow& row : rows) {
-    const ProbeInfo& p = catalog.probes()[row.probe];
-    w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
-    if (!p.path.empty()) w.key("path").string(p.path);
-    w.key("count").uint(row.count).key("lost").uint(row.lost);
-    w.key("rate_per_s").number_text(rate_text(row.count, active_duration(span, activity[row.probe])));
-    if (const ProbeActivity& a = activity[row.probe]; a.all_late()) {
-      w.key("active_since_ns").uint(a.late_since);
-    } else if (a.late_sites > 0) {
-      w.key("late_sites").uint(a.late_sites).key("late_sites_since_ns").uint(a.late_since);
-    }
-    w.key("args").begin_array();
-    if (const SiteInfo* site = facts.first_site[row.probe]; site != nullptr) {
-      for (size_t i = 0; i < site->arg_types.size(); ++i) {
-        w.begin_object().key("name").string(site->arg_label(i));
-        w.key("type").string(arg_type_name(site->arg_types[i], site->arg_sizes[i])).end_object();
-      }
-    }
-    w.end_array().end_object();
+}
+
+// One probe: its counts, rate, when it was attached, its arguments.
+void write_probe(JsonWriter& w, const SummaryFacts& facts, const ProbeCatalog& catalog, const ProbeRow& row) {
+  const ProbeInfo& p = catalog.probes()[row.probe];
+  const ProbeActivity& a = facts.activity[row.probe];
+  w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
+  if (!p.path.empty()) w.key("path").string(p.path);
+  w.key("count").uint(row.count).key("lost").uint(row.lost);
+  w.key("rate_per_s").number_text(rate_text(row.count, active_duration(facts.span, a)));
+  if (a.all_late()) {
+    w.key("active_since_ns").uint(a.late_since);
+  } else if (a.late_sites > 0) {
+    w.key("late_sites").uint(a.late_sites).key("late_sites_since_ns").uint(a.late_since);
   }
-  w.end_array();
+  w.key("args").begin_array();
+  if (const SiteInfo* site = facts.first_site[row.probe]; site != nullptr) {
+    for (size_t i = 0; i < site->arg_types.size(); ++i) {
+      w.begin_object().key("name").string(site->arg_label(i));
+      w.key("type").string(arg_type_name(site->arg_types[i], site->arg_sizes[i])).end_object();
+    }
+  }
+  w.end_array().end_object();
+}
+
+void write_processes(JsonWriter& w, const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   w.key("processes").begin_array();
-  for (const ProcessCount& p : processes) {
+  for (const ProcessCount& p : facts.processes) {
     w.begin_object().key("pid").uint(p.pid).key("comm");
     if (p.name == ProcessNames::kNoName) {
       w.null();
@@ -68,30 +59,31 @@ std::string summary_json(const SummaryFacts& facts, const TraceInput& input, con
       w.string(stats.names().name(p.name));
     }
     w.key("events").uint(p.events);
-    if (input.hosts_differ()) w.key("host").string(host_of(p.domain));
+    if (input.hosts_differ()) w.key("host").string(input.files()[p.domain].metadata.hostname);
     w.end_object();
   }
   w.end_array();
-  if (facts.by_host) {
-    w.key("hosts").begin_array();
-    for (size_t h = 0; h < hosts.size(); ++h) {
-      uint64_t total = 0;
-      for (const ProbeRow& row : rows) total += host_probe_events[h * probe_count + row.probe];
-      w.begin_object().key("host").string(hosts[h]).key("events").uint(total).key("probes").begin_array();
-      for (const ProbeRow& row : rows) {
-        const ProbeInfo& p = catalog.probes()[row.probe];
-        w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
-        w.key("count").uint(host_probe_events[h * probe_count + row.probe]).end_object();
-      }
-      w.end_array().end_object();
+}
+
+// --by host: each host's events per probe.
+void write_hosts(JsonWriter& w, const SummaryFacts& facts, const ProbeCatalog& catalog, const SummaryPass& whole) {
+  const size_t probe_count = catalog.probes().size();
+  w.key("hosts").begin_array();
+  for (size_t h = 0; h < facts.hosts.size(); ++h) {
+    uint64_t total = 0;
+    for (const ProbeRow& row : facts.rows) total += whole.host_probe_events[h * probe_count + row.probe];
+    w.begin_object().key("host").string(facts.hosts[h]).key("events").uint(total).key("probes").begin_array();
+    for (const ProbeRow& row : facts.rows) {
+      const ProbeInfo& p = catalog.probes()[row.probe];
+      w.begin_object().key("provider").string(p.provider).key("name").string(p.name);
+      w.key("count").uint(whole.host_probe_events[h * probe_count + row.probe]).end_object();
     }
-    w.end_array();
-  }
-  w.key("lost_per_cpu").begin_array();
-  for (const auto& [cpu, count] : stats.lost_per_cpu()) {
-    w.begin_object().key("cpu").uint(cpu).key("lost").uint(count).end_object();
+    w.end_array().end_object();
   }
   w.end_array();
+}
+
+void write_files(JsonWriter& w, const TraceInput& input, const SummaryStats& stats) {
   w.key("files").begin_array();
   for (size_t i = 0; i < input.files().size(); ++i) {
     const TraceFileInfo& f = input.files()[i];
@@ -102,6 +94,27 @@ std::string summary_json(const SummaryFacts& facts, const TraceInput& input, con
     w.key("chunks_bad").uint(f.diagnostics.chunks_bad).end_object();
   }
   w.end_array();
+}
+
+}  // namespace
+
+std::string summary_json(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole) {
+  const SummaryStats& stats = whole.stats;
+  std::string j;
+  JsonWriter w(j);
+  w.begin_object();
+  write_totals(w, facts, input, stats);
+  w.key("probes").begin_array();
+  for (const ProbeRow& row : facts.rows) write_probe(w, facts, input.catalog(), row);
+  w.end_array();
+  write_processes(w, facts, input, stats);
+  if (facts.by_host) write_hosts(w, facts, input.catalog(), whole);
+  w.key("lost_per_cpu").begin_array();
+  for (const auto& [cpu, count] : stats.lost_per_cpu()) {
+    w.begin_object().key("cpu").uint(cpu).key("lost").uint(count).end_object();
+  }
+  w.end_array();
+  write_files(w, input, stats);
   w.end_object();
   j += '\n';
   return j;

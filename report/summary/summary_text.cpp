@@ -16,30 +16,16 @@ std::string pad_right(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
-}  // namespace
-
-std::string summary_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole) {
-  const ProbeCatalog& catalog = input.catalog();
-  const SummaryStats& stats = whole.stats;
-  const Span& span = facts.span;
-  const uint64_t duration = facts.duration;
-  const std::vector<ProbeRow>& rows = facts.rows;
-  const std::vector<ProcessCount>& processes = facts.processes;
-  const std::vector<ProbeActivity>& activity = facts.activity;
-  const std::vector<std::string>& hosts = facts.hosts;
-  const std::vector<uint64_t>& host_probe_events = whole.host_probe_events;
-  const size_t probe_count = catalog.probes().size();
-  auto host_of = [&](uint32_t domain) { return input.files()[domain].metadata.hostname; };
-
+// The files, the span, the event count, what is missing and dropped.
+std::string head_text(const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   std::string t;
   for (const TraceFileInfo& f : input.files()) {
-    t += "trace:     " + f.path + " (host " + f.metadata.hostname + ", kernel " +
-         f.metadata.kernel_release + ", " + f.metadata.arch + ")\n";
+    t += "trace:     " + f.path + " (host " + f.metadata.hostname + ", kernel " + f.metadata.kernel_release +
+         ", " + f.metadata.arch + ")\n";
   }
-  t += "start:     " + wall_clock_text(realtime_of(input, span.start)) + "\n";
-  const bool windowed = facts.windowed;
-  t += std::string(windowed ? "window:    " : "duration:  ") + format_seconds(duration) + " s" +
-       (span.end_from_summary ? "" : " (to the last record read: the recording's end is unknown)") + "\n";
+  t += "start:     " + wall_clock_text(realtime_of(input, facts.span.start)) + "\n";
+  t += std::string(facts.windowed ? "window:    " : "duration:  ") + format_seconds(facts.duration) + " s" +
+       (facts.span.end_from_summary ? "" : " (to the last record read: the recording's end is unknown)") + "\n";
   t += "events:    " + std::to_string(stats.events());
   if (stats.events() > 0) {
     t += " (first at +" + format_seconds(stats.first_time() - input.timeline_start()) + " s, last at +" +
@@ -58,53 +44,72 @@ std::string summary_text(const SummaryFacts& facts, const TraceInput& input, con
     dropped_text += (dropped_text.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
   }
   if (!dropped_text.empty()) t += "dropped by the recorder: " + dropped_text + "\n";
-  t += "\n";
+  return t;
+}
 
-  size_t name_width = 24;
-  for (const ProbeRow& row : rows) name_width = std::max(name_width, catalog.probes()[row.probe].shown_name.size() + 2);
-  t += pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) + pad_left("lost", 10) + "\n";
-  for (const ProbeRow& row : rows) {
-    const uint64_t active = active_duration(span, activity[row.probe]);
+// The probes' table, most events first, and with --by host each host's.
+std::string probes_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole,
+                        size_t name_width) {
+  const ProbeCatalog& catalog = input.catalog();
+  std::string t = pad_right("probe", name_width) + pad_left("events", 12) + pad_left("rate/s", 16) +
+                  pad_left("lost", 10) + "\n";
+  for (const ProbeRow& row : facts.rows) {
+    const uint64_t active = active_duration(facts.span, facts.activity[row.probe]);
     t += pad_right(catalog.probes()[row.probe].shown_name, name_width) + pad_left(std::to_string(row.count), 12) +
          pad_left(active ? rate_text(row.count, active) : "-", 16) + pad_left(std::to_string(row.lost), 10) + "\n";
-    if (std::string late = activity_text(input, activity[row.probe]); !late.empty()) t += "  " + late + "\n";
+    if (std::string late = activity_text(input, facts.activity[row.probe]); !late.empty()) t += "  " + late + "\n";
   }
-  if (stats.unknown_site_events() > 0) {
-    t += "(" + std::to_string(stats.unknown_site_events()) + " events name a probe site the file does not list)\n";
+  if (whole.stats.unknown_site_events() > 0) {
+    t += "(" + std::to_string(whole.stats.unknown_site_events()) +
+         " events name a probe site the file does not list)\n";
   }
-  if (facts.by_host) {
-    size_t host_width = 16;
-    for (const std::string& h : hosts) host_width = std::max(host_width, h.size() + 2);
-    t += "\n" + pad_right("host", host_width) + pad_right("probe", name_width) + pad_left("events", 12) + "\n";
-    for (size_t h = 0; h < hosts.size(); ++h) {
-      for (const ProbeRow& row : rows) {
-        t += pad_right(hosts[h], host_width) + pad_right(catalog.probes()[row.probe].full_name, name_width) +
-             pad_left(std::to_string(host_probe_events[h * probe_count + row.probe]), 12) + "\n";
-      }
+  if (!facts.by_host) return t;
+  const size_t probe_count = catalog.probes().size();
+  size_t host_width = 16;
+  for (const std::string& h : facts.hosts) host_width = std::max(host_width, h.size() + 2);
+  t += "\n" + pad_right("host", host_width) + pad_right("probe", name_width) + pad_left("events", 12) + "\n";
+  for (size_t h = 0; h < facts.hosts.size(); ++h) {
+    for (const ProbeRow& row : facts.rows) {
+      t += pad_right(facts.hosts[h], host_width) + pad_right(catalog.probes()[row.probe].full_name, name_width) +
+           pad_left(std::to_string(whole.host_probe_events[h * probe_count + row.probe]), 12) + "\n";
     }
-  }
-  t += "\n";
-  t += pad_left("pid", 8) + "  " + (input.hosts_differ() ? pad_right("host", 16) : "") + pad_right("process", 18) +
-       pad_left("events", 12) + "\n";
-  for (const ProcessCount& p : processes) {
-    std::string name = p.name == ProcessNames::kNoName ? "?" : stats.names().name(p.name);
-    t += pad_left(std::to_string(p.pid), 8) + "  " + (input.hosts_differ() ? pad_right(host_of(p.domain), 16) : "") +
-         pad_right(name, 18) + pad_left(std::to_string(p.events), 12) + "\n";
-  }
-  if (stats.lost() > 0) {
-    t += "\nlost:      " + std::to_string(stats.lost()) + " events (";
-    bool first = true;
-    for (const auto& [cpu, count] : stats.lost_per_cpu()) {
-      if (!first) t += ", ";
-      first = false;
-      t += "cpu " + std::to_string(cpu) + ": " + std::to_string(count);
-    }
-    if (stats.lost_unknown_probe() > 0) {
-      t += "; " + std::to_string(stats.lost_unknown_probe()) + " of unknown probe";
-    }
-    t += ")\n";
   }
   return t;
+}
+
+// The processes' table, and the lost events per CPU.
+std::string processes_text(const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
+  const bool hosts = input.hosts_differ();
+  std::string t = pad_left("pid", 8) + "  " + (hosts ? pad_right("host", 16) : "") + pad_right("process", 18) +
+                  pad_left("events", 12) + "\n";
+  for (const ProcessCount& p : facts.processes) {
+    std::string name = p.name == ProcessNames::kNoName ? "?" : stats.names().name(p.name);
+    t += pad_left(std::to_string(p.pid), 8) + "  " +
+         (hosts ? pad_right(input.files()[p.domain].metadata.hostname, 16) : "") + pad_right(name, 18) +
+         pad_left(std::to_string(p.events), 12) + "\n";
+  }
+  if (stats.lost() == 0) return t;
+  t += "\nlost:      " + std::to_string(stats.lost()) + " events (";
+  bool first = true;
+  for (const auto& [cpu, count] : stats.lost_per_cpu()) {
+    if (!first) t += ", ";
+    first = false;
+    t += "cpu " + std::to_string(cpu) + ": " + std::to_string(count);
+  }
+  if (stats.lost_unknown_probe() > 0) t += "; " + std::to_string(stats.lost_unknown_probe()) + " of unknown probe";
+  t += ")\n";
+  return t;
+}
+
+}  // namespace
+
+std::string summary_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole) {
+  size_t name_width = 24;
+  for (const ProbeRow& row : facts.rows) {
+    name_width = std::max(name_width, input.catalog().probes()[row.probe].shown_name.size() + 2);
+  }
+  return head_text(facts, input, whole.stats) + "\n" + probes_text(facts, input, whole, name_width) + "\n" +
+         processes_text(facts, input, whole.stats);
 }
 
 }  // namespace usdt::report

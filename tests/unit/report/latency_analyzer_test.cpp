@@ -1,3 +1,4 @@
+#include "report/output/group_key_text.h"
 #include "report/pairing/latency_analyzer.h"
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "report/stats/histogram_bucket.h"
 #include "report/stats/duration.h"
 #include "report/input/flat_map.h"
 #include "report/output/json_text.h"
