@@ -86,6 +86,17 @@ Result<ProbeSpec> ProbeSpec::parse(std::string_view text) {
     return spec;
   }
 
+  if (type == "tracepoint") {
+    spec.kind = ProbeKind::tracepoint;
+    if (parts.size() != 3 || parts[1].empty() || parts[2].empty()) {
+      return Error("bad probe '" + spec.text +
+                   "': expected tracepoint:SUBSYS:EVENT, e.g. tracepoint:sched:sched_switch");
+    }
+    spec.provider = std::string(parts[1]);
+    spec.name = std::string(parts[2]);
+    return spec;
+  }
+
   if (type == "uprobe" || type == "uretprobe") {
     spec.kind = type == "uprobe" ? ProbeKind::uprobe : ProbeKind::uretprobe;
     std::string_view rest = text.substr(type.size() + 1);
@@ -146,7 +157,7 @@ Result<ProbeSpec> ProbeSpec::parse(std::string_view text) {
     return spec;
   }
   return bad(text, "unknown probe type '" + std::string(type) +
-                       "' (expected usdt:PATH:PROVIDER:NAME, PROVIDER:NAME, uprobe: or uretprobe:)");
+                       "' (expected usdt:PATH:PROVIDER:NAME, PROVIDER:NAME, uprobe:, uretprobe: or tracepoint:)");
 }
 
 bool ProbeSpec::matches_path(std::string_view file_path) const {
@@ -165,6 +176,7 @@ bool ProbeSpec::matches_path(std::string_view file_path) const {
 
 bool ProbeSpec::matches(std::string_view file_path, std::string_view probe_provider,
                         std::string_view probe_name) const {
+  if (kind == ProbeKind::tracepoint) return glob_match(provider, probe_provider) && glob_match(name, probe_name);
   if (kind != ProbeKind::usdt) {
     // A recorded function probe: provider "uprobe"/"uretprobe", name the
     // demangled symbol, which may carry its parameters ("ns::f(int)").

@@ -1,5 +1,5 @@
-// A probe as the user names it on the command line (-e, listing patterns),
-// following /work/shared/CLI.md:
+// A probe as the user names it on the command line (-e, --string, listing
+// patterns; docs/CLI.md), parsed once where it is read and passed on as such:
 //
 //   usdt:PATH:PROVIDER:NAME      usdt:/usr/bin/python3.11:python:function__entry
 //   usdt:PATH:NAME               any provider
@@ -7,6 +7,7 @@
 //   NAME                         any file, any provider
 //   uprobe:PATH:SYMBOL[+OFFSET]  function entry
 //   uretprobe:PATH:SYMBOL        function return
+//   tracepoint:SUBSYS:EVENT      a kernel tracepoint (provider = SUBSYS, name = EVENT)
 //
 // SYMBOL may be a C++ name with "::" (ns::Server::handle*) and may be quoted
 // ('ns::f(int)', needed when it holds a ':' that is not part of "::" or
@@ -27,18 +28,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/probe_kind.h"
 #include "common/result.h"
 
 namespace usdt {
-
-enum class ProbeKind : uint8_t { usdt = 0, uprobe = 1, uretprobe = 2 };
 
 struct ProbeSpec {
   ProbeKind kind = ProbeKind::usdt;
   std::string text;      // as the user wrote it
   std::string path;      // empty: any file
-  std::string provider;  // usdt only; "*" when any provider
-  std::string name;      // usdt: the probe name; uprobe/uretprobe: the symbol
+  std::string provider;  // usdt: "*" when any provider; tracepoint: the subsystem
+  std::string name;      // usdt: the probe name; uprobe/uretprobe: the symbol; tracepoint: the event
   uint64_t offset = 0;   // uprobe: the +OFFSET after the symbol
   bool has_offset = false;  // "+0" was written (the name then keeps it)
 

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/probe_kind.h"
+
 #include "common/arg_spec.h"
 
 namespace usdt::format {
@@ -21,7 +23,8 @@ constexpr uint32_t kMaxStringArgBytes = 64 * 1024;
 // marks them truncated.
 constexpr uint32_t kMaxStackDepth = 1024;
 
-enum class ProbeKind : uint8_t { usdt = 1, uprobe = 2, uretprobe = 3, tracepoint = 4 };
+// A probe's kind, stored as its value (common/probe_kind.h).
+using ProbeKind = usdt::ProbeKind;
 
 // How one argument of a probe site is decoded, self-contained so a report never
 // needs the traced binary.

@@ -117,10 +117,10 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
 
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
                        std::ostream& out, const std::vector<StringArgs>& strings) {
-  // The --string patterns (a bad one is reported by a recording, not here).
+  // The --string patterns.
   std::vector<std::pair<ProbeSpec, uint32_t>> string_specs;
   for (const StringArgs& s : strings) {
-    if (Result<ProbeSpec> spec = ProbeSpec::parse(s.probe)) string_specs.emplace_back(*spec, s.arg_mask);
+    string_specs.emplace_back(s.probe, s.arg_mask);
   }
   size_t count = 0;
   for (const auto& probe : file.probes) {
@@ -162,37 +162,25 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   std::vector<ProbeSpec> filters;
   std::vector<ProbeSpec> function_specs;  // uprobe:PATH:PATTERN, listed from their own PATH
   std::vector<std::string> targets;
-  std::vector<std::string> tracepoints;  // tracepoint:SUBSYS:EVENT patterns
-  for (const auto& p : options.probes) {
-    if (is_tracepoint_spec(p)) {
-      tracepoints.push_back(p);
-      continue;
+  std::vector<ProbeSpec> tracepoints;  // tracepoint:SUBSYS:EVENT patterns
+  auto file_under = [&](ProbeSpec spec) {
+    switch (spec.kind) {
+      case ProbeKind::tracepoint: tracepoints.push_back(std::move(spec)); break;
+      case ProbeKind::usdt: filters.push_back(std::move(spec)); break;
+      default: function_specs.push_back(std::move(spec)); break;
     }
-    auto spec = ProbeSpec::parse(p);
-    if (!spec) {
-      print_error(err, spec.error());
-      return 2;
-    }
-    (spec->kind == ProbeKind::usdt ? filters : function_specs).push_back(std::move(*spec));
-  }
+  };
+  for (const ProbeSpec& spec : options.probes) file_under(spec);
   for (const auto& arg : options.list_args) {
     std::error_code ec;
     bool is_file = std::filesystem::exists(arg, ec);
-    if (!is_file && is_tracepoint_spec(arg)) {
-      tracepoints.push_back(arg);
-      continue;
-    }
     if (!is_file && arg.find(':') != std::string::npos) {
-      auto spec = ProbeSpec::parse(arg);
+      Result<ProbeSpec> spec = ProbeSpec::parse(arg);
       if (!spec) {
         print_error(err, spec.error());
         return 2;
       }
-      if (spec->kind != ProbeKind::usdt) {
-        function_specs.push_back(std::move(*spec));
-      } else {
-        filters.push_back(std::move(*spec));
-      }
+      file_under(std::move(*spec));
       continue;
     }
     targets.push_back(arg);

@@ -70,7 +70,9 @@ Result<StringArgs> parse_string_args(const std::string& value) {
     return Error("--string needs PROBE=ARG[,ARG...] (argN or a parameter's name), not '" + value + "'");
   }
   StringArgs out;
-  out.probe = value.substr(0, eq);
+  Result<ProbeSpec> probe = ProbeSpec::parse(std::string_view(value).substr(0, eq));
+  if (!probe) return probe.error().context("--string");
+  out.probe = std::move(*probe);
   std::string_view rest = std::string_view(value).substr(eq + 1);
   while (true) {
     size_t comma = rest.find(',');
@@ -100,8 +102,10 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 
 // The numbers are taken as text and converted here: Boost reads "-1" into
 // a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
+// The probe specs too: each is parsed once, into RecordOptions::probes.
 struct NumberTexts {
   std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph;
+  std::vector<std::string> probes;
 };
 
 // A whole unsigned decimal number up to max, or an error naming the option
@@ -141,7 +145,7 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("list,l", "list probes instead of recording")
       ("verbose,v", "with -l: show locations, semaphores, and each argument spec with how "
        "it is read or why it is missing")
-      ("event,e", po::value<std::vector<std::string>>(&o->probes)->composing(), "probe to record (repeatable)")
+      ("event,e", po::value<std::vector<std::string>>(&numbers->probes)->composing(), "probe to record (repeatable)")
       ("output,o", po::value<std::string>(&o->output), "trace file (default usdt.trace)")
       ("pid,p", po::value<std::vector<std::string>>(pid_values)->composing(), "trace (or list) PID[,PID...]")
       ("all,a", "trace every process that runs the probed files")
@@ -332,6 +336,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   auto pids = parse_pids(pid_values);
   if (!pids) return pids.error();
   o.pids = std::move(*pids);
+  for (const std::string& text : numbers.probes) {
+    Result<ProbeSpec> spec = ProbeSpec::parse(text);
+    if (!spec) return spec.error();
+    o.probes.push_back(std::move(*spec));
+  }
   for (const std::string& value : string_values) {
     Result<StringArgs> strings = parse_string_args(value);
     if (!strings) return strings.error();
@@ -343,10 +352,8 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     // After "--" while listing: more targets.
     o.list_args.insert(o.list_args.end(), rest.begin(), rest.end());
     // uprobe:PATH:PATTERN names its own file; tracepoints are the kernel's.
-    bool names_file = std::any_of(o.probes.begin(), o.probes.end(), [](const std::string& p) {
-      return p.rfind("uprobe:", 0) == 0 || p.rfind("uretprobe:", 0) == 0 ||
-             p.rfind("tracepoint:", 0) == 0;
-    });
+    bool names_file = std::any_of(o.probes.begin(), o.probes.end(),
+                                  [](const ProbeSpec& p) { return p.kind != ProbeKind::usdt; });
     if (o.list_args.empty() && o.pids.empty() && !names_file) {
       return Error("-l needs a TARGET (file or library name) or -p PID");
     }

@@ -1,4 +1,5 @@
-// The usdt-record command line (/work/shared/CLI.md), parsed into plain data.
+// The usdt-record command line (docs/CLI.md), parsed into plain data; probe
+// specs (-e, --string) parsed once, here.
 // Parsing checks the combinations (a recording needs -e and one of COMMAND,
 // -p, -a) so that the code that runs the command can trust the options.
 #pragma once
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/probe_spec.h"
 #include "common/result.h"
 
 namespace usdt::record {
@@ -25,7 +27,7 @@ constexpr uint32_t kMaxStringBytes = 4095;
 // char * to read as NUL-terminated strings at the hit; ARG is argN or the
 // name of a function's parameter.
 struct StringArgs {
-  std::string probe;     // a PROBE pattern (usdt forms), as given
+  ProbeSpec probe;        // the PROBE pattern
   uint32_t arg_mask = 0;  // bit N: argN
   // Parameter names (uprobes whose DWARF names them), e.g. "query".
   std::vector<std::string> arg_names;
@@ -63,7 +65,7 @@ struct RecordOptions {
   // -l: the positional arguments, TARGETs and PATTERNs (see list_command.h).
   std::vector<std::string> list_args;
 
-  std::vector<std::string> probes;    // -e PROBE, in order
+  std::vector<ProbeSpec> probes;      // -e PROBE, in order
   std::string output = "usdt.trace";  // -o FILE
   std::vector<pid_t> pids;            // -p PID[,PID...]
   bool all = false;                   // -a: every process that runs the probed files

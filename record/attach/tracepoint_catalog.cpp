@@ -32,41 +32,22 @@ std::string permission_hint(int err) {
 
 }  // namespace
 
-bool is_tracepoint_spec(std::string_view text) { return text.substr(0, 11) == "tracepoint:"; }
-
-Result<TracepointSpec> parse_tracepoint_spec(std::string_view text) {
-  TracepointSpec spec;
-  spec.text = std::string(text);
-  std::string_view rest = text.substr(11);
-  size_t colon = rest.find(':');
-  if (!is_tracepoint_spec(text) || colon == std::string_view::npos ||
-      rest.find(':', colon + 1) != std::string_view::npos || colon == 0 ||
-      colon + 1 == rest.size()) {
-    return Error("bad probe '" + spec.text +
-                 "': expected tracepoint:SUBSYS:EVENT, e.g. tracepoint:sched:sched_switch");
-  }
-  spec.subsystem = std::string(rest.substr(0, colon));
-  spec.event = std::string(rest.substr(colon + 1));
-  return spec;
-}
-
-Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir,
-                                                 const TracepointSpec& spec) {
+Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir, const ProbeSpec& spec) {
   const std::string events = tracefs_dir + "/events";
-  Result<std::vector<std::string>> subsystems = matching_dirs(events, spec.subsystem);
+  Result<std::vector<std::string>> subsystems = matching_dirs(events, spec.provider);
   if (!subsystems) {
     return Error(subsystems.error().message() + permission_hint(subsystems.error().errno_value()));
   }
   if (subsystems->empty()) {
-    if (has_wildcard(spec.subsystem)) {
+    if (has_wildcard(spec.provider)) {
       return Error(spec.text + " matches no tracepoint subsystem\nhint: ls " + events);
     }
-    return Error("tracepoint subsystem '" + spec.subsystem + "' (" + spec.text +
+    return Error("tracepoint subsystem '" + spec.provider + "' (" + spec.text +
                  ") does not exist\nhint: ls " + events);
   }
   std::vector<Tracepoint> found;
   for (const std::string& subsystem : *subsystems) {
-    Result<std::vector<std::string>> names = matching_dirs(events + "/" + subsystem, spec.event);
+    Result<std::vector<std::string>> names = matching_dirs(events + "/" + subsystem, spec.name);
     if (!names) {
       return Error(names.error().message() + permission_hint(names.error().errno_value()));
     }
@@ -87,12 +68,12 @@ Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir,
     }
   }
   if (found.empty()) {
-    if (has_wildcard(spec.subsystem) || has_wildcard(spec.event)) {
+    if (has_wildcard(spec.provider) || has_wildcard(spec.name)) {
       return Error(spec.text + " matches no tracepoint\nhint: ls " + events +
-                   (has_wildcard(spec.subsystem) ? "" : "/" + spec.subsystem));
+                   (has_wildcard(spec.provider) ? "" : "/" + spec.provider));
     }
-    return Error("tracepoint " + spec.subsystem + ":" + spec.event + " does not exist\nhint: ls " +
-                 events + "/" + spec.subsystem);
+    return Error("tracepoint " + spec.provider + ":" + spec.name + " does not exist\nhint: ls " +
+                 events + "/" + spec.provider);
   }
   return found;
 }

@@ -13,16 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/probe_spec.h"
 #include "common/result.h"
 #include "record/attach/tracepoint_format.h"
 
 namespace usdt::record {
-
-struct TracepointSpec {
-  std::string text;       // as written
-  std::string subsystem;  // may hold wildcards
-  std::string event;      // may hold wildcards
-};
 
 struct Tracepoint {
   std::string subsystem;
@@ -30,15 +25,10 @@ struct Tracepoint {
   TracepointFormat format;
 };
 
-// Whether text names a tracepoint ("tracepoint:..."), well formed or not.
-bool is_tracepoint_spec(std::string_view text);
-
-// Parses "tracepoint:SUBSYS:EVENT"; fails saying which form is expected.
-Result<TracepointSpec> parse_tracepoint_spec(std::string_view text);
-
-// The tracepoints under tracefs_dir/events that spec matches, sorted by
-// subsystem then event. Fails when none matches or a format cannot be read.
-Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir,
-                                                 const TracepointSpec& spec);
+// The tracepoints under tracefs_dir/events that a tracepoint spec
+// (ProbeKind::tracepoint: provider the subsystem, name the event, either with
+// wildcards) matches, sorted by subsystem then event. Fails when none matches
+// or a format cannot be read.
+Result<std::vector<Tracepoint>> find_tracepoints(const std::string& tracefs_dir, const ProbeSpec& spec);
 
 }  // namespace usdt::record

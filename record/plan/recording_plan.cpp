@@ -43,9 +43,7 @@ std::string names_of(const std::vector<ResolvedSite>& resolved, const ProbeSpec&
 Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSite& r) {
   uint32_t mask = 0;
   for (const StringArgs& strings : options.strings) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
-    if (!spec) return spec.error().context("--string");
-    if (!selects(*spec, r)) continue;
+    if (!selects(strings.probe, r)) continue;
     mask |= strings.arg_mask;
     for (const std::string& name : strings.arg_names) mask |= name_bit(r, name);
   }
@@ -57,8 +55,7 @@ Result<uint32_t> string_mask_for(const RecordOptions& options, const ResolvedSit
 Status check_string_patterns(const RecordOptions& options,
                              const std::vector<ResolvedSite>& resolved, bool follow) {
   for (const StringArgs& strings : options.strings) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(strings.probe);
-    if (!spec) return spec.error().context("--string");
+    const ProbeSpec* spec = &strings.probe;
     // Tracepoint fields are decoded from their format: --string has nothing to add.
     bool matched = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
       return r.kind != format::ProbeKind::tracepoint && selects(*spec, r);
@@ -67,20 +64,20 @@ Status check_string_patterns(const RecordOptions& options,
       return r.kind == format::ProbeKind::tracepoint && spec->matches(r.path, r.provider, r.name);
     });
     if (!matched && tracepoint) {
-      return Error("--string " + strings.probe +
+      return Error("--string " + strings.probe.text +
                    " matches only tracepoints, whose string fields are recorded as strings "
                    "already");
     }
     if (!matched && follow && spec->kind == ProbeKind::usdt) continue;
     if (!matched) {
-      return Error("--string " + strings.probe + " matches none of the recorded probes");
+      return Error("--string " + strings.probe.text + " matches none of the recorded probes");
     }
     for (const std::string& name : strings.arg_names) {
       bool named = std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedSite& r) {
         return selects(*spec, r) && name_bit(r, name) != 0;
       });
       if (!named) {
-        return Error("--string " + strings.probe + "=" + name + ": no probe it matches has an "
+        return Error("--string " + strings.probe.text + "=" + name + ": no probe it matches has an "
                      "argument named '" + name + "' (names come from DWARF; " +
                      names_of(resolved, *spec) + ")");
       }
@@ -90,7 +87,7 @@ Status check_string_patterns(const RecordOptions& options,
         if (bit == 0) continue;
         size_t i = static_cast<size_t>(__builtin_ctz(bit));
         if (i < r.arg_pointers.size() && !r.arg_pointers[i]) {
-          return Error("--string " + strings.probe + "=" + name + ": '" + name + "' of " + r.name +
+          return Error("--string " + strings.probe.text + "=" + name + ": '" + name + "' of " + r.name +
                        " is " + (i < r.arg_types.size() ? "'" + r.arg_types[i] + "'" : "no pointer") +
                        ", not a pointer to a string");
         }

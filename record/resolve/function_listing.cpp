@@ -10,8 +10,7 @@ uint32_t function_string_mask(const std::vector<StringArgs>& strings, const std:
                               const FunctionParams& params) {
   uint32_t mask = 0;
   for (const StringArgs& s : strings) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(s.probe);
-    if (!spec || !spec->matches(path, provider, name)) continue;
+    if (!s.probe.matches(path, provider, name)) continue;
     mask |= s.arg_mask;
     for (const std::string& wanted : s.arg_names) {
       for (size_t i = 0; i < params.names.size() && i < 32; ++i) {

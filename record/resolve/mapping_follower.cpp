@@ -12,15 +12,14 @@ namespace usdt::record {
 namespace {
 
 // Whether a PROVIDER:NAME spec selects the site.
-bool selects(const std::string& text, const ResolvedSite& site) {
-  Result<ProbeSpec> spec = ProbeSpec::parse(text);
-  return spec && spec->kind == ProbeKind::usdt && spec->path.empty() &&
-         glob_match(spec->provider, site.provider) && glob_match(spec->name, site.name);
+bool selects(const ProbeSpec& spec, const ResolvedSite& site) {
+  return spec.kind == ProbeKind::usdt && spec.path.empty() && glob_match(spec.provider, site.provider) &&
+         glob_match(spec.name, site.name);
 }
 
 }  // namespace
 
-MappingFollower::MappingFollower(std::vector<std::string> specs,
+MappingFollower::MappingFollower(std::vector<ProbeSpec> specs,
                                  const std::vector<std::string>& waiting)
     : specs_(std::move(specs)), waiting_(waiting.begin(), waiting.end()) {}
 
@@ -50,19 +49,20 @@ std::vector<ResolvedSite> MappingFollower::examine(const format::ProcessEvent& m
   ++examined_;
   Result<std::vector<ResolvedSite>> sites = resolve_usdt_in_file(specs_, mmap.path, open_path);
   if (!sites) return {};  // not ELF, or malformed notes: no probes to attach
-  for (auto it = waiting_.begin(); it != waiting_.end();) {
-    bool matched = std::any_of(sites->begin(), sites->end(),
-                               [&](const ResolvedSite& s) { return selects(*it, s); });
-    it = matched ? waiting_.erase(it) : std::next(it);
+  for (const ProbeSpec& spec : specs_) {
+    if (waiting_.count(spec.text) == 0) continue;
+    if (std::any_of(sites->begin(), sites->end(), [&](const ResolvedSite& s) { return selects(spec, s); })) {
+      waiting_.erase(spec.text);
+    }
   }
   return std::move(*sites);
 }
 
 std::vector<std::string> MappingFollower::never_matched() const {
   std::vector<std::string> out;  // in the order the user gave them
-  for (const std::string& spec : specs_) {
-    if (waiting_.count(spec) != 0 && std::find(out.begin(), out.end(), spec) == out.end()) {
-      out.push_back(spec);
+  for (const ProbeSpec& spec : specs_) {
+    if (waiting_.count(spec.text) != 0 && std::find(out.begin(), out.end(), spec.text) == out.end()) {
+      out.push_back(spec.text);
     }
   }
   return out;

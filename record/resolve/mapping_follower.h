@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/probe_spec.h"
 #include "formats/trace_types.h"
 #include "record/resolve/probe_resolver.h"
 
@@ -32,7 +33,7 @@ class MappingFollower {
   // specs: the recording's probe specs; only PROVIDER:NAME ones (no PATH)
   // are looked for in new files. waiting: those that matched nothing at the
   // start.
-  MappingFollower(std::vector<std::string> specs, const std::vector<std::string>& waiting);
+  MappingFollower(std::vector<ProbeSpec> specs, const std::vector<std::string>& waiting);
 
   // A file searched at the start: its probes are attached already.
   void mark_searched(const std::string& open_path);
@@ -42,13 +43,13 @@ class MappingFollower {
   // that cannot be read (the process exited and its path is gone).
   std::vector<ResolvedSite> examine(const format::ProcessEvent& mmap);
 
-  // The specs that have matched no file, at the start or since.
+  // The specs that have matched no file, at the start or since (as written).
   std::vector<std::string> never_matched() const;
   uint64_t files_examined() const { return examined_; }
 
  private:
-  std::vector<std::string> specs_;
-  std::set<std::string> waiting_;
+  std::vector<ProbeSpec> specs_;
+  std::set<std::string> waiting_;  // by text
   std::set<std::pair<dev_t, ino_t>> seen_;
   uint64_t examined_ = 0;
 };

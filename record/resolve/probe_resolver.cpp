@@ -87,9 +87,9 @@ class Resolver {
     }
   }
 
-  Status resolve(const std::string& text) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(text);
-    if (!spec) return spec.error();
+  Status resolve(const ProbeSpec& parsed) {
+    const std::string& text = parsed.text;
+    const ProbeSpec* spec = &parsed;
     const bool may_wait = follow_ && spec->kind == ProbeKind::usdt && spec->path.empty();
     if (may_wait && search_.empty()) {
       waiting_.emplace_back(text, "probe '" + text + "' matches nothing: no file to search yet");
@@ -373,28 +373,27 @@ class Resolver {
 
 }  // namespace
 
-Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
+Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<ProbeSpec>& specs,
                                                  const SearchScope& scope, size_t max_functions,
                                                  ResolveNotes* notes) {
   Resolver resolver(scope, max_functions);
-  for (const std::string& spec : specs) {
+  for (const ProbeSpec& spec : specs) {
     if (Status s = resolver.resolve(spec); !s) return s.error();
   }
   if (notes != nullptr) resolver.take_notes(*notes);
   return resolver.take_sites();
 }
 
-Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<std::string>& specs,
+Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<ProbeSpec>& specs,
                                                        const std::string& path,
                                                        const std::string& open_path) {
   Result<UsdtFile> usdt = read_usdt_file(open_path, path);
   if (!usdt) return usdt.error();
   std::vector<ResolvedSite> sites;
   std::set<std::pair<uint64_t, format::ProbeKind>> seen;
-  for (const std::string& text : specs) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(text);
-    if (!spec || spec->kind != ProbeKind::usdt || !spec->path.empty()) continue;
-    for (ResolvedSite& site : usdt_sites(*spec, *usdt, path, open_path)) {
+  for (const ProbeSpec& spec : specs) {
+    if (spec.kind != ProbeKind::usdt || !spec.path.empty()) continue;
+    for (ResolvedSite& site : usdt_sites(spec, *usdt, path, open_path)) {
       if (seen.emplace(site.file_offset, site.kind).second) sites.push_back(std::move(site));
     }
   }

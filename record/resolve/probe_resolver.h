@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/arg_spec.h"
+#include "common/probe_spec.h"
 #include "common/result.h"
 #include "formats/trace_types.h"
 #include "record/attach/tracepoint_format.h"
@@ -79,13 +80,13 @@ struct ResolveNotes {
 };
 
 // Resolves the specs, in order, without duplicate sites (same file, offset
-// and kind). Fails on a bad spec, an unreadable named file, a spec that
+// and kind). Fails on an unreadable named file, a spec that
 // matches nothing (listing the probes of the searched files), a uprobe
 // pattern matching more than max_functions functions (--max-functions: each
 // costs perf events and a breakpoint in every traced process), an +OFFSET beyond
 // the function's size, or a uprobe naming an IFUNC (function_symbols.h: a
 // probe there would count bindings, not calls; a pattern leaves them out).
-Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>& specs,
+Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<ProbeSpec>& specs,
                                                  const SearchScope& scope,
                                                  size_t max_functions = 1000,
                                                  ResolveNotes* notes = nullptr);
@@ -93,7 +94,7 @@ Result<std::vector<ResolvedSite>> resolve_probes(const std::vector<std::string>&
 // The USDT sites of one file that PROVIDER:NAME specs (those without a PATH;
 // others are ignored) select: path is the file as the process maps it (what
 // the trace shows), open_path where to read it and what the kernel opens.
-Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<std::string>& specs,
+Result<std::vector<ResolvedSite>> resolve_usdt_in_file(const std::vector<ProbeSpec>& specs,
                                                        const std::string& path,
                                                        const std::string& open_path);
 

@@ -7,12 +7,9 @@
 
 namespace usdt::record {
 
-void split_tracepoint_specs(const std::vector<std::string>& specs,
-                            std::vector<std::string>& tracepoints,
-                            std::vector<std::string>& others) {
-  for (const std::string& spec : specs) {
-    (is_tracepoint_spec(spec) ? tracepoints : others).push_back(spec);
-  }
+void split_tracepoint_specs(const std::vector<ProbeSpec>& specs, std::vector<ProbeSpec>& tracepoints,
+                            std::vector<ProbeSpec>& others) {
+  for (const ProbeSpec& spec : specs) (spec.kind == ProbeKind::tracepoint ? tracepoints : others).push_back(spec);
 }
 
 Error tracefs_unavailable(const Error& error) {
@@ -23,13 +20,11 @@ Error tracefs_unavailable(const Error& error) {
 }
 
 Result<std::vector<ResolvedSite>> resolve_tracepoints(const std::string& tracefs_dir,
-                                                      const std::vector<std::string>& specs) {
+                                                      const std::vector<ProbeSpec>& specs) {
   std::vector<ResolvedSite> sites;
   std::set<uint32_t> seen;
-  for (const std::string& text : specs) {
-    Result<TracepointSpec> spec = parse_tracepoint_spec(text);
-    if (!spec) return spec.error();
-    Result<std::vector<Tracepoint>> found = find_tracepoints(tracefs_dir, *spec);
+  for (const ProbeSpec& spec : specs) {
+    Result<std::vector<Tracepoint>> found = find_tracepoints(tracefs_dir, spec);
     if (!found) return found.error();
     for (const Tracepoint& t : *found) {
       if (!seen.insert(t.format.id).second) continue;
@@ -137,24 +132,14 @@ std::string describe_field(const TracepointField& f) {
 
 }  // namespace
 
-int list_tracepoints(const std::vector<std::string>& specs, bool verbose, std::ostream& out,
-                     std::ostream& err) {
-  std::vector<TracepointSpec> parsed;
-  for (const std::string& text : specs) {
-    Result<TracepointSpec> spec = parse_tracepoint_spec(text);
-    if (!spec) {
-      err << "usdt-record: error: " << spec.error().message() << '\n';
-      return 2;
-    }
-    parsed.push_back(std::move(*spec));
-  }
+int list_tracepoints(const std::vector<ProbeSpec>& specs, bool verbose, std::ostream& out, std::ostream& err) {
   Result<TracefsMount> tracefs = TracefsMount::open();
   if (!tracefs) {
     err << "usdt-record: error: " << tracefs_unavailable(tracefs.error()).message() << '\n';
     return 1;
   }
   int status = 0;
-  for (const TracepointSpec& spec : parsed) {
+  for (const ProbeSpec& spec : specs) {
     Result<std::vector<Tracepoint>> found = find_tracepoints(tracefs->dir(), spec);
     if (!found) {
       err << "usdt-record: error: " << found.error().message() << '\n';

@@ -18,18 +18,17 @@
 namespace usdt::record {
 
 // Splits -e specs into tracepoint specs and the others (kept in order).
-void split_tracepoint_specs(const std::vector<std::string>& specs,
-                            std::vector<std::string>& tracepoints,
-                            std::vector<std::string>& others);
+void split_tracepoint_specs(const std::vector<ProbeSpec>& specs, std::vector<ProbeSpec>& tracepoints,
+                            std::vector<ProbeSpec>& others);
 
 // Why tracepoints cannot be had without tracefs: the error of
 // TracefsMount::open() with context, and a hint for a permission error.
 Error tracefs_unavailable(const Error& error);
 
 // One site per tracepoint (the first occurrence when specs overlap).
-// Fails on a bad spec or one that matches nothing (tracepoint_catalog.h).
+// Fails on a spec that matches nothing (tracepoint_catalog.h).
 Result<std::vector<ResolvedSite>> resolve_tracepoints(const std::string& tracefs_dir,
-                                                      const std::vector<std::string>& specs);
+                                                      const std::vector<ProbeSpec>& specs);
 
 // The site of one tracepoint: its recorded fields (the first kMaxArgs that
 // are not common_*), each an ArgSpec whose text is the field's format line.
@@ -43,10 +42,9 @@ format::ArgDescriptor tracepoint_arg_descriptor(const ResolvedSite& site, size_t
 
 // usdt-record -l 'tracepoint:SUBSYS:EVENT': one `tracepoint:SUBSYS:EVENT`
 // line per match; verbose adds each field, how it is recorded, or that it
-// is left out. Returns 0, 1 when a spec matched nothing or tracefs cannot
-// be had (said on err), 2 for a bad spec.
-int list_tracepoints(const std::vector<std::string>& specs, bool verbose, std::ostream& out,
-                     std::ostream& err);
+// is left out. Returns 0, or 1 when a spec matched nothing or tracefs cannot
+// be had (said on err).
+int list_tracepoints(const std::vector<ProbeSpec>& specs, bool verbose, std::ostream& out, std::ostream& err);
 
 // "usdt-record: warning: SUBSYS:EVENT has N fields, a probe at most 12: left
 // out a, b" for each site that lost fields.

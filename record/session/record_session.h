@@ -61,9 +61,9 @@ class RecordSession {
   // --- session_setup.cpp ---
   Status prepare();
   // Resolves the probe specs (not tracepoints) to the sites to plan.
-  Result<std::vector<ResolvedSite>> resolve_sites(const std::vector<std::string>& probe_specs);
+  Result<std::vector<ResolvedSite>> resolve_sites(const std::vector<ProbeSpec>& probe_specs);
   // Tracepoints are found, by name, in tracefs: mounted before planning.
-  Status add_tracepoints(const std::vector<std::string>& specs, std::vector<ResolvedSite>& resolved,
+  Status add_tracepoints(const std::vector<ProbeSpec>& specs, std::vector<ResolvedSite>& resolved,
                          std::optional<TracefsMount>& tracefs);
   Status plan_and_create_file(std::vector<ResolvedSite> resolved,
                               std::optional<TracefsMount> tracefs);

@@ -75,7 +75,7 @@ Status RecordSession::prepare() {
     stacks_ = std::move(*stacks);
     features_.mmap_build_id = probe_mmap_build_id();
   }
-  std::vector<std::string> tracepoint_specs, probe_specs;
+  std::vector<ProbeSpec> tracepoint_specs, probe_specs;
   split_tracepoint_specs(options_.probes, tracepoint_specs, probe_specs);
   Result<std::vector<ResolvedSite>> resolved = resolve_sites(probe_specs);
   if (!resolved) return resolved.error();
@@ -84,8 +84,7 @@ Status RecordSession::prepare() {
   return plan_and_create_file(std::move(*resolved), std::move(tracefs));
 }
 
-Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(
-    const std::vector<std::string>& probe_specs) {
+Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector<ProbeSpec>& probe_specs) {
   SearchScope scope;
   if (!options_.command.empty()) {
     scope.command_binary = find_in_path(options_.command[0]);
@@ -99,10 +98,9 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(
   }
   // PROVIDER:NAME specs are also looked for in every file the traced
   // processes map later (dlopen()).
-  std::vector<std::string> follow_specs;
-  for (const std::string& text : probe_specs) {
-    Result<ProbeSpec> spec = ProbeSpec::parse(text);
-    if (spec && spec->kind == ProbeKind::usdt && spec->path.empty()) follow_specs.push_back(text);
+  std::vector<ProbeSpec> follow_specs;
+  for (const ProbeSpec& spec : probe_specs) {
+    if (spec.kind == ProbeKind::usdt && spec.path.empty()) follow_specs.push_back(spec);
   }
   scope.follow = !follow_specs.empty();
   // -a: PROVIDER:NAME is looked for in what every running process maps now,
@@ -145,7 +143,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(
   return resolved;
 }
 
-Status RecordSession::add_tracepoints(const std::vector<std::string>& specs,
+Status RecordSession::add_tracepoints(const std::vector<ProbeSpec>& specs,
                                       std::vector<ResolvedSite>& resolved,
                                       std::optional<TracefsMount>& tracefs) {
   if (specs.empty()) return Status::success();

@@ -27,6 +27,16 @@ std::string parse_error(std::vector<const char*> args) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> texts(const std::vector<usdt::ProbeSpec>& specs) {
+  std::vector<std::string> out;
+  for (const usdt::ProbeSpec& s : specs) out.push_back(s.text);
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("defaults", "[record_options]") {
   auto o = parse_ok({"-e", "demo:tick", "--", "./demo"});
   CHECK_FALSE(o.list);
@@ -37,14 +47,14 @@ TEST_CASE("defaults", "[record_options]") {
   CHECK_FALSE(o.quiet);
   CHECK_FALSE(o.all);
   CHECK(o.pids.empty());
-  CHECK(o.probes == std::vector<std::string>{"demo:tick"});
+  CHECK(texts(o.probes) == std::vector<std::string>{"demo:tick"});
   CHECK(o.command == std::vector<std::string>{"./demo"});
 }
 
 TEST_CASE("every recording option", "[record_options]") {
   auto o = parse_ok({"-e", "a:b", "--event", "usdt:/x:c:d", "-o", "out.trace", "--duration", "2.5", "-q",
                      "--buffer-pages", "64", "--stack-bytes", "1024", "-p", "12,34", "-p", "56"});
-  CHECK(o.probes == std::vector<std::string>{"a:b", "usdt:/x:c:d"});
+  CHECK(texts(o.probes) == std::vector<std::string>{"a:b", "usdt:/x:c:d"});
   CHECK(o.output == "out.trace");
   REQUIRE(o.duration_seconds.has_value());
   CHECK(*o.duration_seconds == 2.5);
@@ -60,13 +70,13 @@ TEST_CASE("every recording option", "[record_options]") {
 TEST_CASE("the command's own options are not ours", "[record_options]") {
   auto o = parse_ok({"-e", "a:b", "--", "ls", "-l", "-e", "x"});
   CHECK(o.command == std::vector<std::string>{"ls", "-l", "-e", "x"});
-  CHECK(o.probes == std::vector<std::string>{"a:b"});
+  CHECK(texts(o.probes) == std::vector<std::string>{"a:b"});
   CHECK_FALSE(o.list);
   auto no_dashes = parse_ok({"-e", "a:b", "-o", "t.trace", "python3", "-c", "print(1)"});
   CHECK(no_dashes.command == std::vector<std::string>{"python3", "-c", "print(1)"});
   CHECK(no_dashes.output == "t.trace");
   auto eq = parse_ok({"--event=a:b", "--output=x.trace", "prog"});
-  CHECK(eq.probes == std::vector<std::string>{"a:b"});
+  CHECK(texts(eq.probes) == std::vector<std::string>{"a:b"});
   CHECK(eq.output == "x.trace");
   CHECK(eq.command == std::vector<std::string>{"prog"});
 }
@@ -80,7 +90,7 @@ TEST_CASE("listing", "[record_options]") {
   CHECK(lv.list);
   CHECK(lv.verbose);
   CHECK(lv.list_args == std::vector<std::string>{"/bin/x"});
-  CHECK(lv.probes == std::vector<std::string>{"p:n"});
+  CHECK(texts(lv.probes) == std::vector<std::string>{"p:n"});
   auto pid = parse_ok({"-l", "-p", "42"});
   CHECK(pid.pids == std::vector<pid_t>{42});
   CHECK(pid.list_args.empty());
@@ -148,7 +158,7 @@ TEST_CASE("--string takes argN and parameter names", "[record_options]") {
   auto o = parse_ok({"-e", "uprobe:./server:work", "--string", "uprobe:./server:work=arg2,query,_x1",
                      "--", "./server"});
   REQUIRE(o.strings.size() == 1);
-  CHECK(o.strings[0].probe == "uprobe:./server:work");
+  CHECK(o.strings[0].probe.text == "uprobe:./server:work");
   CHECK(o.strings[0].arg_mask == 4u);
   CHECK(o.strings[0].arg_names == std::vector<std::string>{"query", "_x1"});
   CHECK(parse_error({"-e", "a:b", "--string", "a:b=arg12", "--", "x"}).find("arg0 to arg11") !=

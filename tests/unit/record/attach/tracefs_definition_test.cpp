@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fixture_paths.h"
+#include "tests/unit/support/probe_specs.h"
 #include "record/resolve/probe_resolver.h"
 #include "record/record_options.h"
 #include "record/plan/recording_plan.h"
@@ -34,7 +35,7 @@ PlannedCopy plan_copy(const std::string& path) {
   const char* argv[] = {"usdt-record", "-a", "-e", spec.c_str(), "--string", "fixture:args2=arg0"};
   Result<RecordOptions> options = parse_record_options(6, argv);
   REQUIRE(options);
-  Result<std::vector<ResolvedSite>> resolved = resolve_probes({spec}, SearchScope{});
+  Result<std::vector<ResolvedSite>> resolved = resolve_probes(specs({spec}), SearchScope{});
   REQUIRE(resolved);
   REQUIRE(!resolved->empty());
   std::ostringstream err;

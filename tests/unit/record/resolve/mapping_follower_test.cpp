@@ -1,6 +1,7 @@
 // MappingFollower: which newly mapped files are examined, which sites the
 // PROVIDER:NAME specs select there, and which specs never matched.
 #include "record/resolve/mapping_follower.h"
+#include "tests/unit/support/probe_specs.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ format::ProcessEvent mmap_of(const std::string& path) {
 
 TEST_CASE("a new file is examined once and gives the sites the specs select",
           "[mapping_follower]") {
-  MappingFollower follower({"fixturelib:call", "nosuch:*", "usdt:/x:fixturelib:loaded"},
+  MappingFollower follower(specs({"fixturelib:call", "nosuch:*", "usdt:/x:fixturelib:loaded"}),
                            {"fixturelib:call", "nosuch:*"});
   std::vector<ResolvedSite> sites = follower.examine(mmap_of(FIXTURE_LIB));
   REQUIRE(sites.size() == 1);
@@ -45,7 +46,7 @@ TEST_CASE("a new file is examined once and gives the sites the specs select",
 }
 
 TEST_CASE("searched files, anonymous code and unreadable paths are skipped", "[mapping_follower]") {
-  MappingFollower follower({"fixturelib:*"}, {});
+  MappingFollower follower(specs({"fixturelib:*"}), {});
   follower.mark_searched(FIXTURE_LIB);
   CHECK(follower.examine(mmap_of(FIXTURE_LIB)).empty());
   CHECK(follower.examine(mmap_of("//anon")).empty());
@@ -55,7 +56,7 @@ TEST_CASE("searched files, anonymous code and unreadable paths are skipped", "[m
 }
 
 TEST_CASE("a file that is not ELF has no sites", "[mapping_follower]") {
-  MappingFollower follower({"fixturelib:*"}, {"fixturelib:*"});
+  MappingFollower follower(specs({"fixturelib:*"}), {"fixturelib:*"});
   CHECK(follower.examine(mmap_of("/etc/hostname")).empty());
   CHECK(follower.never_matched() == std::vector<std::string>{"fixturelib:*"});
 }
@@ -80,7 +81,7 @@ TEST_CASE("a mapping of this process is read through map_files", "[mapping_follo
     }
   }
   fclose(maps);
-  MappingFollower follower({"fixturelib:call"}, {});
+  MappingFollower follower(specs({"fixturelib:call"}), {});
   std::vector<ResolvedSite> sites = follower.examine(e);
   REQUIRE(sites.size() == 1);
   CHECK(sites[0].path == "/no/such/path/libfixture_lib.so");  // as the process named it

@@ -1,4 +1,5 @@
 #include "record/resolve/probe_resolver.h"
+#include "tests/unit/support/probe_specs.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -19,7 +20,7 @@ SearchScope command(const char* binary) {
 }  // namespace
 
 TEST_CASE("PROVIDER:NAME is searched in the command and its libraries", "[probe_resolver]") {
-  auto sites = resolve_probes({"fixturelib:call", "uselib:after"}, command(FIXTURE_USELIB));
+  auto sites = resolve_probes(specs({"fixturelib:call", "uselib:after"}), command(FIXTURE_USELIB));
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 2);
   CHECK((*sites)[0].provider == "fixturelib");
@@ -30,7 +31,7 @@ TEST_CASE("PROVIDER:NAME is searched in the command and its libraries", "[probe_
 
 TEST_CASE("every location is a site, each with its own semaphore; no duplicates",
           "[probe_resolver]") {
-  auto sites = resolve_probes({"fixture:multi", "fixture:mul*", "fixture:guarded"},
+  auto sites = resolve_probes(specs({"fixture:multi", "fixture:mul*", "fixture:guarded"}),
                               command(FIXTURE_PROBES_PIE_O2));
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 3);
@@ -41,13 +42,13 @@ TEST_CASE("every location is a site, each with its own semaphore; no duplicates"
 }
 
 TEST_CASE("usdt:PATH names a file directly", "[probe_resolver]") {
-  auto sites = resolve_probes({std::string("usdt:") + FIXTURE_LIB + ":*:*"}, SearchScope{});
+  auto sites = resolve_probes(specs({std::string("usdt:") + FIXTURE_LIB + ":*:*"}), SearchScope{});
   REQUIRE(sites.ok());
   CHECK(sites->size() == 2);  // fixturelib:call and fixturelib:loaded
 }
 
 TEST_CASE("a spec that matches nothing lists what exists", "[probe_resolver]") {
-  auto sites = resolve_probes({"fixture:nope"}, command(FIXTURE_PROBES_PIE_O2));
+  auto sites = resolve_probes(specs({"fixture:nope"}), command(FIXTURE_PROBES_PIE_O2));
   REQUIRE_FALSE(sites.ok());
   std::string msg = sites.error().message();
   CHECK(msg.find("probe 'fixture:nope' matches nothing") == 0);
@@ -57,7 +58,7 @@ TEST_CASE("a spec that matches nothing lists what exists", "[probe_resolver]") {
 
 TEST_CASE("matching nothing names the searched files and hints at dlopen()", "[probe_resolver]") {
   // fixture_uselib and its libraries (libfixture_lib.so, libc, ld.so), all named.
-  auto sites = resolve_probes({"hotspot:gc__begin"}, command(FIXTURE_USELIB));
+  auto sites = resolve_probes(specs({"hotspot:gc__begin"}), command(FIXTURE_USELIB));
   REQUIRE_FALSE(sites.ok());
   std::string msg = sites.error().message();
   INFO(msg);
@@ -75,12 +76,12 @@ TEST_CASE("matching nothing names the searched files and hints at dlopen()", "[p
 }
 
 TEST_CASE("one file without probes: grammar, and no hint for a named file", "[probe_resolver]") {
-  auto several = resolve_probes({"x:y"}, command(FIXTURE_NOPROBES));
+  auto several = resolve_probes(specs({"x:y"}), command(FIXTURE_NOPROBES));
   REQUIRE_FALSE(several.ok());
   INFO(several.error().message());
   CHECK(several.error().message().find("), which have no USDT probes\nhint: ") !=
         std::string::npos);
-  auto named = resolve_probes({std::string("usdt:") + FIXTURE_NOPROBES + ":x:y"}, SearchScope{});
+  auto named = resolve_probes(specs({std::string("usdt:") + FIXTURE_NOPROBES + ":x:y"}), SearchScope{});
   REQUIRE_FALSE(named.ok());
   CHECK(named.error().message() == std::string("probe 'usdt:") + FIXTURE_NOPROBES +
                                        ":x:y' matches nothing in 1 file (" + FIXTURE_NOPROBES +
@@ -88,7 +89,7 @@ TEST_CASE("one file without probes: grammar, and no hint for a named file", "[pr
 }
 
 TEST_CASE("-a needs a path", "[probe_resolver]") {
-  auto sites = resolve_probes({"fixture:multi"}, SearchScope{});
+  auto sites = resolve_probes(specs({"fixture:multi"}), SearchScope{});
   REQUIRE_FALSE(sites.ok());
   CHECK(sites.error().message().find("names no file") != std::string::npos);
 }
@@ -97,8 +98,8 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
           "[probe_resolver]") {
   std::string lib = FIXTURE_LIB;
   auto sites = resolve_probes(
-      {"uprobe:" + lib + ":fixture_lib_call", "uretprobe:" + lib + ":fixture_lib_call",
-       "uprobe:" + lib + ":fixture_lib_call+4"},
+      specs({"uprobe:" + lib + ":fixture_lib_call", "uretprobe:" + lib + ":fixture_lib_call",
+             "uprobe:" + lib + ":fixture_lib_call+4"}),
       SearchScope{});
   REQUIRE(sites.ok());
   REQUIRE(sites->size() == 3);
@@ -126,16 +127,16 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
   CHECK((*sites)[2].args.size() == 6);
   CHECK((*sites)[2].file_offset == (*sites)[0].file_offset + 4);
 
-  auto missing = resolve_probes({"uprobe:" + lib + ":no_such"}, SearchScope{});
+  auto missing = resolve_probes(specs({"uprobe:" + lib + ":no_such"}), SearchScope{});
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message().find("no function matches 'no_such'") != std::string::npos);
 
-  auto beyond = resolve_probes({"uprobe:" + lib + ":fixture_lib_call+100000"}, SearchScope{});
+  auto beyond = resolve_probes(specs({"uprobe:" + lib + ":fixture_lib_call+100000"}), SearchScope{});
   REQUIRE_FALSE(beyond.ok());
   CHECK(beyond.error().message().find("offset 100000 is beyond the function fixture_lib_call") !=
         std::string::npos);
 
-  auto many = resolve_probes({"uprobe:libc.so.6:*"}, SearchScope{}, 5);
+  auto many = resolve_probes(specs({"uprobe:libc.so.6:*"}), SearchScope{}, 5);
   REQUIRE_FALSE(many.ok());
   CHECK(many.error().message().find("functions, more than the limit of 5") != std::string::npos);
   CHECK(many.error().message().find("--max-functions") != std::string::npos);
@@ -144,7 +145,7 @@ TEST_CASE("uprobe and uretprobe resolve a symbol; both may be on one function",
 TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out", "[probe_resolver]") {
   const std::string path = FIXTURE_IFUNC;
   // Named: an error that names the implementations the file has.
-  auto named = resolve_probes({"uprobe:" + path + ":scale"}, SearchScope{});
+  auto named = resolve_probes(specs({"uprobe:" + path + ":scale"}), SearchScope{});
   REQUIRE_FALSE(named.ok());
   const std::string& msg = named.error().message();
   CHECK(msg.find("scale in '" + path + "' is an IFUNC") != std::string::npos);
@@ -152,7 +153,7 @@ TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out", "[
   CHECK(msg.find("-e 'uprobe:" + path + ":*scale_*'") != std::string::npos);
   // A pattern: the implementations, not the IFUNC, with a warning.
   ResolveNotes notes;
-  auto pattern = resolve_probes({"uprobe:" + path + ":scal*"}, SearchScope{}, 1000, &notes);
+  auto pattern = resolve_probes(specs({"uprobe:" + path + ":scal*"}), SearchScope{}, 1000, &notes);
   REQUIRE(pattern.ok());
   std::vector<std::string> names;
   for (const ResolvedSite& s : *pattern) names.push_back(s.name);
@@ -162,7 +163,7 @@ TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out", "[
   CHECK(notes.warnings[0].find("left out 1 IFUNC (scale)") != std::string::npos);
   // The resolver's own name, at the IFUNC's address, is the resolver: kept.
   ResolveNotes all_notes;
-  auto all = resolve_probes({"uprobe:" + path + ":*scale*"}, SearchScope{}, 1000, &all_notes);
+  auto all = resolve_probes(specs({"uprobe:" + path + ":*scale*"}), SearchScope{}, 1000, &all_notes);
   REQUIRE(all.ok());
   names.clear();
   for (const ResolvedSite& s : *all) names.push_back(s.name);
@@ -170,13 +171,13 @@ TEST_CASE("a uprobe on an IFUNC is refused, and a pattern leaves IFUNCs out", "[
   CHECK(names == std::vector<std::string>{"resolve_scale", "scale_fast", "scale_plain"});
   CHECK(all_notes.warnings.empty());
   // A pattern matching only IFUNCs: the same error as the name.
-  auto only = resolve_probes({"uprobe:" + path + ":scal?"}, SearchScope{});
+  auto only = resolve_probes(specs({"uprobe:" + path + ":scal?"}), SearchScope{});
   REQUIRE_FALSE(only.ok());
   CHECK(only.error().message().find("is an IFUNC") != std::string::npos);
 }
 
 TEST_CASE("a named file that does not exist is an error", "[probe_resolver]") {
-  auto sites = resolve_probes({"usdt:/nonexistent/file:a:b"}, SearchScope{});
+  auto sites = resolve_probes(specs({"usdt:/nonexistent/file:a:b"}), SearchScope{});
   REQUIRE_FALSE(sites.ok());
   CHECK(sites.error().message().find("no file '/nonexistent/file'") != std::string::npos);
 }

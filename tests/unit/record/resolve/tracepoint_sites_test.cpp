@@ -221,20 +221,31 @@ TEST_CASE("__rel_loc counts from the end of its u32") {
 }
 
 TEST_CASE("specs are split, and bad ones fail with the form expected") {
-  std::vector<std::string> tp, other;
-  split_tracepoint_specs({"a:b", "tracepoint:sched:*", "usdt:/x:p:n", "tracepoint:x:y"}, tp, other);
-  CHECK(tp == std::vector<std::string>{"tracepoint:sched:*", "tracepoint:x:y"});
-  CHECK(other == std::vector<std::string>{"a:b", "usdt:/x:p:n"});
+  std::vector<usdt::ProbeSpec> specs, tp, other;
+  for (const char* text : {"a:b", "tracepoint:sched:*", "usdt:/x:p:n", "tracepoint:x:y"}) {
+    specs.push_back(*usdt::ProbeSpec::parse(text));
+  }
+  split_tracepoint_specs(specs, tp, other);
+  auto texts = [](const std::vector<usdt::ProbeSpec>& v) {
+    std::vector<std::string> out;
+    for (const usdt::ProbeSpec& s : v) out.push_back(s.text);
+    return out;
+  };
+  CHECK(texts(tp) == std::vector<std::string>{"tracepoint:sched:*", "tracepoint:x:y"});
+  CHECK(texts(other) == std::vector<std::string>{"a:b", "usdt:/x:p:n"});
   for (const char* bad :
        {"tracepoint:", "tracepoint:sched", "tracepoint::x", "tracepoint:a:", "tracepoint:a:b:c"}) {
-    auto spec = parse_tracepoint_spec(bad);
+    auto spec = usdt::ProbeSpec::parse(bad);
     REQUIRE_FALSE(spec);
     CHECK(spec.error().message().find("expected tracepoint:SUBSYS:EVENT") != std::string::npos);
   }
-  auto spec = parse_tracepoint_spec("tracepoint:sched:sched_*");
+  auto spec = usdt::ProbeSpec::parse("tracepoint:sched:sched_*");
   REQUIRE(spec);
-  CHECK(spec->subsystem == "sched");
-  CHECK(spec->event == "sched_*");
+  CHECK(spec->kind == usdt::ProbeKind::tracepoint);
+  CHECK(spec->provider == "sched");
+  CHECK(spec->name == "sched_*");
+  CHECK(spec->matches("", "sched", "sched_switch"));
+  CHECK_FALSE(spec->matches("", "irq", "sched_switch"));
 }
 
 TEST_CASE("find_tracepoints in a made-up tracefs") {
@@ -247,22 +258,22 @@ TEST_CASE("find_tracepoints in a made-up tracefs") {
   std::ofstream(events + "/sched/sched_switch/format") << "name: sched_switch\nID: 5\n";
   std::ofstream(events + "/sched/sched_wakeup/format") << "name: sched_wakeup\nID: 6\n";
   std::ofstream(events + "/sched/broken/format") << "name: broken\nID: x\n";
-  auto all = find_tracepoints(dir, *parse_tracepoint_spec("tracepoint:s*:sched_*"));
+  auto all = find_tracepoints(dir, *usdt::ProbeSpec::parse("tracepoint:s*:sched_*"));
   REQUIRE(all);
   REQUIRE(all->size() == 2);
   CHECK((*all)[0].event == "sched_switch");
   CHECK((*all)[1].format.id == 6);
-  auto missing = find_tracepoints(dir, *parse_tracepoint_spec("tracepoint:sched:nope"));
+  auto missing = find_tracepoints(dir, *usdt::ProbeSpec::parse("tracepoint:sched:nope"));
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message() ==
         "tracepoint sched:nope does not exist\nhint: ls " + events + "/sched");
-  auto none = find_tracepoints(dir, *parse_tracepoint_spec("tracepoint:sched:x*"));
+  auto none = find_tracepoints(dir, *usdt::ProbeSpec::parse("tracepoint:sched:x*"));
   REQUIRE_FALSE(none);
   CHECK(none.error().message().find("tracepoint:sched:x* matches no tracepoint") == 0);
-  auto subsystem = find_tracepoints(dir, *parse_tracepoint_spec("tracepoint:nosuch:x"));
+  auto subsystem = find_tracepoints(dir, *usdt::ProbeSpec::parse("tracepoint:nosuch:x"));
   REQUIRE_FALSE(subsystem);
   CHECK(subsystem.error().message().find("tracepoint subsystem 'nosuch'") == 0);
-  auto broken = find_tracepoints(dir, *parse_tracepoint_spec("tracepoint:sched:broken"));
+  auto broken = find_tracepoints(dir, *usdt::ProbeSpec::parse("tracepoint:sched:broken"));
   REQUIRE_FALSE(broken);
   CHECK(broken.error().message().find("cannot parse") != std::string::npos);
   std::filesystem::remove_all(dir);
