@@ -139,7 +139,7 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("help,h", "show this help")
       ("version", "show the version")
       ("list,l", "list probes instead of recording")
-      ("verbose,v", "with -l: show locations, semaphores and argument specs")
+      ("verbose,v", "with -l: show locations, semaphores, argument specs and call frames")
       ("event,e", po::value<std::vector<std::string>>(&o->probes)->composing(), "probe to record (repeatable)")
       ("output,o", po::value<std::string>(&o->output), "trace file (default usdt.trace)")
       ("pid,p", po::value<std::vector<std::string>>(pid_values)->composing(), "trace (or list) PID[,PID...]")
