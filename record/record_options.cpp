@@ -164,7 +164,8 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "--call-graph fp, followed by fp[,DEPTH] or dwarf[,BYTES] the same as --call-graph MODE")
       ("call-graph", po::value<std::string>(&numbers->call_graph)->value_name("MODE"),
        "record the user call stack of each event, as perf does: fp[,DEPTH] (frame "
-       "pointers: the kernel's user callchain, at most DEPTH frames, default 127) or "
+       "pointers: the kernel's user callchain, at most DEPTH frames, default 127; the caller "
+       "of a probe where no frame is set up is read from the stack, where its CFI says) or "
        "dwarf[,BYTES] (the registers and BYTES of the user stack, default 8192, a multiple "
        "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
        "--buffer-pages grows to hold such events)");
