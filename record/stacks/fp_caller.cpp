@@ -23,10 +23,11 @@ std::optional<uint64_t> stack_word(const StackDump& stack, int32_t at) {
 }
 
 // Whether the kernel's walk after the ip started from the caller's frame,
-// for a site whose CFI says the caller's %rbp was saved at rbp_saved_at:
-// the register still holds it. nullopt when the sample cannot tell; false
-// also when %rbp points at the saved copy (a frame set up after all, which
-// the kernel's walk then already went through).
+// at a site whose CFI says the caller's %rbp was saved at rbp_saved_at: the
+// register still equals that copy. nullopt when the sample cannot tell.
+// *frame_set_up: %rbp points at the copy, right below the return address (a
+// frame set up after all): the walk started at this frame and read the
+// caller's return address first.
 std::optional<bool> walk_from_callers_frame(const CallerRepair& repair, const SampledRegs& regs,
                                             const StackDump& stack, bool* frame_set_up) {
   std::optional<uint64_t> saved = stack_word(stack, repair.rbp_saved_at);
