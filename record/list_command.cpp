@@ -15,6 +15,7 @@
 #include "record/resolve/function_symbols.h"
 #include "record/plan/site_sampling.h"
 #include "record/resolve/tracepoint_sites.h"
+#include "record/stacks/site_frame.h"
 
 #include "common/hex_text.h"
 
@@ -91,6 +92,7 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
   const bool ret = spec.kind == ProbeKind::uretprobe;
   const char* kind = ret ? "uretprobe:" : "uprobe:";
   FunctionParamReader params;
+  SiteFrameReader frames;
   for (const FunctionSymbol& f : select_functions(*functions, spec.name)) {
     ++*printed;
     out << kind << *path << ':' << f.display << '\n';
@@ -109,6 +111,11 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
     const uint32_t strings_mask =
         function_string_mask(strings, *path, ret ? "uretprobe" : "uprobe", name, args);
     print_function_args(args, ret, f.address - f.file_offset, out, strings_mask);
+    // A uretprobe's hit is in the caller, after the return: no frame of its own.
+    if (ret) continue;
+    SiteFrame frame = frames.at(*path, f.address + spec.offset, f.file_offset + spec.offset,
+                                spec.offset == 0);
+    out << "    call frame: " << describe_site_frame(frame) << '\n';
   }
   return true;
 }
@@ -123,6 +130,7 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
     string_specs.emplace_back(s.probe, s.arg_mask);
   }
   size_t count = 0;
+  SiteFrameReader frames;  // -v: what -g fp does at each location
   for (const auto& probe : file.probes) {
     if (!selected(filters, file.path, probe)) continue;
     ++count;
@@ -152,6 +160,10 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
         const ArgSpec& a = loc.args[i];
         out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  ["
             << describe_source(plan, i) << "]\n";
+      }
+      if (file.arch == Arch::x86_64) {
+        out << "    call frame: "
+            << describe_site_frame(frames.at(file.open_path, loc.address, loc.file_offset)) << '\n';
       }
     }
   }

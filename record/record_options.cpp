@@ -143,8 +143,8 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("help,h", "show this help")
       ("version", "show the version")
       ("list,l", "list probes instead of recording")
-      ("verbose,v", "with -l: show locations, semaphores, and each argument spec with how "
-       "it is read or why it is missing")
+      ("verbose,v", "with -l: show locations, semaphores, each argument spec with how it is "
+       "read or why it is missing, and call frames")
       ("event,e", po::value<std::vector<std::string>>(&numbers->probes)->composing(), "probe to record (repeatable)")
       ("output,o", po::value<std::string>(&o->output), "trace file (default usdt.trace)")
       ("pid,p", po::value<std::vector<std::string>>(pid_values)->composing(), "trace (or list) PID[,PID...]")
@@ -169,7 +169,8 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "--call-graph fp, followed by fp[,DEPTH] or dwarf[,BYTES] the same as --call-graph MODE")
       ("call-graph", po::value<std::string>(&numbers->call_graph)->value_name("MODE"),
        "record the user call stack of each event, as perf does: fp[,DEPTH] (frame "
-       "pointers: the kernel's user callchain, at most DEPTH frames, default 127) or "
+       "pointers: the kernel's user callchain, at most DEPTH frames, default 127; the caller "
+       "of a probe where no frame is set up is read from the stack, where its CFI says) or "
        "dwarf[,BYTES] (the registers and BYTES of the user stack, default 8192, a multiple "
        "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
        "--buffer-pages grows to hold such events)");

@@ -302,6 +302,7 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   sample_regs_ = &no_regs_;
   sample_stack_ = StackDump();
   sample_callchain_ = Callchain();
+  sample_caller_repair_ = &no_repair_;
   if (!has_id) return ++malformed_, Kind::none;
   if (site == nullptr) return ++unknown_ids_, Kind::none;
   const SiteDecoding& d = site->decoding;
@@ -355,6 +356,7 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   }
   sample_regs_ = &regs;
   sample_stack_ = stack;
+  if (d.callchain) sample_caller_repair_ = &d.caller_repair;
   note_time(e.cpu, e.time_ns);
 
   size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
@@ -417,6 +419,7 @@ SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8
   sample_regs_ = &regs;
   sample_stack_ = StackDump();
   sample_callchain_ = Callchain();
+  sample_caller_repair_ = &no_repair_;
   note_time(e.cpu, e.time_ns);
 
   e.arg_count = static_cast<uint8_t>(n);

@@ -88,6 +88,24 @@ struct RawArg {
   bool is_string_arg() const { return string || hex; }
 };
 
+// -g fp at a site where the kernel's frame-pointer walk does not name the
+// caller as it is (record/stacks/fp_caller.h decides, from the site's CFI):
+// how the sample mends the callchain. Offsets are in the stack dump, from
+// the sampled %rsp; -1 = not used.
+struct CallerRepair {
+  // The kernel put the word at (%rsp) after the ip, taking the probe for a
+  // function's entry (record/stacks/site_frame.h); it is no return address
+  // here: taken out when it is that word.
+  bool drop_kernel_entry = false;
+  // The caller's return address, put after the ip.
+  int32_t return_address_at = -1;
+  // Where the caller's %rbp was saved: the kernel walked from the caller's
+  // frame only if the sampled %rbp still equals it (or the frame turns out
+  // set up after all: %rbp points at that slot).
+  int32_t rbp_saved_at = -1;
+  bool needed() const { return drop_kernel_entry || return_address_at >= 0; }
+};
+
 // How the events of one probe site are decoded.
 struct SiteDecoding {
   uint32_t site_id = 0;
@@ -101,6 +119,7 @@ struct SiteDecoding {
   std::vector<RawArg> raw_args;  // per argument (kernel_read ones)
   uint32_t string_bytes = 256;   // --string-bytes: longer strings are cut
   bool callchain = false;        // samples carry PERF_SAMPLE_CALLCHAIN (-g fp)
+  CallerRepair caller_repair;    // -g fp: the site's frame misleads the kernel's walk
 };
 
 // The user callchain of a sample (PERF_SAMPLE_CALLCHAIN), as the kernel wrote
@@ -163,6 +182,8 @@ class SampleDecoder {
   const SampledRegs& sample_regs() const { return *sample_regs_; }
   const StackDump& sample_stack() const { return sample_stack_; }
   const Callchain& sample_callchain() const { return sample_callchain_; }
+  // The site's CallerRepair (all unused for a sample without a callchain).
+  const CallerRepair& sample_caller_repair() const { return *sample_caller_repair_; }
   const format::ProcessEvent& process() const { return process_; }
   const format::LostEvent& lost() const { return lost_; }
 
@@ -229,6 +250,8 @@ class SampleDecoder {
   SampledRegs no_regs_;
   StackDump sample_stack_;
   Callchain sample_callchain_;
+  const CallerRepair* sample_caller_repair_ = &no_repair_;
+  CallerRepair no_repair_;
   // The string arguments of event_: their bytes point into the record.
   std::array<format::StringArg, format::kMaxArgs> strings_;
   std::array<std::string, format::kMaxArgs> hex_texts_;  // hex arguments' text

@@ -125,6 +125,7 @@ SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
   d.sources = p.sampling.sources;
   d.arch = p.resolved.arch;
   d.raw = p.sampling.needs_kernel_reads();
+  d.caller_repair = p.caller_repair;
   if (p.resolved.kind == format::ProbeKind::tracepoint) {
     d.raw = true;  // also for a tracepoint without fields: its sample has the raw size
     d.period = true;

@@ -21,6 +21,9 @@ namespace usdt::record {
 struct PlannedSite {
   ResolvedSite resolved;
   SiteSampling sampling;
+  // -g fp: how the site's stacks name a caller the kernel's walk misses
+  // (record/stacks/fp_caller.h); unused otherwise.
+  CallerRepair caller_repair;
 };
 
 format::ProbeSite to_probe_site(const PlannedSite& site, uint32_t id);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/probe_spec.h"
+#include "record/stacks/fp_caller.h"
 
 namespace usdt::record {
 namespace {
@@ -101,6 +102,7 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
                                             const std::vector<ResolvedSite>& resolved,
                                             bool kernel_reads) {
   std::vector<PlannedSite> sites;
+  CallerRepairPlanner callers;
   for (const ResolvedSite& r : resolved) {
     if (r.kind == format::ProbeKind::tracepoint) {
       // Every field is in the raw record the kernel writes.
@@ -122,6 +124,7 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
     PlannedSite p;
     p.sampling = plan_site_sampling(r.args, r.arch, choices);
     p.resolved = r;
+    if (options.call_graph.mode == CallGraphMode::fp) p.caller_repair = callers.plan(r);
     sites.push_back(std::move(p));
   }
   return sites;

@@ -254,6 +254,7 @@ class Resolver {
       if (spec.has_offset) site.name.append("+").append(std::to_string(spec.offset));
       site.file_offset = f.file_offset + spec.offset;
       site.file_base = f.address - f.file_offset;
+      site.function_entry = !ret && spec.offset == 0;
       set_function_args(site, params_.read(m.file->open_path, f.file_offset, spec.offset, ret));
       // At the entry instruction and right after the return, %rsp tells
       // which call a hit belongs to: reports pair returns by it. Inside a

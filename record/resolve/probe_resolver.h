@@ -38,6 +38,9 @@ struct ResolvedSite {
   uint64_t file_base = 0;
   Arch arch = Arch::x86_64;
   std::vector<ArgSpec> args;
+  // A uprobe at a function's first instruction (no +OFFSET): the return
+  // address is at the stack's top there (-g fp, record/stacks/site_frame.h).
+  bool function_entry = false;
   // The last of args is not the probe's: it is the stack pointer at the hit
   // (%rsp), which the trace stores as the site's frame (FORMAT.md 3.4).
   bool frame_last = false;

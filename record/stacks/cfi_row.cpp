@@ -52,18 +52,27 @@ bool read_rule(Dwarf_Frame* frame, unsigned regno, RegRule* rule) {
 
 }  // namespace
 
-CfiRow read_cfi_row(Dwarf_Frame* frame) {
-  CfiRow row;
-  if (dwarf_frame_info(frame, nullptr, nullptr, nullptr) != static_cast<int>(kDwarfRip)) return row;
+bool read_cfi_rule(Dwarf_Frame* frame, unsigned regno, RegRule* rule) {
+  return regno < kDwarfRegs && read_rule(frame, regno, rule);
+}
+
+bool read_cfi_cfa(Dwarf_Frame* frame, uint8_t* reg, int64_t* offset) {
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;
   // A register-plus-offset CFA is one DW_OP_bregx (libdw's execute_cfi).
   if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
       ops[0].number >= kDwarfRegs) {
-    return row;
+    return false;
   }
-  row.cfa_reg = static_cast<uint8_t>(ops[0].number);
-  row.cfa_offset = static_cast<int64_t>(ops[0].number2);
+  *reg = static_cast<uint8_t>(ops[0].number);
+  *offset = static_cast<int64_t>(ops[0].number2);
+  return true;
+}
+
+CfiRow read_cfi_row(Dwarf_Frame* frame) {
+  CfiRow row;
+  if (dwarf_frame_info(frame, nullptr, nullptr, nullptr) != static_cast<int>(kDwarfRip)) return row;
+  if (!read_cfi_cfa(frame, &row.cfa_reg, &row.cfa_offset)) return row;
   for (unsigned n = 0; n < kDwarfRegs; ++n) {
     if (!read_rule(frame, n, &row.rules[n])) return row;
   }

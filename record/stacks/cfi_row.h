@@ -21,6 +21,7 @@
 namespace usdt::record {
 
 // DWARF register numbers of x86-64 (the System V psABI, figure 3.36).
+constexpr unsigned kDwarfRbp = 6;
 constexpr unsigned kDwarfRsp = 7;
 constexpr unsigned kDwarfRip = 16;  // the return address column
 constexpr unsigned kDwarfRegs = 17;
@@ -48,6 +49,13 @@ struct CfiRow {
 // Reads frame's row. A rule or CFA that needs a DWARF expression, a register
 // beyond rip, or a return address column other than rip make it not simple.
 CfiRow read_cfi_row(Dwarf_Frame* frame);
+
+// One rule of frame's row (regno < kDwarfRegs); false when it needs a DWARF
+// expression or names a register beyond rip.
+bool read_cfi_rule(Dwarf_Frame* frame, unsigned regno, RegRule* rule);
+
+// frame's CFA when it is a register plus an offset; false for an expression.
+bool read_cfi_cfa(Dwarf_Frame* frame, uint8_t* reg, int64_t* offset);
 
 // A frame's registers, by DWARF number.
 struct FrameRegs {

@@ -12,6 +12,7 @@
 #include "common/proc_maps.h"
 #include "record/dwarf/debuginfo_finder.h"
 #include "record/kernel/perf_event.h"
+#include "record/stacks/fp_caller.h"
 #include "record/stacks/object_table.h"
 #ifdef USDT_HAVE_DWARF_UNWINDER
 #include "record/stacks/dwarf_unwinder.h"
@@ -35,10 +36,20 @@ void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecodi
   switch (graph.mode) {
     case CallGraphMode::none:
       return;
-    case CallGraphMode::fp:
+    case CallGraphMode::fp: {
       attach.callchain_depth = graph.depth;
       decoding.callchain = true;
+      // A site whose caller the kernel's walk misses: the bytes (and
+      // registers) that name it (record/stacks/fp_caller.h).
+      const CallerRepair& repair = decoding.caller_repair;
+      if (caller_repair_reads_registers(repair)) {
+        const uint64_t frame_regs = uint64_t{1} << x86_reg::bp | uint64_t{1} << x86_reg::sp;
+        attach.regs_mask = decoding.regs_mask = decoding.regs_mask | frame_regs;
+      }
+      const uint32_t bytes = std::max(decoding.stack_bytes, caller_repair_stack_bytes(repair));
+      attach.stack_bytes = decoding.stack_bytes = bytes;
       return;
+    }
     case CallGraphMode::dwarf: {
       // The sample's registers are in mask order: a bigger mask only moves
       // the argument registers' slots, which SampledRegs finds by number.
@@ -275,9 +286,10 @@ std::vector<format::ProcessEvent> StackCollector::take_seeded() {
   return out;
 }
 
-void StackCollector::collect_fp(const Callchain& chain) {
+void StackCollector::collect_fp(const SampleDecoder& decoder) {
   // The kernel stops at sample_max_stack entries, context markers included:
   // a chain that long may have been cut.
+  const Callchain& chain = decoder.sample_callchain();
   for (uint64_t i = 0; i < chain.nr; ++i) {
     uint64_t address = chain.at(i);
     if (address >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
@@ -285,6 +297,12 @@ void StackCollector::collect_fp(const Callchain& chain) {
     frames_.push_back(address);
   }
   truncated_ = chain.nr >= graph_.depth;
+  repair_caller(decoder.sample_caller_repair(), decoder.sample_regs(), decoder.sample_stack(),
+                &frames_, &truncated_);
+  if (frames_.size() > graph_.depth) {
+    frames_.resize(graph_.depth);
+    truncated_ = true;
+  }
 }
 
 void StackCollector::collect_dwarf(uint32_t pid, const SampleDecoder& decoder) {
@@ -365,7 +383,7 @@ void StackCollector::collect(const SampleDecoder& decoder, format::Event& event)
     seeded_events_.insert(seeded_events_.end(), seeded.begin(), seeded.end());
   }
   if (graph_.mode == CallGraphMode::fp) {
-    collect_fp(decoder.sample_callchain());
+    collect_fp(decoder);
   } else if (graph_.mode == CallGraphMode::dwarf) {
     collect_dwarf(event.pid, decoder);
   }

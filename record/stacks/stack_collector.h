@@ -2,7 +2,9 @@
 // traced processes are alive so that the trace stores frame addresses only
 // (FORMAT.md, chunk section "stacks"):
 //   fp     the kernel's user callchain (PERF_SAMPLE_CALLCHAIN): its user
-//          entries, context markers (PERF_CONTEXT_*) left out;
+//          entries, context markers (PERF_CONTEXT_*) left out, with the
+//          caller a frame-pointer walk misses at a site without a frame
+//          set up (record/stacks/fp_caller.h);
 //   dwarf  the user registers and stack copy unwound by DwarfUnwinder with
 //          the binaries' CFI, against the process's executable mappings.
 //
@@ -52,9 +54,10 @@ bool dwarf_unwinding_available();
 constexpr uint64_t kUnwindRegsMask = 0x1ffull | (0xffull << 16);
 
 // Adds what call stacks need to one site's sample and its decoding: the
-// callchain (fp), or all unwinding registers and at least graph.stack_bytes
-// of stack (dwarf). Arguments decode as before: their registers stay in the
-// (larger) register set, their stack bytes in the (larger) dump.
+// callchain (fp; and what the site's CallerRepair reads), or all unwinding
+// registers and at least graph.stack_bytes of stack (dwarf). Arguments
+// decode as before: their registers stay in the (larger) register set,
+// their stack bytes in the (larger) dump.
 void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecoding& decoding);
 
 // The per-CPU ring size of a recording: requested when the user gave
@@ -125,7 +128,7 @@ class StackCollector {
 
  private:
   explicit StackCollector(const CallGraph& graph);
-  void collect_fp(const Callchain& chain);
+  void collect_fp(const SampleDecoder& decoder);
   void collect_dwarf(uint32_t pid, const SampleDecoder& decoder);
   void note_objects(uint32_t pid);
   // The build-id of the file mapped at path, read through open_path (the

@@ -8,6 +8,9 @@
 // frame pointers and in dwarf mode with and without them; also after the
 // program is deleted and the trace moved; with frames in libc (qsort's
 // callback) and in a dlopen()ed library; and attached with -p.
+// itest_leaf has probes where no frame is set up (a leaf function, a
+// function after a push, function entries): -g fp must name their callers
+// as --call-graph dwarf does.
 // Root only: hidden cases ([.root]) with a CTest entry each.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -156,6 +159,66 @@ TEST_CASE("fp stacks of a program with frame pointers give the exact paths", "[.
   check_two_paths(rec.trace);
   check_stack_line(rec.err, kPathA + kPathC);
   unlink(rec.trace.c_str());
+}
+
+// -g fp and --call-graph dwarf stacks of itest_leaf's probes: each probe's
+// paths from main, the same in both modes.
+void check_leaf_paths(const std::vector<std::string>& probes,
+                      const std::map<std::string, std::map<std::string, long>>& expected,
+                      const std::string& name) {
+  long events = 0;
+  for (const auto& [probe, paths] : expected) {
+    for (const auto& [path, count] : paths) events += count;
+  }
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"-g"}, std::vector<std::string>{"--call-graph", "dwarf"}}) {
+    Recording rec = record(mode, probes, {program("itest_leaf")}, name);
+    INFO("mode " << mode.back());
+    for (const auto& [probe, paths] : expected) {
+      std::string text = folded(rec.trace, probe);
+      INFO(probe << ":\n" << text);
+      CHECK(paths_from_main(text) == paths);
+    }
+    check_stack_line(rec.err, static_cast<int>(events));
+    unlink(rec.trace.c_str());
+  }
+}
+
+TEST_CASE("fp stacks name the caller of a probe where no frame is set up",
+          "[.root][stacks_fp_leaf]") {
+  // The program is what the case is about: no frame at b's probe (a leaf at
+  // -O2 -fno-omit-frame-pointer), one push before pushed's.
+  RunResult list = run({recorder(), "-l", "-v", program("itest_leaf")});
+  REQUIRE(list.status == 0);
+  INFO(list.out);
+  const std::string leaf = list.out.substr(list.out.find(":leaf:hit\n"));
+  CHECK(leaf.find("call frame: CFA %rsp+8, return address at CFA-8 (.eh_frame): no frame set "
+                  "up, the caller's return address is at 0(%rsp)") != std::string::npos);
+  const std::string pushed = list.out.substr(list.out.find(":leaf:pushed\n"));
+  CHECK(pushed.find("call frame: CFA %rsp+16, return address at CFA-8 (.eh_frame): no frame "
+                    "set up, the caller's return address is at 8(%rsp)") != std::string::npos);
+
+  check_leaf_paths({"leaf:hit", "leaf:pushed"},
+                   {{"leaf:hit", {{"main;a;b", 5}, {"main;c;b", 3}}},
+                    {"leaf:pushed", {{"main;d;pushed", 4}}}},
+                   "stacks_fp_leaf");
+}
+
+TEST_CASE("fp stacks of function-entry uprobes name the caller once",
+          "[.root][stacks_fp_entry]") {
+  // b starts with its probe's nop, sum with neither push %rbp nor endbr64:
+  // the kernel's walk misses their callers. a and framed start with push
+  // %rbp, which this kernel may take for an entry and name the caller of
+  // itself: not twice (framed's caller is not main, which paths_from_main
+  // would hide twice).
+  const std::string path = program("itest_leaf");
+  check_leaf_paths({"uprobe:" + path + ":a", "uprobe:" + path + ":b", "uprobe:" + path + ":sum",
+                    "uprobe:" + path + ":framed"},
+                   {{"uprobe:a", {{"main;a", 5}}},
+                    {"uprobe:b", {{"main;a;b", 5}, {"main;c;b", 3}}},
+                    {"uprobe:sum", {{"main;a;sum", 5}, {"main;c;sum", 3}}},
+                    {"uprobe:framed", {{"main;d;framed", 4}}}},
+                   "stacks_fp_entry");
 }
 
 TEST_CASE("fp,DEPTH cuts stacks and marks them truncated", "[.root][stacks_fp_depth]") {

@@ -116,6 +116,11 @@ TEST_CASE("verbose listing shows locations and arguments", "[list_command]") {
   CHECK(r.out.find("semaphore none") != std::string::npos);
   CHECK(r.out.find(", semaphore 0x") != std::string::npos);
   CHECK(r.out.find(" (file offset 0x") != std::string::npos);
+  // What -g fp does there, from the CFI (-O2 without frame pointers: no
+  // frame set up at any probe of this program).
+  CHECK(r.out.find("    call frame: CFA %rsp+") != std::string::npos);
+  CHECK(r.out.find("(.eh_frame): no frame set up, the caller's return address is at ") !=
+        std::string::npos);
   CHECK(r.out.find("fixture:args") == std::string::npos);
   // Three probes, multi with two locations.
   size_t probe_lines = 0;
@@ -240,6 +245,10 @@ TEST_CASE("functions of a file: -l 'uprobe:PATH:PATTERN', -v details", "[list_co
   CHECK(v.status == 0);
   CHECK(starts_with(v.out, "uretprobe:" FIXTURE_LIB ":fixture_lib_call\n  address 0x"));
   CHECK(v.out.find(", global (.") != std::string::npos);
+  CHECK(v.out.find("call frame") == std::string::npos);  // a uretprobe's hit is in the caller
+  auto entry = run("-l -v -e 'uprobe:" FIXTURE_LIB ":fixture_lib_call'");
+  CHECK(entry.out.find("\n    call frame: function entry: no frame set up, the caller's return "
+                       "address is at 0(%rsp)") != std::string::npos);
   // libc is stripped: its functions come from .dynsym.
   auto libc = run("-l -v 'uprobe:libc.so.6:malloc'");
   CHECK(libc.status == 0);

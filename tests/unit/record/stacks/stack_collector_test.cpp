@@ -133,6 +133,57 @@ TEST_CASE("fp stacks: a chain as long as the depth is marked truncated", "[stack
   CHECK_FALSE(e.stack_truncated);
 }
 
+TEST_CASE("fp stacks: the caller of a site without a frame comes from the stack copy",
+          "[stack_collector]") {
+  CallGraph graph;
+  graph.mode = CallGraphMode::fp;
+  graph.depth = 4;
+  // A leaf's USDT site: the caller's return address at 0(%rsp).
+  SiteDecoding d;
+  d.caller_repair.return_address_at = 0;
+  UprobeConfig attach;
+  add_stack_sampling(graph, attach, d);
+  CHECK(attach.stack_bytes == 8);
+  CHECK(d.stack_bytes == 8);
+  CHECK(attach.regs_mask == 0);  // the CFI says %rbp is the caller's: nothing to check
+  SampleDecoder decoder({d}, false);
+  std::unique_ptr<StackCollector> collector = std::move(*StackCollector::create(graph));
+  collector->on_process(process(format::ProcessEventKind::exec, 1000003));
+
+  // Returns the frames; *truncated: the stack's mark.
+  auto collect = [&](const std::vector<uint64_t>& chain, uint64_t top, bool* truncated) {
+    std::vector<uint8_t> record = fp_sample(1000003, chain);
+    // The stack copy: its size, the bytes, the bytes the kernel filled.
+    const uint64_t size = 8;
+    for (uint64_t v : {size, top, size}) {
+      record.resize(record.size() + 8);
+      std::memcpy(record.data() + record.size() - 8, &v, 8);
+    }
+    const uint16_t total = static_cast<uint16_t>(record.size());
+    std::memcpy(record.data() + 6, &total, 2);
+    REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(record.data())) ==
+            SampleDecoder::Kind::event);
+    format::Event e = decoder.event();
+    collector->collect(decoder, e);
+    *truncated = e.stack_truncated;
+    return std::vector<uint64_t>(e.stack, e.stack + e.stack_depth);
+  };
+  bool truncated = true;
+  // The kernel's chain: the ip in b, then main (read from a's frame).
+  CHECK(collect({kUser, 0x401100, 0x401300}, 0x401200, &truncated) ==
+        std::vector<uint64_t>{0x401100, 0x401200, 0x401300});
+  CHECK_FALSE(truncated);
+  // As many entries as the depth (a chain the kernel may have cut): kept
+  // with the caller, marked truncated.
+  CHECK(collect({kUser, 0x401100, 0x401300, 0x401400}, 0x401200, &truncated) ==
+        std::vector<uint64_t>{0x401100, 0x401200, 0x401300, 0x401400});
+  CHECK(truncated);
+  // The caller makes one frame more than the depth: the outermost goes.
+  CHECK(collect({0x401100, 0x401300, 0x401400, 0x401500}, 0x401200, &truncated) ==
+        std::vector<uint64_t>{0x401100, 0x401200, 0x401300, 0x401400});
+  CHECK(truncated);
+}
+
 TEST_CASE("mappings: exec clears, fork copies, exit drops at the end of the pass",
           "[stack_collector]") {
   Fp fp(127);
