@@ -1,5 +1,7 @@
 #include "common/file_io.h"
 
+#include <cstring>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -57,6 +59,14 @@ Result<std::string> read_text_file(const std::string& path) {
     if (*n < sizeof buf) break;
   }
   return text;
+}
+
+bool is_elf_file(const std::string& path) {
+  auto fd = open_file(path, O_RDONLY);
+  if (!fd) return false;
+  char magic[4];
+  auto n = read_full(fd->get(), magic, sizeof magic);
+  return n && *n == 4 && std::memcmp(magic, "\177ELF", 4) == 0;
 }
 
 }  // namespace usdt

@@ -22,4 +22,8 @@ Result<size_t> read_full(int fd, void* data, size_t size);
 // Reads a whole (small) file such as /proc/PID/maps or a sysfs attribute.
 Result<std::string> read_text_file(const std::string& path);
 
+// Whether path is a file that begins with the ELF magic (false when it
+// cannot be opened or read).
+bool is_elf_file(const std::string& path);
+
 }  // namespace usdt

@@ -46,14 +46,6 @@ std::optional<std::string> cstring_at(std::string_view bytes, uint32_t offset) {
   return std::string(bytes.substr(offset, end - offset));
 }
 
-bool is_elf_file(const std::string& path) {
-  auto fd = open_file(path, O_RDONLY);
-  if (!fd) return false;
-  char magic[4];
-  auto n = read_full(fd->get(), magic, sizeof magic);
-  return n && *n == 4 && std::memcmp(magic, "\177ELF", 4) == 0;
-}
-
 // "libc.so.6" for name "libc": the part after "NAME.so", or nullopt when the
 // file is not a version of that library.
 std::optional<std::string_view> version_suffix(std::string_view file, std::string_view stem) {

@@ -36,14 +36,6 @@ bool parse_hex(std::string_view s, uint64_t* out) {
   return !s.empty() && ec == std::errc() && p == s.data() + s.size();
 }
 
-bool is_elf(const std::string& path) {
-  auto fd = open_file(path, O_RDONLY);
-  if (!fd) return false;
-  char magic[4];
-  auto n = read_full(fd->get(), magic, sizeof magic);
-  return n && *n == 4 && std::memcmp(magic, "\177ELF", 4) == 0;
-}
-
 Error proc_error(pid_t pid, const std::string& what, int err) {
   if (err == ENOENT || err == ESRCH) return Error("no process with PID " + std::to_string(pid));
   return Error("cannot read " + what + " of PID " + std::to_string(pid), err);
@@ -146,7 +138,7 @@ Result<std::vector<MappedFile>> mapped_elf_files(pid_t pid) {
       }
     }
     f.is_main_binary = m.path == exe;
-    if (!is_elf(f.open_path)) continue;
+    if (!is_elf_file(f.open_path)) continue;
     files.push_back(std::move(f));
   }
   // Main binary first, the rest in address order.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/elf_file.h"
+#include "common/elf_symbols.h"
 
 // Reading .note.stapsdt (SystemTap "UserSpaceProbeImplementation"):
 //   note header: namesz, descsz, type = 3 (NT_STAPSDT), name "stapsdt"
@@ -99,34 +100,14 @@ struct SymbolEntry {
   bool thread_local_ = false;  // STT_TLS: an offset in each thread's TLS block
 };
 
-void collect_symbols(const ElfFile& elf, Elf_Scn* scn,
+void collect_symbols(const ElfFile& elf, uint32_t section_type,
                      std::unordered_map<std::string, SymbolEntry>* table) {
-  GElf_Shdr shdr;
-  if (scn == nullptr || gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_entsize == 0) return;
-  Elf_Data* data = elf_getdata(scn, nullptr);
-  if (data == nullptr) return;
-  size_t count = shdr.sh_size / shdr.sh_entsize;
-  for (size_t i = 0; i < count; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-    if (sym.st_shndx == SHN_UNDEF || sym.st_name == 0) continue;
-    int type = GELF_ST_TYPE(sym.st_info);
-    if (type == STT_SECTION || type == STT_FILE) continue;
-    const char* name = elf_strptr(elf.get(), shdr.sh_link, sym.st_name);
-    if (name == nullptr || *name == '\0') continue;
-    SymbolEntry entry{sym.st_value, false, sym.st_shndx == SHN_ABS, type == STT_TLS};
-    auto [it, inserted] = table->try_emplace(name, entry);
-    if (!inserted && it->second.address != sym.st_value) it->second.ambiguous = true;
-  }
-}
-
-Elf_Scn* find_section_by_type(const ElfFile& elf, uint32_t type) {
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(elf.get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == type) return scn;
-  }
-  return nullptr;
+  for_each_elf_symbol(elf.get(), section_type, [&](const ElfSymbol& sym) {
+    if (sym.type == STT_SECTION || sym.type == STT_FILE) return;
+    SymbolEntry entry{sym.value, false, sym.section == SHN_ABS, sym.type == STT_TLS};
+    auto [it, inserted] = table->try_emplace(sym.name, entry);
+    if (!inserted && it->second.address != sym.value) it->second.ambiguous = true;
+  });
 }
 
 // Why an operand cannot use this symbol, or "" when it can.
@@ -150,8 +131,8 @@ void resolve_symbols(const ElfFile& elf, UsdtFile* file) {
       for (const auto& a : l.args) any = any || !a.symbol.empty();
   if (!any) return;
   std::unordered_map<std::string, SymbolEntry> symtab, dynsym;
-  collect_symbols(elf, find_section_by_type(elf, SHT_SYMTAB), &symtab);
-  collect_symbols(elf, find_section_by_type(elf, SHT_DYNSYM), &dynsym);
+  collect_symbols(elf, SHT_SYMTAB, &symtab);
+  collect_symbols(elf, SHT_DYNSYM, &dynsym);
   GElf_Ehdr ehdr;
   const bool fixed_file = gelf_getehdr(elf.get(), &ehdr) != nullptr && ehdr.e_type == ET_EXEC;
   for (auto& p : file->probes) {

@@ -10,6 +10,7 @@
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
 #include "common/glob_match.h"
+#include "record/diagnostics.h"
 #include "record/resolve/function_listing.h"
 #include "record/resolve/function_params.h"
 #include "record/resolve/function_symbols.h"
@@ -28,10 +29,6 @@ bool selected(const std::vector<ProbeSpec>& filters, const std::string& path, co
     if (f.matches(path, probe.provider, probe.name)) return true;
   }
   return false;
-}
-
-void print_error(std::ostream& err, const Error& e) {
-  err << "usdt-record: error: " << e.message() << '\n';
 }
 
 // A target's path: an existing file as given, else a library by name.
@@ -62,7 +59,7 @@ bool list_file(const std::string& open_path, const std::string& display_path,
     return false;
   }
   if (file->probes.empty()) {
-    if (!quiet_when_empty) err << "usdt-record: note: '" << file->path << "' has no USDT probes\n";
+    if (!quiet_when_empty) note(err) << "'" << file->path << "' has no USDT probes\n";
     return true;
   }
   *printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
@@ -215,7 +212,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       }
     }
     if (targets.empty() && options.pids.empty()) {
-      if (printed == 0 && !failed) err << "usdt-record: note: no function matches the given patterns\n";
+      if (printed == 0 && !failed) note(err) << "no function matches the given patterns\n";
       out.flush();
       return failed ? 1 : 0;
     }
@@ -251,7 +248,7 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       auto file = read_usdt_file(f.open_path, f.path);
       if (!file) {
         // One unreadable library should not hide the others.
-        err << "usdt-record: warning: " << file.error().message() << '\n';
+        warning(err) << file.error().message() << '\n';
         continue;
       }
       if (file->probes.empty()) continue;
@@ -259,11 +256,11 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
     }
     if (with_probes == 0) {
-      err << "usdt-record: note: no file mapped by PID " << pid << " has USDT probes\n";
+      note(err) << "no file mapped by PID " << pid << " has USDT probes\n";
     }
   }
   if (!filters.empty() && printed == 0 && !failed) {
-    err << "usdt-record: note: no probe matches the given patterns\n";
+    note(err) << "no probe matches the given patterns\n";
   }
   out.flush();
   return failed ? 1 : 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "formats/arg_name.h"
+#include "record/diagnostics.h"
 #include "record/attach/fetch_args.h"
 #include "record/resolve/elf_lookup.h"
 #include "record/resolve/tracepoint_sites.h"
@@ -23,7 +24,7 @@ void warn_missing_args(const std::vector<PlannedSite>& sites, std::ostream& err)
       std::string line = site.resolved.provider + ":" + site.resolved.name + " arg " +
                          std::to_string(i) + name + " (" + site.resolved.args[i].text + ") " + reason +
                          ": recorded as missing";
-      if (said.insert(line).second) err << "usdt-record: warning: " << line << '\n';
+      if (said.insert(line).second) warning(err) << line << '\n';
     }
   }
 }
@@ -39,7 +40,7 @@ void warn_function_arg_fallbacks(const std::vector<PlannedSite>& sites, std::ost
                        ": recording the ABI " +
                        (ret ? "return register %rax" : "argument registers %rdi %rsi %rdx %rcx %r8 %r9");
     if (!said.insert(line).second) continue;
-    err << "usdt-record: warning: " << line << '\n';
+    warning(err) << line << '\n';
     if (!r.args_hint.empty()) err << "hint: " << r.args_hint << '\n';
   }
 }
@@ -51,7 +52,7 @@ void warn_relro_semaphores(const std::vector<PlannedSite>& sites, std::ostream& 
     if (r.semaphore_offset == 0 || said.count(r.path) != 0) continue;
     if (!semaphore_page_mapped_twice(r.open_path, r.semaphore_offset)) continue;
     said.insert(r.path);
-    err << "usdt-record: warning: the semaphores of '" << r.path
+    warning(err) << "the semaphores of '" << r.path
         << "' share a file page with its RELRO segment (lld's layout): the kernel raises "
            "the wrong copy and semaphore-gated probes such as "
         << r.provider << ":" << r.name << " will not fire\n"

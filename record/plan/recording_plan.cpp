@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/probe_spec.h"
+#include "record/diagnostics.h"
 #include "record/stacks/fp_caller.h"
 
 namespace usdt::record {
@@ -152,7 +153,7 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
     } else {
       // Registers and the stack still work through the uprobe PMU.
       if (!options.quiet) {
-        err << "usdt-record: warning: " << tracefs.error().message()
+        warning(err) << tracefs.error().message()
             << ": no kernel reads (memory and string arguments are recorded as missing"
             << (plan.per_task ? "; other processes running the probed files take the "
                                 "breakpoint too"

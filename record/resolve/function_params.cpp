@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common/elf_file.h"
+#include "common/elf_symbols.h"
 #include "common/hex_text.h"
 #include "formats/trace_types.h"
 #include "record/dwarf/function_args.h"
@@ -40,27 +41,15 @@ std::optional<uint64_t> address_of(Elf* elf, uint64_t file_offset) {
 // folded in), foo.part.0 (an outlined part). The DWARF of such a clone
 // describes the source function, not the registers.
 std::string clone_symbol_at(Elf* elf, uint64_t address) {
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == nullptr || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-      continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || sh.sh_entsize == 0) continue;
-    const size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < n; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr || sym.st_value != address ||
-          GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-        continue;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (name == nullptr) continue;
-      const std::string s = name;
-      for (const char* marker : {".isra.", ".constprop.", ".part.", ".cold"}) {
-        if (s.find(marker) != std::string::npos) return s;
-      }
+  std::string clone;
+  for_each_elf_symbol(elf, kEverySymbolTable, [&](const ElfSymbol& sym) {
+    if (!clone.empty() || sym.value != address || sym.type != STT_FUNC) return;
+    const std::string name = sym.name;
+    for (const char* marker : {".isra.", ".constprop.", ".part.", ".cold"}) {
+      if (name.find(marker) != std::string::npos) clone = name;
     }
-  }
-  return "";
+  });
+  return clone;
 }
 
 FunctionParams abi_registers(bool ret, std::string why, std::string hint) {

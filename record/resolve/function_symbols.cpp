@@ -5,6 +5,7 @@
 
 #include "common/demangle.h"
 #include "common/elf_file.h"
+#include "common/elf_symbols.h"
 #include "common/glob_match.h"
 
 namespace usdt::record {
@@ -60,44 +61,27 @@ Result<std::vector<FunctionSymbol>> read_function_symbols(const std::string& pat
   if (!elf) return elf.error();
   std::vector<Segment> segments = load_segments(*elf);
   std::vector<FunctionSymbol> out;
-  for (Elf_Scn* scn = elf_nextscn(elf->get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(elf->get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_entsize == 0) continue;
-    if (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
-    size_t count = shdr.sh_size / shdr.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-      if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
-      int type = GELF_ST_TYPE(sym.st_info);
-      if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
-      const char* name = elf_strptr(elf->get(), shdr.sh_link, sym.st_name);
-      if (name == nullptr || *name == '\0') continue;
-      FunctionSymbol f;
-      f.raw = name;
-      SymbolNames names = symbol_names(f.raw);
-      if (is_cold_part(f.raw, names.display)) continue;
-      f.display = std::move(names.display);
-      f.qualified = std::move(names.qualified);
-      f.address = sym.st_value;
-      f.size = sym.st_size;
-      f.binding = static_cast<uint8_t>(GELF_ST_BIND(sym.st_info));
-      f.dynamic = shdr.sh_type == SHT_DYNSYM;
-      f.ifunc = type == STT_GNU_IFUNC;
-      bool mapped = false;
-      for (const Segment& s : segments) {
-        if (f.address >= s.vaddr && f.address < s.vaddr + s.filesz) {
-          f.file_offset = f.address - s.vaddr + s.offset;
-          mapped = true;
-          break;
-        }
+  for_each_elf_symbol(elf->get(), kEverySymbolTable, [&](const ElfSymbol& sym) {
+    if (sym.value == 0 || (sym.type != STT_FUNC && sym.type != STT_GNU_IFUNC)) return;
+    FunctionSymbol f;
+    f.raw = sym.name;
+    SymbolNames names = symbol_names(f.raw);
+    if (is_cold_part(f.raw, names.display)) return;
+    f.display = std::move(names.display);
+    f.qualified = std::move(names.qualified);
+    f.address = sym.value;
+    f.size = sym.size;
+    f.binding = static_cast<uint8_t>(sym.binding);
+    f.dynamic = sym.dynamic;
+    f.ifunc = sym.type == STT_GNU_IFUNC;
+    for (const Segment& s : segments) {
+      if (f.address >= s.vaddr && f.address < s.vaddr + s.filesz) {
+        f.file_offset = f.address - s.vaddr + s.offset;
+        out.push_back(std::move(f));
+        return;
       }
-      if (mapped) out.push_back(std::move(f));
     }
-  }
+  });
   std::stable_sort(out.begin(), out.end(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
     return a.address < b.address;
   });

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <set>
 
+#include "record/diagnostics.h"
 #include "record/attach/tracefs.h"
 
 namespace usdt::record {
@@ -107,7 +108,7 @@ void warn_fields_left_out(const std::vector<ResolvedSite>& sites, std::ostream& 
     if (site.fields_left_out.empty()) continue;
     std::string names;
     for (const std::string& n : site.fields_left_out) names += (names.empty() ? "" : ", ") + n;
-    err << "usdt-record: warning: " << site.provider << ':' << site.name << " has "
+    warning(err) << site.provider << ':' << site.name << " has "
         << site.fields.size() + site.fields_left_out.size() << " fields, a probe holds at most "
         << format::kMaxArgs << ": left out " << names << '\n';
   }
@@ -135,14 +136,14 @@ std::string describe_field(const TracepointField& f) {
 int list_tracepoints(const std::vector<ProbeSpec>& specs, bool verbose, std::ostream& out, std::ostream& err) {
   Result<TracefsMount> tracefs = TracefsMount::open();
   if (!tracefs) {
-    err << "usdt-record: error: " << tracefs_unavailable(tracefs.error()).message() << '\n';
+    print_error(err, tracefs_unavailable(tracefs.error()));
     return 1;
   }
   int status = 0;
   for (const ProbeSpec& spec : specs) {
     Result<std::vector<Tracepoint>> found = find_tracepoints(tracefs->dir(), spec);
     if (!found) {
-      err << "usdt-record: error: " << found.error().message() << '\n';
+      print_error(err, found.error());
       status = 1;
       continue;
     }

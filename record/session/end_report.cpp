@@ -1,4 +1,5 @@
 #include "record/session/end_report.h"
+#include "record/diagnostics.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,7 +39,7 @@ void print_totals(const EndReport& r, std::ostream& out) {
     out << "usdt-record: samples the recorder dropped (not in the trace): " << dropped << '\n';
   }
   if (lost_process_records > 0) {
-    out << "usdt-record: warning: the kernel dropped " << lost_process_records
+    warning(out) << "the kernel dropped " << lost_process_records
         << " process records (comm, fork, exit, mmap; the side-band ring was full): thread "
            "names"
         << (r.call_stacks ? " and the stacks" : "") << " of that time may be incomplete\n";

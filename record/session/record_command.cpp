@@ -10,15 +10,12 @@
 #include <exception>
 #include <iostream>
 
+#include "record/diagnostics.h"
 #include "record/resolve/target_processes.h"
 #include "record/session/record_session.h"
 
 namespace usdt::record {
 namespace {
-
-void print_error(const Error& error) {
-  std::cerr << "usdt-record: error: " << error.message() << '\n';
-}
 
 Error internal_error(const std::exception* e) {
   return Error(std::string("recording stopped: internal error in the drain loop: ") +
@@ -29,11 +26,11 @@ Error internal_error(const std::exception* e) {
 
 int RecordSession::run() {
   if (Status s = prepare(); !s) {
-    print_error(s.error());
+    print_error(std::cerr, s.error());
     return 1;
   }
   if (Status s = attach(); !s) {
-    print_error(s.error());
+    print_error(std::cerr, s.error());
     // Nothing was recorded: leave no half-made trace behind.
     writer_thread_.reset();
     writer_.reset();
@@ -57,12 +54,12 @@ int run_record_command(const RecordOptions& options) {
   std::vector<std::string> notes;
   Result<std::vector<pid_t>> pids = resolve_target_pids(options.pids, notes);
   if (!pids) {
-    print_error(pids.error());
+    print_error(std::cerr, pids.error());
     return 1;
   }
   targets.pids = std::move(*pids);
-  for (const std::string& note : notes) {
-    if (!options.quiet) std::cerr << "usdt-record: note: " << note << '\n';
+  for (const std::string& line : notes) {
+    if (!options.quiet) note(std::cerr) << line << '\n';
   }
   RecordSession session(targets);
   return session.run();

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "record/attach/uprobe_event_group.h"
+#include "record/diagnostics.h"
 #include "record/plan/site_sampling.h"
 #include "record/resolve/task_list.h"
 #include "record/session/record_session.h"
@@ -160,7 +161,7 @@ Status RecordSession::attach_all_processes() {
       if (!site_file_gone(site)) return s;
     }
     if (!options_.quiet) {
-      std::cerr << "usdt-record: warning: " << site.provider << ':' << site.name << " in "
+      warning(std::cerr) << site.provider << ':' << site.name << " in "
                 << site.path << ": the file, or the process it was found in, is gone ("
                 << site.open_path << "): not recorded\n";
     }

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "record/attach/background_detach.h"
+#include "record/diagnostics.h"
 #include "record/attach/tracefs.h"
 #include "record/resolve/task_list.h"
 #include "record/session/end_report.h"
@@ -26,10 +27,6 @@ namespace {
 
 // How long a command that still runs at the end has after SIGTERM.
 constexpr std::chrono::milliseconds kCommandGrace{2000};
-
-void print_error(const Error& error) {
-  std::cerr << "usdt-record: error: " << error.message() << '\n';
-}
 
 }  // namespace
 
@@ -63,7 +60,7 @@ format::TraceSummary RecordSession::make_summary() const {
 }
 
 int RecordSession::finish(const std::optional<Error>& failure) {
-  if (failure) print_error(*failure);
+  if (failure) print_error(std::cerr, *failure);
   stop_events();
   if (!writer_thread_ || !drainer_) {
     end_command();
@@ -71,7 +68,7 @@ int RecordSession::finish(const std::optional<Error>& failure) {
   }
   const format::TraceSummary summary = make_summary();
   Status written = writer_thread_->finish(summary, stack_objects());
-  if (!written) print_error(written.error().context("recording stopped"));
+  if (!written) print_error(std::cerr, written.error().context("recording stopped"));
   // A watchdog failure completes the file first (writer_thread.h).
   const bool file_incomplete = !writer_thread_->trace_finished();
   if (!options_.quiet) {
@@ -118,7 +115,7 @@ void RecordSession::print_end_report(const format::TraceSummary& summary, bool w
 void RecordSession::warn_never_matched() const {
   if (!follower_) return;
   for (const std::string& spec : follower_->never_matched()) {
-    std::cerr << "usdt-record: warning: probe '" << spec << "' matched nothing: no file the "
+    warning(std::cerr) << "probe '" << spec << "' matched nothing: no file the "
               << (options_.all ? "processes" : "traced processes") << " mapped has it ("
               << follower_->files_examined() << " files mapped during the recording examined)\n";
   }
@@ -139,7 +136,7 @@ void RecordSession::warn_stack_misses() const {
                          ") was outside the sampled stack (below %rsp, or "
                          "beyond --stack-bytes) in " +
                          std::to_string(misses[site][arg]) + " samples: recorded as missing";
-      if (said.insert(line).second) std::cerr << "usdt-record: warning: " << line << '\n';
+      if (said.insert(line).second) warning(std::cerr) << line << '\n';
     }
   }
 }
@@ -181,7 +178,7 @@ std::vector<format::ObjectTable> RecordSession::stack_objects() const {
     Result<format::ObjectTable> table = build_object_table(object);
     if (!table) {
       if (!options_.quiet) {
-        std::cerr << "usdt-record: warning: no symbols for the frames in " << object.path << ": "
+        warning(std::cerr) << "no symbols for the frames in " << object.path << ": "
                   << table.error().message() << '\n';
       }
       continue;

@@ -12,6 +12,7 @@
 #include <new>
 
 #include "record/plan/site_sampling.h"
+#include "record/diagnostics.h"
 #include "record/resolve/task_list.h"
 #include "record/session/record_session.h"
 #include "record/session/recording_metadata.h"
@@ -128,7 +129,7 @@ void RecordSession::follow_new_mappings() {
     std::vector<ResolvedSite> found = follower_->examine(mmap);
     if (found.empty()) continue;
     if (Status s = attach_added_sites(found, mmap.path, mmap.time_ns); !s && !options_.quiet) {
-      std::cerr << "usdt-record: warning: " << s.error().message() << ": not recorded\n";
+      warning(std::cerr) << s.error().message() << ": not recorded\n";
     }
   }
 }
@@ -168,7 +169,7 @@ void RecordSession::define_added_sites(std::vector<PlannedSite>& planned, const 
     decodings.push_back(std::move(d));
   }
   if (first_failure && !options_.quiet) {
-    std::cerr << "usdt-record: warning: " << first_failure->message() << ": not recorded";
+    warning(std::cerr) << first_failure->message() << ": not recorded";
     if (failures > 1) std::cerr << " (nor " << failures - 1 << " more sites of " << path << ")";
     std::cerr << '\n';
   }

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "common/probe_spec.h"
+#include "record/diagnostics.h"
 #include "record/plan/planned_site.h"
 #include "record/plan/site_sampling.h"
 #include "record/resolve/target_processes.h"
@@ -27,7 +28,7 @@ namespace {
 void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& err) {
   for (const ResolvedSite& s : sites) {
     if (s.kind != format::ProbeKind::uretprobe || s.name.find('(') == std::string::npos) continue;
-    err << "usdt-record: warning: uretprobe:" << s.name
+    warning(err) << "uretprobe:" << s.name
         << " is a C++ function: an exception thrown through a function with a uretprobe "
            "terminates the program (the unwinder cannot pass the kernel's return trampoline)\n";
     return;
@@ -117,7 +118,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
   }
   if (!resolved) return resolved.error();
   for (const std::string& w : notes.warnings) {
-    if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
+    if (!options_.quiet) warning(std::cerr) << w << '\n';
   }
   if (scope.follow) {
     std::vector<std::string> waiting;
@@ -126,7 +127,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
       if (options_.quiet) continue;
       // The error's dlopen() hint does not apply: this is what is done about it.
       std::string first = why.substr(0, why.find("\nhint:"));
-      std::cerr << "usdt-record: warning: " << first
+      warning(std::cerr) << first
                 << "; waiting for a library loaded later that has it\n";
     }
     follower_ = std::make_unique<MappingFollower>(std::move(follow_specs), waiting);
@@ -136,7 +137,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
     std::vector<std::string> warnings;
     if (Status s = check_pids_map_sites(options_.pids, *resolved, warnings); !s) return s.error();
     for (const std::string& w : warnings) {
-      if (!options_.quiet) std::cerr << "usdt-record: warning: " << w << '\n';
+      if (!options_.quiet) warning(std::cerr) << w << '\n';
     }
   }
   if (!options_.quiet) warn_cxx_uretprobes(*resolved, std::cerr);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common/elf_file.h"
+#include "common/elf_symbols.h"
 #include "common/proc_maps.h"
 
 namespace usdt::record {
@@ -69,41 +70,20 @@ bool better(const Candidate& a, const Candidate& b) {
 // Returns whether such a table exists.
 bool read_symbols(Elf* elf, uint32_t section_type, int table, const std::vector<Segment>& segments,
                   std::vector<Candidate>& out) {
-  bool found = false;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != section_type ||
-        shdr.sh_entsize == 0) {
-      continue;
+  return for_each_elf_symbol(elf, section_type, [&](const ElfSymbol& sym) {
+    if (sym.value == 0 || (sym.type != STT_FUNC && sym.type != STT_GNU_IFUNC)) return;
+    for (const Segment& s : segments) {
+      if (sym.value < s.vaddr || sym.value - s.vaddr >= s.filesz) continue;
+      Candidate c;
+      c.symbol.file_offset = sym.value - s.vaddr + s.offset;
+      c.symbol.size = sym.size;
+      c.symbol.name = sym.name;
+      c.binding = static_cast<uint8_t>(sym.binding);
+      c.table = table;
+      out.push_back(std::move(c));
+      return;
     }
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
-    found = true;
-    size_t count = shdr.sh_size / shdr.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-      int type = GELF_ST_TYPE(sym.st_info);
-      if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
-          (type != STT_FUNC && type != STT_GNU_IFUNC)) {
-        continue;
-      }
-      const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-      if (name == nullptr || *name == '\0') continue;
-      for (const Segment& s : segments) {
-        if (sym.st_value < s.vaddr || sym.st_value - s.vaddr >= s.filesz) continue;
-        Candidate c;
-        c.symbol.file_offset = sym.st_value - s.vaddr + s.offset;
-        c.symbol.size = sym.st_size;
-        c.symbol.name = name;
-        c.binding = static_cast<uint8_t>(GELF_ST_BIND(sym.st_info));
-        c.table = table;
-        out.push_back(std::move(c));
-        break;
-      }
-    }
-  }
-  return found;
+  });
 }
 
 // One symbol per offset, the preferred name (see the header).
