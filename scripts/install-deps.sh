@@ -12,15 +12,18 @@ packages=(
   binutils     # readelf, for the note cross-check test
   linux-perf   # perf, for benchmarks
   clang        # libFuzzer target for the trace reader; the clang builds of the operand fixtures
+  lld          # integration_relro: a test program linked by lld, whose RELRO maps the semaphores twice
   git          # the revision --version reports and the package version carries
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
 )
-# Real programs the acceptance tests trace, and the ClickHouse server and
-# client the round-trip test (integration_clickhouse) starts a throwaway
-# server of. Set USDT_MINIMAL_DEPS=1 to skip.
+# Real programs the acceptance tests trace, OpenJDK 17's libjvm.so (500+
+# probe sites: the readelf cross-check, readelf_libjvm), and the ClickHouse
+# server and client the round-trip test (integration_clickhouse) starts a
+# throwaway server of. Set USDT_MINIMAL_DEPS=1 to skip.
 if [ "${USDT_MINIMAL_DEPS:-0}" != 1 ]; then
-  packages+=(postgresql-15 python3.11 libstdc++6 clickhouse-server clickhouse-client)
+  packages+=(postgresql-15 python3.11 libstdc++6 openjdk-17-jre-headless clickhouse-server
+    clickhouse-client)
 fi
 
 missing=()

@@ -22,6 +22,7 @@ Result<EventSet> EventSet::create(const KernelFeatures& features, size_t buffer_
   set.options_.identifier = identifier;
   set.options_.mmap = track_mmaps;
   set.options_.mmap_build_id = track_mmaps && features.mmap_build_id;
+  set.options_.no_context_swap = features.inherit_sample_read;
   // Samples: wake the reader when a quarter of the buffer is full: few
   // wakeups, and three quarters of headroom while it drains.
   set.options_.wakeup_bytes = static_cast<uint32_t>(buffer_pages * page / 4);

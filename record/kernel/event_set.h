@@ -31,7 +31,10 @@
 // events are all of one PMU (PerfEvent::open_tracking). A library a
 // traced process maps is seen at once (record/resolve/mapping_follower.h), not at
 // the next wakeup of the samples' buffer (a quarter full) or the next
-// poll. perf does the same for its side-band events.
+// poll. perf does the same for its side-band events. An inherited tracking
+// event also keeps the kernel from swapping the contexts of a traced task's
+// children at a context switch, which can leave a child unrecorded
+// (PerfEvent::open_tracking).
 // Everything is opened disabled; enable_all() turns it on at once.
 #pragma once
 

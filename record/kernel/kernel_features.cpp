@@ -26,6 +26,27 @@ bool parse_int(std::string_view s, int& out) {
   return ec == std::errc() && ptr == s.data() + s.size() && out >= 0;
 }
 
+// A disabled user-only software dummy event: what the feature probes open.
+perf_event_attr disabled_dummy_attr() {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return attr;
+}
+
+// Whether the kernel opens attr on the calling thread (closed again at once).
+bool opens_on_self(perf_event_attr& attr) {
+  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return false;
+  close(static_cast<int>(fd));
+  return true;
+}
+
 }  // namespace
 
 Result<int> parse_config_field_shift(const std::string& text) {
@@ -107,21 +128,18 @@ Result<KernelFeatures> probe_kernel_features(const std::string& sysfs_root) {
 }
 
 bool probe_mmap_build_id() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_DUMMY;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  perf_event_attr attr = disabled_dummy_attr();
   attr.mmap = 1;
   attr.mmap2 = 1;
   attr.build_id = 1;
-  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0) return false;
-  close(static_cast<int>(fd));
-  return true;
+  return opens_on_self(attr);
+}
+
+bool probe_inherit_sample_read() {
+  perf_event_attr attr = disabled_dummy_attr();
+  attr.inherit = 1;
+  attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_READ;
+  return opens_on_self(attr);
 }
 
 }  // namespace usdt::record

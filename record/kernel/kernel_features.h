@@ -22,6 +22,10 @@ struct KernelFeatures {
   // MMAP2 records can carry the mapped file's build-id (attr.build_id,
   // Linux 5.12+); probed only for -g (probe_mmap_build_id).
   bool mmap_build_id = false;
+  // An inherited event may sample PERF_SAMPLE_READ (Linux 6.12+), which keeps
+  // the task contexts of a traced process's children apart (perf_event.h,
+  // open_tracking); probed at every start (probe_inherit_sample_read).
+  bool inherit_sample_read = false;
   bool semaphores_supported() const { return ref_ctr_shift >= 0; }
 };
 
@@ -42,5 +46,10 @@ Result<KernelFeatures> probe_kernel_features(const std::string& sysfs_root = "/s
 // (and closes) a disabled dummy event on the calling thread with it. False on
 // kernels before 5.12, which reject the unknown bit with EINVAL.
 bool probe_mmap_build_id();
+
+// Whether the kernel accepts an inherited event with PERF_SAMPLE_READ (and
+// PERF_SAMPLE_TID, which it requires): opens (and closes) a disabled dummy
+// event on the calling thread with them. False before Linux 6.12 (EINVAL).
+bool probe_inherit_sample_read();
 
 }  // namespace usdt::record

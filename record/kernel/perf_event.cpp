@@ -169,6 +169,9 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
+  // The kernel marks a context holding an inherited PERF_SAMPLE_READ event
+  // as one it must not swap at a context switch (perf_event.h).
+  if (options.no_context_swap && target.inherit) attr.sample_type |= PERF_SAMPLE_READ;
   if (options.mmap) {
     // Executable mappings only (mmap_data stays 0), as MMAP2 records: the
     // file's build-id (or device and inode), protection and flags.

@@ -42,6 +42,10 @@ struct EventOptions {
   // kernel fills it in, 5.12+: KernelFeatures::mmap_build_id).
   bool mmap = false;
   bool mmap_build_id = false;
+  // Inherited tracking events sample PERF_SAMPLE_READ, which keeps the
+  // kernel from swapping task contexts (open_tracking); only where the kernel
+  // allows it (KernelFeatures::inherit_sample_read).
+  bool no_context_swap = false;
 };
 
 // The sample_type bits every event has.
@@ -99,6 +103,19 @@ class PerfEvent {
   // costs it at every context switch; a software dummy beside the sites'
   // tracepoints added about 75 ns per switch (bench/workloads/pingpong.c,
   // 2026-12-03: 450 against 380 ns, perf record's with one event).
+  //
+  // Inherited, with options.no_context_swap, it also asks for
+  // PERF_SAMPLE_READ (it never samples, so no record changes): the kernel
+  // then never swaps the contexts of two clone tasks (a parent and its
+  // child, or two children of one parent) at a switch between them, which it
+  // otherwise does instead of switching their events out and in. The uprobe
+  // filter of a tracefs event knows a task's events by the task they were
+  // made for (event->hw.target), not the task that holds them: a child that
+  // exits holding its sibling's swapped context closes the sibling's events,
+  // the filter then finds none for the sibling's memory, and the kernel
+  // removes the breakpoints from the sibling, which runs on unrecorded (and
+  // uncounted: `perf stat` on a per-task tracefs event misses such children
+  // the same way).
   static Result<PerfEvent> open_tracking(const EventTarget& target, const EventOptions& options,
                                          uint32_t tracepoint_id = 0);
 

@@ -178,6 +178,7 @@ const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p
   if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
       (!filter_ || traced(p.parent_pid)) && traced_.insert(p.pid).second) {
     new_processes_.push_back(static_cast<pid_t>(p.pid));
+    ++forked_processes_;
   }
   if (!p.comm.empty()) named_threads_.insert(p.tid);
   if (p.kind == format::ProcessEventKind::mmap) {

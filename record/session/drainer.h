@@ -107,6 +107,8 @@ class Drainer {
   const std::vector<uint64_t>& lost_per_site() const { return lost_per_site_; }
   // Traced processes seen starting (FORK of a new process) since the last call.
   std::vector<pid_t> take_new_processes();
+  // How many traced processes were seen starting, in all.
+  uint64_t forked_processes() const { return forked_processes_; }
 
   // The threads that had events but no name in the trace (no COMM record, no
   // comm at start: processes that ran before an -a recording began), as
@@ -162,6 +164,7 @@ class Drainer {
   std::vector<uint64_t> events_per_site_;
   std::vector<uint64_t> lost_per_site_;
   std::vector<pid_t> new_processes_;
+  uint64_t forked_processes_ = 0;
   bool filter_ = false;
   uint32_t first_filtered_site_ = 0;
   size_t side_band_from_ = ~size_t{0};

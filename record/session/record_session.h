@@ -47,8 +47,10 @@ namespace usdt::record {
 
 // A fault a test asks for through the environment (USDT_RECORD_TEST_FAULT):
 // an exception thrown in one of the recorder's threads, to check that every
-// way out cleans up. none in any real recording.
-enum class TestFault { none, writer, watchdog, drain };
+// way out cleans up; or context_swap: record as on a kernel without inherit
+// + PERF_SAMPLE_READ (KernelFeatures), whose task contexts may be swapped.
+// none in any real recording.
+enum class TestFault { none, writer, watchdog, drain, context_swap };
 TestFault test_fault_from_environment();
 
 class RecordSession {
@@ -106,6 +108,10 @@ class RecordSession {
   void warn_never_matched() const;
   void name_unnamed_threads();
   void warn_stack_misses() const;
+  // Without inherit + PERF_SAMPLE_READ (before Linux 6.12) the kernel may
+  // stop a forked child's per-task events (PerfEvent::open_tracking): said
+  // when a traced process forked.
+  void warn_forked_children() const;
   // Samples the kernel delivered that the recorder did not write, by cause
   // (zero counts included: the trace says what was checked).
   std::vector<std::pair<std::string, uint64_t>> dropped_by_cause() const;

@@ -74,6 +74,7 @@ int RecordSession::finish(const std::optional<Error>& failure) {
   if (!options_.quiet) {
     warn_stack_misses();
     warn_never_matched();
+    warn_forked_children();
     print_end_report(summary, file_incomplete);
   }
   if (file_incomplete) {
@@ -119,6 +120,17 @@ void RecordSession::warn_never_matched() const {
               << (options_.all ? "processes" : "traced processes") << " mapped has it ("
               << follower_->files_examined() << " files mapped during the recording examined)\n";
   }
+}
+
+void RecordSession::warn_forked_children() const {
+  const bool per_task_sites = plan_.per_task && !options_.all;
+  if (!per_task_sites || features_.inherit_sample_read || drainer_->forked_processes() == 0) return;
+  std::cerr << "usdt-record: warning: " << drainer_->forked_processes()
+            << " traced processes started during the recording, and on this kernel (before "
+               "Linux 6.12) a child's probes can stop firing when a sibling exits: such hits "
+               "are neither recorded nor counted as lost\n"
+               "hint: -a with usdt:PATH:PROVIDER:NAME probes inherits nothing; usdt-report --pid "
+               "selects a process\n";
 }
 
 // Stack operands whose address turned out, at run time, to lie outside the

@@ -62,6 +62,7 @@ TestFault test_fault_from_environment() {
   if (name == "writer") return TestFault::writer;
   if (name == "watchdog") return TestFault::watchdog;
   if (name == "drain") return TestFault::drain;
+  if (name == "context_swap") return TestFault::context_swap;
   return TestFault::none;
 }
 
@@ -70,6 +71,7 @@ Status RecordSession::prepare() {
   if (!features) return features.error();
   features_ = std::move(*features);
   raise_fd_limit();
+  features_.inherit_sample_read = fault_ != TestFault::context_swap && probe_inherit_sample_read();
   if (options_.call_graph.enabled()) {
     Result<std::unique_ptr<StackCollector>> stacks = StackCollector::create(options_.call_graph);
     if (!stacks) return stacks.error();

@@ -140,6 +140,17 @@ int Process::wait() {
 
 void Process::signal(int sig) { kill(pid_, sig); }
 
+bool Process::stop() {
+  kill(pid_, SIGSTOP);
+  int status = 0;
+  pid_t got;
+  while ((got = waitpid(pid_, &status, WUNTRACED)) < 0 && errno == EINTR) {
+  }
+  if (got == pid_ && WIFSTOPPED(status)) return true;
+  reaped_ = got == pid_;
+  return false;
+}
+
 void Process::read_both(std::string* out, std::string* err) {
   *out = std::exchange(out_buf_, {});
   *err = std::exchange(err_buf_, {});

@@ -40,6 +40,9 @@ class Process {
   // Waits; returns the exit code or 128 + signal.
   int wait();
   void signal(int sig);
+  // Sends SIGSTOP and returns once every thread of the process has stopped
+  // (waitpid's WUNTRACED report); false if it exited instead.
+  bool stop();
 
   std::string stderr_seen;
 

@@ -284,51 +284,100 @@ TEST_CASE("every thread's events carry the right tid; the exit status passes thr
   CHECK(t.lost_count() == 0);
 }
 
-TEST_CASE("forked and exec'd children are followed", "[.root][fork]") {
-  std::string out = trace_for("fork");
-  const int children = 3, n = 100;
-  // The kernel's per-task inherited uprobe events sometimes stop firing in a
-  // child that forks and execs while its siblings do (measured on kernel
-  // 6.18 without usdt-record: `perf stat -e sdt_itest:child -- itest_fork 3
-  // 100` counted fewer than 300 in 5 of 30 runs: 200, 209, 241, 254; under
-  // a CPU hog in 6 of 20, and usdt-record's recordings in 11 of 25). A
-  // recording that misses children for that reason is made again, at most
-  // eight times in all (0.4^8: under 0.1% of test runs fail by chance under
-  // load); one that never gets them all fails.
-  Trace t;
-  std::vector<Event> child;
-  for (int attempt = 1; attempt <= 8; ++attempt) {
-    RunResult r = run({recorder(), "-e", "itest:*", "-o", out, "--", program("itest_fork"),
-                       std::to_string(children), std::to_string(n)});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    t = read_trace(out);
-    child = t.of("itest", "child");
-    if (child.size() == static_cast<size_t>(children * n)) break;
-    WARN("attempt " << attempt << ": " << child.size() << " itest:child events of "
-                    << children * n << " (the kernel race above)");
-  }
-  REQUIRE(child.size() == static_cast<size_t>(children * n));
+namespace {
+
+// usdt-record -e 'itest:*' -o out -- itest_fork CHILDREN N, with env set
+// for the recorder (`/usr/bin/env NAME=VALUE...`).
+RunResult record_fork(const std::string& out, int children, int n,
+                      const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv{"/usr/bin/env"};
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(), {recorder(), "-e", "itest:*", "-o", out, "--", program("itest_fork"),
+                           std::to_string(children), std::to_string(n)});
+  return run(argv);
+}
+
+// Every event of a recording of itest_fork CHILDREN N: each exec'd child's
+// N itest:child events under one pid of its own, the forked child's N, the
+// parent's one, and the exec'd children named by exec records.
+void check_fork_trace(const std::string& out, int children, int n) {
+  Trace t = read_trace(out);
+  CHECK(t.lost_count() == 0);
+  std::vector<Event> child = t.of("itest", "child");
   std::map<uint64_t, std::set<uint32_t>> pids;
   std::map<uint64_t, int> counts;
   for (const Event& e : child) {
     pids[e.args[0]].insert(e.pid);
     counts[e.args[0]]++;
   }
-  REQUIRE(pids.size() == children);
-  for (auto& [c, p] : pids) CHECK(p.size() == 1);
-  for (auto& [c, k] : counts) CHECK(k == n);
+  for (int c = 1; c <= children; ++c) {
+    INFO("child " << c);
+    CHECK(counts[static_cast<uint64_t>(c)] == n);
+    CHECK(pids[static_cast<uint64_t>(c)].size() == 1);
+  }
+  CHECK(child.size() == static_cast<size_t>(children * n));
   std::vector<Event> parent = t.of("itest", "parent");
   REQUIRE(parent.size() == 1);
   CHECK(t.of("itest", "forked").size() == static_cast<size_t>(n));
   for (auto& [c, p] : pids) CHECK(p.count(parent[0].pid) == 0);
-  // The exec'd children are named by the process records.
   bool exec_seen = false;
   for (const auto& p : t.processes) {
     if (p.kind == usdt::format::ProcessEventKind::exec && pids[1].count(p.pid) != 0)
       exec_seen = true;
   }
   CHECK(exec_seen);
+}
+
+// The recorder's warning when the kernel may swap task contexts.
+const std::string kForkRace = " traced processes started during the recording, and on this kernel";
+
+}  // namespace
+
+TEST_CASE("forked and exec'd children are followed: every event of every child", "[.root][fork]") {
+  // The kernel swaps the perf contexts of two clone tasks (a parent and its
+  // child, two children of one parent) at a context switch between them, and
+  // a child that exits holding its sibling's context takes the sibling's
+  // breakpoints with it (PerfEvent::open_tracking); `perf stat` on a
+  // tracefs event misses children the same way. The recorder keeps the
+  // contexts apart, so every recording must hold every child's events. With
+  // the swap allowed (USDT_RECORD_TEST_FAULT=context_swap, as on a kernel
+  // before 6.12), 23 of 40 recordings of ten children missed some: six
+  // recordings all complete would then come by chance in one test run of 200.
+  const int kRecordings = 6, kChildren = 10, n = 100;
+  const std::string out = trace_for("fork");
+  for (int i = 1; i <= kRecordings; ++i) {
+    INFO("recording " << i << " of " << kRecordings);
+    RunResult r = record_fork(out, kChildren, n);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    if (r.err.find(kForkRace) != std::string::npos) {
+      usdt::test::skip_case(
+          "this kernel swaps the task contexts of forked children (before "
+          "Linux 6.12): their events cannot be complete");
+    }
+    check_fork_trace(out, kChildren, n);
+  }
+  unlink(out.c_str());
+}
+
+TEST_CASE("on a kernel that swaps task contexts, a recording of forked children says so",
+          "[.root][fork_swap]") {
+  const std::string out = trace_for("fork_swap");
+  const std::vector<std::string> fault{"USDT_RECORD_TEST_FAULT=context_swap"};
+  // Three exec'd children and one forked one.
+  RunResult r = record_fork(out, 3, 10, fault);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("usdt-record: warning: 4" + kForkRace) != std::string::npos);
+  CHECK(r.err.find("\nhint: -a with usdt:PATH:PROVIDER:NAME probes inherits nothing; "
+                   "usdt-report --pid selects a process\n") != std::string::npos);
+  // A command that starts no process is told nothing.
+  RunResult alone = run({"/usr/bin/env", fault[0], recorder(), "-e", "itest:*", "-o", out, "--",
+                         program("itest_regs"), "1"});
+  INFO(alone.err);
+  CHECK(alone.status == 0);
+  CHECK(alone.err.find(kForkRace) == std::string::npos);
+  unlink(out.c_str());
 }
 
 TEST_CASE("-p attaches to a running process: none before, all after; the semaphore follows",
@@ -713,8 +762,9 @@ TEST_CASE("a full disk stops the recording with an error; what was written stays
 TEST_CASE("semaphores in a page lld maps twice are reported", "[.root][relro][itest_control]") {
   std::string lld = program("itest_control_lld");
   if (access(lld.c_str(), X_OK) != 0) {
-    // lld is not among the installed dependencies: skipped under CI too.
-    usdt::test::skip_case("no lld here: " + lld + " was not built", usdt::test::InCi::skip);
+    // Built when CMake finds lld, which scripts/install-deps.sh installs: a
+    // failure under CI=true.
+    usdt::test::skip_case("no lld here: " + lld + " was not built");
   }
   std::string out = trace_for("relro");
   RunResult r = run({recorder(), "-e", "usdt:" + lld + ":itest:gated", "-o", out, "--", lld});
@@ -806,7 +856,7 @@ TEST_CASE("process records the kernel drops from a full side band are counted, n
       false, false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
   // Stopped, the recorder reads nothing while the burst fills its side band.
-  rec.signal(SIGSTOP);
+  REQUIRE(rec.stop());
   target.write_line("go");
   CHECK(target.read_line() == std::optional<std::string>("done"));
   rec.signal(SIGCONT);
@@ -872,11 +922,14 @@ TEST_CASE("events the kernel drops at the very end are counted: recorded + lost 
                                 "-p", std::to_string(target.pid())},
                                false, false, true);
   REQUIRE(rec.wait_for_stderr("usdt-record: recording 1 probe site in 1 file"));
-  rec.signal(SIGSTOP);
+  // Stopped, the recorder reads nothing while the burst overflows its rings.
+  REQUIRE(rec.stop());
   target.write_line("fire " + std::to_string(kFired));
   CHECK(target.read_line() == std::optional<std::string>("fired 100000 gated 0"));
+  // Nothing is written after the burst: the recorder drains what fitted and
+  // stops (the pass that sees SIGINT drains first), and only the record it
+  // makes the kernel write brings the pending losses out.
   rec.signal(SIGCONT);
-  usleep(300000);  // the recorder drains what fitted; nothing else is written
   rec.signal(SIGINT);
   std::string rest = rec.read_rest(true);
   INFO(rec.stderr_seen << rest);

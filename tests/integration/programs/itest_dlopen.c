@@ -10,7 +10,13 @@
  * stdin before the first dlopen (time for -p to attach), and after each
  * dlopen print "loaded LIBNO" and wait for a line (the test sends it once
  * the recorder said it attached the library: then every call is recorded);
- * ITEST_DLOPEN_GAP_US: sleep this long before each call.
+ * ITEST_DLOPEN_GAP_US: sleep this long before each call;
+ * ITEST_DLOPEN_PAUSE_AT=K: after the first K calls of a library print
+ * "called LIBNO K" and wait for a line (the test sends it once the recorder
+ * said it attached the library: every later call is then recorded);
+ * ITEST_DLOPEN_HOLD=1: after the last call print "held" and wait for a line
+ * (or EOF, or the end of the recording) before exiting, the libraries still
+ * mapped.
  * Prints, per call, "call LIBNO I TIME_NS" (CLOCK_MONOTONIC just before the
  * call: the test checks every call after the sites became active was
  * recorded), and "base LIBNO ADDRESS" per load. */
@@ -84,7 +90,12 @@ static void* load(int libno, const char* mode, const char* lib) {
 static void run(int libno, void* handle, long n) {
   long (*call)(long) = (long (*)(long))dlsym(handle, "dynlib_call");
   long gap_us = env_long("ITEST_DLOPEN_GAP_US");
+  long pause_at = env_long("ITEST_DLOPEN_PAUSE_AT");
   for (long i = 0; i < n; ++i) {
+    if (pause_at > 0 && i == pause_at) {
+      printf("called %d %ld\n", libno, i);
+      wait_for_line();
+    }
     if (gap_us > 0) usleep((useconds_t)gap_us);
     unsigned long long t = now_ns();
     call(i);
@@ -107,6 +118,10 @@ int main(int argc, char** argv) {
     dlclose(first);
     void* second = load(2, argv[1], argv[4]);
     run(2, second, atol(argv[5]));
+  }
+  if (env_long("ITEST_DLOPEN_HOLD") != 0) {
+    printf("held\n");
+    wait_for_line();
   }
   fflush(stdout);
   return 0;

@@ -1,6 +1,8 @@
 /* Usage: itest_writes write N      writes N times to fd 57 (/dev/null), write i
  *                                  of 1000 + i bytes, each after itest:write(i, size)
  *        itest_writes forever      writes 1-byte records to fd 57 until killed
+ *        itest_writes count N      prints its pid, waits for a line on stdin, then
+ *                                  writes N 1-byte records to fd 57 and exits
  *        itest_writes sleep N      prints its pid, waits for a line on stdin, then
  *                                  sleeps 10 ms N times (each one a switch off the CPU)
  * fd 57 and the sizes tell the program's own writes from those of its start-up
@@ -42,6 +44,18 @@ int main(int argc, char** argv) {
       if (write(FD, buffer, 1) != 1) return 1;
       usleep(100);
     }
+  }
+  if (strcmp(argv[1], "count") == 0 && argc >= 3) {
+    long n = atol(argv[2]);
+    if (open_sink() != 0) return 1;
+    printf("%d\n", (int)getpid());
+    fflush(stdout);
+    char line[64];
+    if (fgets(line, sizeof line, stdin) == NULL) return 1;
+    for (long i = 0; i < n; ++i) {
+      if (write(FD, buffer, 1) != 1) return 1;
+    }
+    return 0;
   }
   if (strcmp(argv[1], "sleep") == 0 && argc >= 3) {
     long n = atol(argv[2]);
