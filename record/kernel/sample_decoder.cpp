@@ -3,47 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/byte_cursor.h"
+#include "record/kernel/sample_trailer.h"
+
 namespace usdt::record {
 namespace {
-
-// Reads little pieces of a record, refusing to run past its end.
-class Cursor {
- public:
-  Cursor(const uint8_t* p, size_t size) : p_(p), end_(p + size) {}
-  bool u64(uint64_t& v) { return copy(&v, 8); }
-  bool u32(uint32_t& v) { return copy(&v, 4); }
-  bool skip(size_t n) {
-    if (static_cast<size_t>(end_ - p_) < n) return false;
-    p_ += n;
-    return true;
-  }
-  const uint8_t* here() const { return p_; }
-  size_t left() const { return static_cast<size_t>(end_ - p_); }
-
- private:
-  bool copy(void* out, size_t n) {
-    if (left() < n) return false;
-    std::memcpy(out, p_, n);
-    p_ += n;
-    return true;
-  }
-  const uint8_t* p_;
-  const uint8_t* end_;
-};
-
-struct Trailer {
-  uint32_t pid = 0, tid = 0, cpu = 0;
-  uint64_t time = 0, id = 0;
-};
-
-// The sample_id_all trailer: pid, tid, time, cpu, res[, identifier].
-bool read_trailer(const uint8_t* p, size_t size, size_t trailer_bytes, Trailer& t) {
-  if (size < trailer_bytes) return false;
-  Cursor c(p + size - trailer_bytes, trailer_bytes);
-  uint32_t res;
-  if (!(c.u32(t.pid) && c.u32(t.tid) && c.u64(t.time) && c.u32(t.cpu) && c.u32(res))) return false;
-  return trailer_bytes == 24 || c.u64(t.id);
-}
 
 uint64_t extend(uint64_t raw, unsigned size, bool sign) {
   if (size >= 8) return raw;
@@ -285,9 +249,9 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
 }
 
 SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) {
-  Cursor c(p, size);
-  uint64_t id = 0;
-  const bool has_id = !identifier_ || c.u64(id);
+  format::ByteCursor c(p, size);
+  const uint64_t id = identifier_ ? c.u64() : 0;
+  const bool has_id = c.ok();
   Site* site = nullptr;
   if (has_id && identifier_) {
     site = site_of(id);
@@ -296,70 +260,72 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
     last_site_ = 0;
   }
   // The usual site first, before the general path's resets.
-  if (site != nullptr && site->registers_only) {
-    return decode_registers_only(*site, c.here(), c.left());
-  }
+  if (site != nullptr && site->registers_only) return decode_registers_only(*site, c.position(), c.remaining());
   sample_regs_ = &no_regs_;
   sample_stack_ = StackDump();
   sample_callchain_ = Callchain();
   sample_caller_repair_ = &no_repair_;
   if (!has_id) return ++malformed_, Kind::none;
   if (site == nullptr) return ++unknown_ids_, Kind::none;
-  const SiteDecoding& d = site->decoding;
-  format::Event& e = event_;
-  uint32_t res;
-  if (!c.u32(e.pid) || !c.u32(e.tid) || !c.u64(e.time_ns) || !c.u32(e.cpu) || !c.u32(res)) {
-    return ++malformed_, Kind::none;
-  }
-  e.site_id = d.site_id;
+  RawData raw;
+  if (!read_sample_fields(c, *site, &raw)) return ++malformed_, Kind::none;
+  note_time(event_.cpu, event_.time_ns);
+  decode_args(*site, raw);
+  return Kind::event;
+}
 
-  uint64_t period;
-  if (d.period && !c.u64(period)) return ++malformed_, Kind::none;
+bool SampleDecoder::read_sample_fields(format::ByteCursor& c, Site& site, RawData* raw) {
+  const SiteDecoding& d = site.decoding;
+  format::Event& e = event_;
+  e.pid = c.u32();
+  e.tid = c.u32();
+  e.time_ns = c.u64();
+  e.cpu = c.u32();
+  c.u32();  // res
+  e.site_id = d.site_id;
+  if (d.period) c.u64();
   if (d.callchain) {
-    uint64_t nr;
-    if (!c.u64(nr) || nr > c.left() / 8) return ++malformed_, Kind::none;
-    sample_callchain_.entries = c.here();
+    const uint64_t nr = c.u64();
+    if (!c.ok() || nr > c.remaining() / 8) return false;
+    sample_callchain_.entries = c.position();
     sample_callchain_.nr = nr;
     c.skip(8 * nr);
   }
-  const uint8_t* raw = nullptr;
-  uint32_t raw_size = 0;
   if (d.raw) {
-    if (!c.u32(raw_size)) return ++malformed_, Kind::none;
-    raw = c.here();
-    if (!c.skip(raw_size)) return ++malformed_, Kind::none;
+    raw->size = c.u32();
+    raw->data = c.position();
+    c.skip(raw->size);
   }
-
   // The register layout is per site; only the values change per sample.
-  SampledRegs& regs = site->regs;
+  SampledRegs& regs = site.regs;
   regs.set_values(nullptr, false);
-  if (d.regs_mask != 0) {
-    uint64_t abi;
-    if (!c.u64(abi)) return ++malformed_, Kind::none;
-    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-      const uint8_t* values = c.here();
-      if (!c.skip(site->regs_bytes)) return ++malformed_, Kind::none;
-      regs.set_values(values, true);
-    }
+  if (d.regs_mask != 0 && c.u64() != PERF_SAMPLE_REGS_ABI_NONE && c.ok()) {
+    const uint8_t* values = c.position();
+    c.skip(site.regs_bytes);
+    regs.set_values(values, true);
   }
   StackDump stack;
   if (d.stack_bytes != 0) {
-    uint64_t dump_size;
-    if (!c.u64(dump_size)) return ++malformed_, Kind::none;
-    if (dump_size != 0) {
-      const uint8_t* data = c.here();
-      uint64_t dyn_size;
-      if (!c.skip(dump_size) || !c.u64(dyn_size)) return ++malformed_, Kind::none;
-      stack.data = data;
+    const uint64_t dump_size = c.u64();
+    if (dump_size != 0 && c.ok()) {
+      stack.data = c.position();
+      c.skip(dump_size);
+      const uint64_t dyn_size = c.u64();
       stack.size = dyn_size < dump_size ? dyn_size : dump_size;
     }
   }
+  if (!c.ok()) return false;
   sample_regs_ = &regs;
   sample_stack_ = stack;
   if (d.callchain) sample_caller_repair_ = &d.caller_repair;
-  note_time(e.cpu, e.time_ns);
+  return true;
+}
 
-  size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
+void SampleDecoder::decode_args(Site& site, const RawData& raw) {
+  const SiteDecoding& d = site.decoding;
+  const SampledRegs& regs = site.regs;
+  format::Event& e = event_;
+  const size_t n = d.args.size() < format::kMaxArgs ? d.args.size() : format::kMaxArgs;
   e.arg_count = static_cast<uint8_t>(n);
   e.missing_mask = 0;
   e.string_mask = 0;
@@ -369,9 +335,8 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
       if (i < d.raw_args.size()) {
         const RawArg& r = d.raw_args[i];
         if (r.is_string_arg()) e.string_mask |= static_cast<uint16_t>(1u << i);
-        if (raw != nullptr) {
-          v = decode_raw_arg(d.args[i], r, raw, raw_size, d.string_bytes, &strings_[i],
-                             &hex_texts_[i]);
+        if (raw.data != nullptr) {
+          v = decode_raw_arg(d.args[i], r, raw.data, raw.size, d.string_bytes, &strings_[i], &hex_texts_[i]);
         }
       }
     } else if (d.sources[i] == ArgSource::sampled_register) {
@@ -380,7 +345,7 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
       v = regs.get(spec.reg);
       if (v) *v = extend(*v >> spec.reg_shift, spec.size, spec.is_signed && !spec.is_float);
     } else {
-      v = decode_arg(d.args[i], d.sources[i], regs, stack, site->sp_reg);
+      v = decode_arg(d.args[i], d.sources[i], regs, sample_stack_, site.sp_reg);
     }
     if (v) {
       e.args[i] = *v;
@@ -394,7 +359,6 @@ SampleDecoder::Kind SampleDecoder::decode_sample(const uint8_t* p, size_t size) 
   // site with more arguments can have left any behind.
   for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
   cleared_from_ = n;
-  return Kind::event;
 }
 
 // decode_sample() for a registers-only site: the same event, without the
@@ -441,113 +405,6 @@ SampleDecoder::Kind SampleDecoder::decode_registers_only(Site& site, const uint8
   for (size_t i = n; i < cleared_from_; ++i) e.args[i] = 0;
   cleared_from_ = n;
   return Kind::event;
-}
-
-SampleDecoder::Kind SampleDecoder::decode_lost(const uint8_t* p, size_t size, bool samples_only) {
-  Cursor c(p, size);
-  uint64_t id = 0, count = 0;
-  if (!samples_only && !c.u64(id)) return ++malformed_, Kind::none;
-  if (!c.u64(count)) return ++malformed_, Kind::none;
-  Trailer t;
-  if (!read_trailer(p, size, trailer_bytes_, t)) return ++malformed_, Kind::none;
-  if (samples_only) id = t.id;
-  lost_ = format::LostEvent();
-  lost_.cpu = t.cpu;
-  lost_.count = count;
-  lost_.time_end_ns = t.time;
-  lost_.time_begin_ns = t.cpu < last_time_by_cpu_.size() ? last_time_by_cpu_[t.cpu] : 0;
-  if (lost_.time_begin_ns == 0 || lost_.time_begin_ns > t.time) lost_.time_begin_ns = t.time;
-  if (samples_only) {
-    // LOST_SAMPLES names the event that lost them.
-    auto it = site_by_id_.find(id);
-    lost_.site_id = it == site_by_id_.end() ? format::kNoSite : it->second;
-    // Without identifiers, lost samples can only be the one site's.
-    if (!identifier_ && sites_.size() == 1) lost_.site_id = sites_[0].decoding.site_id;
-  } else {
-    // A full ring: the kernel counts what every event writing there lost
-    // and reports it with the id of the event that writes next, which need
-    // not be one that lost anything. Only with one site are they its.
-    lost_.site_id = sites_.size() == 1 ? sites_[0].decoding.site_id : format::kNoSite;
-  }
-  note_time(t.cpu, t.time);
-  return Kind::lost;
-}
-
-SampleDecoder::Kind SampleDecoder::decode_comm(const uint8_t* p, size_t size, uint16_t misc) {
-  Cursor c(p, size);
-  uint32_t pid, tid;
-  if (!c.u32(pid) || !c.u32(tid) || size < 8 + trailer_bytes_) return ++malformed_, Kind::none;
-  Trailer t;
-  read_trailer(p, size, trailer_bytes_, t);
-  const char* name = reinterpret_cast<const char*>(c.here());
-  size_t max = size - 8 - trailer_bytes_;
-  process_ = format::ProcessEvent();
-  process_.kind = (misc & PERF_RECORD_MISC_COMM_EXEC) ? format::ProcessEventKind::exec
-                                                      : format::ProcessEventKind::comm;
-  process_.pid = pid;
-  process_.tid = tid;
-  process_.time_ns = t.time;
-  process_.comm.assign(name, strnlen(name, max));
-  return Kind::process;
-}
-
-SampleDecoder::Kind SampleDecoder::decode_task(const uint8_t* p, size_t size, bool is_exit) {
-  Cursor c(p, size);
-  uint32_t pid, ppid, tid, ptid;
-  uint64_t time;
-  if (!c.u32(pid) || !c.u32(ppid) || !c.u32(tid) || !c.u32(ptid) || !c.u64(time)) {
-    return ++malformed_, Kind::none;
-  }
-  process_ = format::ProcessEvent();
-  process_.kind = is_exit ? format::ProcessEventKind::exit : format::ProcessEventKind::fork;
-  process_.pid = pid;
-  process_.tid = tid;
-  process_.time_ns = time;
-  if (!is_exit) {
-    process_.parent_pid = ppid;
-    process_.parent_tid = ptid;
-  }
-  return Kind::process;
-}
-
-// PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, then either maj, min, ino,
-// ino_generation or (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) build_id_size,
-// 3 reserved bytes and a 20-byte build-id; prot, flags, the NUL-padded file
-// name, the sample_id trailer. Only executable mappings become events.
-SampleDecoder::Kind SampleDecoder::decode_mmap2(const uint8_t* p, size_t size, uint16_t misc) {
-  Cursor c(p, size);
-  uint32_t pid, tid, prot, flags;
-  uint64_t addr, len, pgoff;
-  if (!c.u32(pid) || !c.u32(tid) || !c.u64(addr) || !c.u64(len) || !c.u64(pgoff)) {
-    return ++malformed_, Kind::none;
-  }
-  const uint8_t* id = c.here();
-  if (!c.skip(24) || !c.u32(prot) || !c.u32(flags) || size < 56 + trailer_bytes_) {
-    return ++malformed_, Kind::none;
-  }
-  if ((prot & 0x4) == 0) return ++ignored_, Kind::none;  // PROT_EXEC
-  Trailer t;
-  read_trailer(p, size, trailer_bytes_, t);
-  const char* name = reinterpret_cast<const char*>(c.here());
-  size_t max = size - 56 - trailer_bytes_;
-  process_ = format::ProcessEvent();
-  process_.kind = format::ProcessEventKind::mmap;
-  process_.pid = pid;
-  process_.tid = tid;
-  process_.time_ns = t.time;
-  process_.map_address = addr;
-  process_.map_length = len;
-  process_.map_file_offset = pgoff;
-  process_.path.assign(name, strnlen(name, max));
-  if ((misc & PERF_RECORD_MISC_MMAP_BUILD_ID) != 0) {
-    static const char kDigits[] = "0123456789abcdef";
-    size_t n = std::min<size_t>(id[0], 20);
-    for (size_t i = 0; i < n; ++i) {
-      process_.build_id += kDigits[id[4 + i] >> 4];
-      process_.build_id += kDigits[id[4 + i] & 15];
-    }
-  }
-  return Kind::process;
 }
 
 }  // namespace usdt::record

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/arg_spec.h"
+#include "formats/byte_cursor.h"
 #include "formats/trace_types.h"
 #include "record/kernel/packed_event.h"
 
@@ -221,7 +222,15 @@ class SampleDecoder {
     uint8_t arg_count = 0;  // decoding.args.size(), read per sample
   };
   Site* site_of(uint64_t kernel_id);
+  // The raw data of a sample (PERF_SAMPLE_RAW: the tracefs event's fetch-args).
+  struct RawData {
+    const uint8_t* data = nullptr;
+    uint32_t size = 0;
+  };
   Kind decode_sample(const uint8_t* p, size_t size);
+  // The fields after the id, up to the stack dump: false when they do not fit.
+  bool read_sample_fields(format::ByteCursor& c, Site& site, RawData* raw);
+  void decode_args(Site& site, const RawData& raw);
   Kind decode_registers_only(Site& site, const uint8_t* p, size_t size);
   Kind decode_lost(const uint8_t* p, size_t size, bool samples_only);
   Kind decode_comm(const uint8_t* p, size_t size, uint16_t misc);
