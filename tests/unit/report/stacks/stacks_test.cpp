@@ -10,50 +10,14 @@
 #include <sstream>
 #include <string>
 
-#include "tests/unit/support/memory_trace.h"
-#include "report/command_line.h"
-#include "report/report_main.h"
 #include "report/input/query.h"
+#include "tests/unit/report/support/command_runner.h"
 
 using namespace usdt::report;
+using namespace usdt::report::test;
 namespace fmt = usdt::format;
 
 namespace {
-
-struct Output {
-  std::string out;
-  std::string err;
-  int code = 0;
-};
-
-std::string read_all(std::FILE* f) {
-  std::rewind(f);
-  std::string s;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-  std::fclose(f);
-  return s;
-}
-
-Output run(const std::vector<std::string>& words, TraceInput& input) {
-  std::vector<const char*> argv = {"usdt-report"};
-  for (const std::string& w : words) argv.push_back(w.c_str());
-  argv.push_back("memory.trace");
-  ParsedCommandLine p = parse_command_line(static_cast<int>(argv.size()), argv.data());
-  Output o;
-  if (p.action != ParsedCommandLine::Action::run) {
-    o.err = p.text;
-    o.code = p.exit_code;
-    return o;
-  }
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  o.code = run_command(p.options, input, CommandIo{out, err});
-  o.out = read_all(out);
-  o.err = read_all(err);
-  return o;
-}
 
 fmt::ProbeSite site(uint32_t id, std::string name) {
   fmt::ProbeSite s;
@@ -138,12 +102,6 @@ std::vector<uint64_t> path_cb() {
   return {kApp + 0x1404, kApp + 0x1208, kApp + 0x1308, kApp + 0x1010};
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
