@@ -7,7 +7,7 @@ namespace usdt::format {
 void RecordFilter::set(ReadFilter f, size_t site_count) {
   filter_ = std::move(f);
   // A list of every site filters nothing (latency's two probes when the
-  // trace has no others): checking it per record would cost 4% of a read.
+  // trace has no others): checking it per record would be a cost for nothing.
   if (!filter_.site_ids.empty() && site_count > 0) {
     std::vector<bool> listed(site_count, false);
     for (uint32_t id : filter_.site_ids) {

@@ -58,7 +58,7 @@ Status ZstdDecompressor::decompress(std::string_view frame, size_t max_size, std
 
 // out keeps its bytes until the frame is known good, then is resized to the
 // content: a buffer reused from the chunk before is not zero-filled again
-// (a full payload's worth per chunk, 3% of a read's instructions).
+// (a full payload's worth per chunk, a visible part of a read's cost).
 Status ZstdDecompressor::decompress_into(std::string_view frame, size_t max_size,
                                          std::string& out) {
   if (!impl_->ctx) return Error("cannot create a zstd decompression context");

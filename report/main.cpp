@@ -1,4 +1,4 @@
-// usdt-report: offline analysis of usdt-record traces (shared/CLI.md).
+// usdt-report: offline analysis of usdt-record traces (docs/CLI.md).
 #include <cstdio>
 #include <exception>
 

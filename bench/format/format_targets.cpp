@@ -1,4 +1,4 @@
-// Measures the format's targets on the synthetic loop stream (issue 3) and
+// Measures the format's targets on the synthetic loop stream and
 // says whether each is met: bytes per event on disk (<= 3), write speed with
 // compression (>= 2 million events/s), read speed through TraceReader
 // (>= 30 million events/s on one core). Speeds are judged on the thread's CPU

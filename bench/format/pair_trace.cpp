@@ -1,5 +1,5 @@
 // Writes a synthetic trace of request pairs for the report benchmarks
-// (issue 13): bench:start(id, size) and bench:done(id, status) fired by 8
+//: bench:start(id, size) and bench:done(id, status) fired by 8
 // threads, each request ending 1-50 us after it started, so that pairs span
 // chunk boundaries. Usage: pair_trace FILE EVENTS [CHUNK_BYTES [BURST]]
 // With BURST, every millionth event comes with a burst of BURST short-lived

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The report targets of issue 13 on synthetic request traces (pair_trace):
+# The report targets on synthetic request traces (pair_trace):
 #   - summary and latency on 2 threads >= 1.8x their speed on 1 (wall time),
 #   - 1 thread >= 30 M events per CPU-second (user + sys),
 #   - peak RSS of latency (default -j) on the large trace < 200 MB,

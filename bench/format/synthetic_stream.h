@@ -1,4 +1,4 @@
-// The synthetic workload of the format's size and speed targets (issue 3):
+// The synthetic workload of the format's size and speed targets:
 // one USDT probe with two integer arguments fired in a tight loop by one
 // thread. Times advance by 700-1000 ns with jitter, the CPU rarely changes,
 // arg0 counts up, arg1 is a small varying value.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The real programs of issue 11, recorded with call stacks as a user would:
+"""The real programs, recorded with call stacks as a user would:
 
     sudo python3 bench/stacks/real_programs.py [--build-dir DIR] [--mode dwarf|fp]
 

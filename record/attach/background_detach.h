@@ -1,8 +1,8 @@
 // The slow end of a recording, moved out of the recorder's exit.
 //
 // Removing a uprobe takes the kernel one RCU grace period per probe under a
-// global mutex (about 80 ms here, measured: 71 sites took 5.5 s to close,
-// from one thread or from 71), whichever process closes the last reference
+// global mutex (tens of milliseconds each, so seconds for a recording of
+// many sites, from one thread or from many), whichever process closes the last reference
 // to its perf event. So the recorder forks a child that holds the same
 // perf fds and, once the recorder has exited (its end of a pipe closes),
 // closes them, deletes the tracefs events and unmounts a tracefs the

@@ -6,7 +6,7 @@
 //          for a string, "+0(POINTER):string";
 //   a<i>f, a<i>l   for a value in memory: the bytes at its first and last
 //          address read as strings. A fetch that faults (an unmapped page)
-//          stores 0 in a<i> (measured on 6.18: copy_from_user zero-fills),
+//          stores 0 in a<i> (copy_from_user zero-fills what it could not read),
 //          which is also a real value; a string fetch that faults has length
 //          0, while the first byte of a real 0 reads as "" (length 1). So a
 //          value of 0 is present only when both detectors have a length.
@@ -32,8 +32,9 @@ std::string last_byte_field(size_t arg);
 // index, an unresolved symbol, a constant taken as a string).
 // file_base: the probe's link-time address minus its file offset (0 for a
 // PIE's text; 0x400000 for a classic non-PIE executable): @+ offsets are
-// relative to where the kernel maps that (FIELD-NOTES.md, and
-// kernel/trace/trace_uprobe.c translate_user_vaddr()).
+// relative to where the kernel maps that, so they take the symbol's
+// link-time address, not its file offset (kernel/trace/trace_uprobe.c,
+// translate_user_vaddr()).
 Result<std::string> kernel_read_fetch_args(const ArgSpec& spec, size_t arg, bool as_string,
                                            uint64_t file_base = 0);
 

@@ -4,7 +4,8 @@
 // (Documentation/trace/uprobetracer.rst) and opened by the caller with
 // perf_event_open as a tracepoint (its id is in events/GROUP/NAME/id).
 //
-// Such definitions outlive their creator (FIELD-NOTES.md): the owner deletes
+// Such definitions outlive their creator (disarmed, but they pin the probed
+// file): the owner deletes
 // them when it goes away, which the kernel allows only once no perf event
 // is open on them, so the perf events must be closed first. A recorder
 // killed by SIGKILL leaves its group behind: remove_stale_groups() deletes

@@ -14,7 +14,7 @@
 // Uprobe-PMU events cannot be inherited: the kernel re-reads the probe's
 // path from the user pointer in attr.config1 when it copies the event into a
 // new thread or child, in the new task's memory, and clone() then fails with
-// EFAULT (measured on 6.18: the traced program's pthread_create failed).
+// EFAULT (seen on Linux 6.18: the traced program's pthread_create failed).
 // Tracefs uprobe events (opened as tracepoints) carry no pointer and are
 // inherited: with -- and -p the session opens those per traced task, so
 // that only the traced processes take the breakpoint; without tracefs it
@@ -83,8 +83,8 @@ class EventSet {
   EventSet(EventSet&&) noexcept = default;
   EventSet& operator=(EventSet&&) noexcept = default;
   // Closes the events from several threads at once: each uprobe close waits
-  // for an RCU grace period in the kernel (about 0.1 s measured here), which
-  // one by one made a 19-site recording take 4 s to exit.
+  // for an RCU grace period in the kernel, which one by one made the exit of
+  // a recording of a few dozen sites take seconds.
   ~EventSet();
 
   // The samples' buffers (one per CPU), then the side-band buffers (one per

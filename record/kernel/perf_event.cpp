@@ -22,8 +22,8 @@ void set_common(perf_event_attr& attr, const EventTarget& target, const EventOpt
   attr.sample_id_all = 1;
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
-  // A watermark wakeup, never one per event: waking the reader on every
-  // sample made a prototype 15x slower (FIELD-NOTES.md).
+  // A watermark wakeup, never one per event: a wakeup per sample costs the
+  // traced program a context switch per hit, many times the trap itself.
   attr.watermark = 1;
   attr.wakeup_watermark = options.wakeup_bytes;
   attr.exclude_kernel = 0;
@@ -90,7 +90,7 @@ Result<PerfEvent> PerfEvent::open_uprobe(const KernelFeatures& features, const U
   set_common(attr, target, options);
   if (config.tracepoint_id != 0) {
     // Everything about the probe is in its tracefs definition; such events
-    // carry no user pointer, so they can be inherited (FIELD-NOTES.md).
+    // carry no user pointer, so they can be inherited (see event_set.h).
     attr.type = PERF_TYPE_TRACEPOINT;
     attr.config = config.tracepoint_id;
     if (config.raw) attr.sample_type |= PERF_SAMPLE_RAW;

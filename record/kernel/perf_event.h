@@ -100,9 +100,8 @@ class PerfEvent {
   // With a tracepoint_id (a site's tracefs event or kernel tracepoint) it is
   // a counting event of that tracepoint instead, which never samples: then
   // all of a task's events are of one PMU. Each PMU a task has events of
-  // costs it at every context switch; a software dummy beside the sites'
-  // tracepoints added about 75 ns per switch (bench/workloads/pingpong.c,
-  // 2026-12-03: 450 against 380 ns, perf record's with one event).
+  // costs it at every context switch (a software dummy beside the sites'
+  // tracepoints was measurably dearer per switch: bench/workloads/pingpong.c).
   //
   // Inherited, with options.no_context_swap, it also asks for
   // PERF_SAMPLE_READ (it never samples, so no record changes): the kernel

@@ -7,7 +7,7 @@
 //
 // A record may wrap around the end of the data area; such a record is copied
 // into a scratch buffer so callers always see it contiguous (reading it in
-// place gives garbage, FIELD-NOTES.md).
+// place reads past the area's end into unrelated memory).
 #pragma once
 
 #include <linux/perf_event.h>

@@ -22,7 +22,7 @@ std::vector<std::string> needed_libraries(const std::string& binary, const Libra
 // Whether the page of the file that holds a semaphore is mapped by more than
 // one writable PT_LOAD segment, as lld's default RELRO layout does: the
 // kernel then raises the counter in the first mapping (the RELRO copy) and
-// the program never sees its semaphore set (FIELD-NOTES.md). False when the
+// the program never sees its semaphore set, and its probes never fire. False when the
 // file cannot be read.
 bool semaphore_page_mapped_twice(const std::string& path, uint64_t semaphore_offset);
 

@@ -171,7 +171,8 @@ Status RecordSession::attach_all_processes() {
 
 Status RecordSession::start_recording() {
   // Every event on before anyone is told we are ready (with -a a semaphore
-  // rises with the first event, FIELD-NOTES.md), and before the command
+  // rises when the first event registers, before the others are enabled),
+  // and before the command
   // runs. The recording starts before the first event is enabled: no event
   // has an earlier time.
   start_ns_ = clock_ns(CLOCK_MONOTONIC);

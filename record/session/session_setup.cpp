@@ -23,7 +23,7 @@ namespace {
 // A uretprobe replaces the function's return address with the kernel's
 // trampoline, which has no unwind information: a C++ exception thrown
 // through such a function cannot be unwound and the program terminates
-// (std::terminate; measured on kernel 6.18 with libgcc's unwinder). Said
+// (std::terminate, with libgcc's unwinder on Linux 6.18). Said
 // once, for C++ functions (their names are demangled, so they hold "(").
 void warn_cxx_uretprobes(const std::vector<ResolvedSite>& sites, std::ostream& err) {
   for (const ResolvedSite& s : sites) {

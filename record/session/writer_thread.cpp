@@ -25,10 +25,10 @@ constexpr std::chrono::milliseconds kFlushInterval{1000};
 // arguments), a quarter of the queue's room.
 constexpr size_t kRaiseRecords = 128 * 1024;
 
-// A pass of the drain loop this long is held up (the longest seen under two
-// CPU hogs took 9 ms), and the watchdog looks every kWatchInterval: a
-// stall lasts at most about 30 ms before the writer is raised, where the
-// ring buffers hold some 250 ms of a busy workload's events.
+// A pass of the drain loop this long is held up (passes under heavy CPU load
+// stay well below it), and the watchdog looks every kWatchInterval: a stall
+// lasts at most kStalledPass + kWatchInterval before the writer is raised,
+// well within what the ring buffers hold of a busy workload's events.
 constexpr std::chrono::milliseconds kStalledPass{20};
 constexpr std::chrono::milliseconds kWatchInterval{10};
 

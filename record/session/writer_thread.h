@@ -22,10 +22,10 @@
 //
 // An idle thread that holds a lock while other programs keep every CPU busy
 // holds it for as long as the load lasts, and the drain loop may need the
-// same lock without knowing it: measured, the drain loop's brk() waited
-// 419 ms for the process's memory map lock, held by the idle writer's
-// munmap() (its kernel code preempted), and the ring buffers lost half of
-// the events. So a watchdog thread raises the writer when a pass of the
+// same lock without knowing it: the drain loop's brk() was seen waiting
+// hundreds of milliseconds for the process's memory map lock, held by the
+// idle writer's munmap() (its kernel code preempted), while the ring
+// buffers overflowed. So a watchdog thread raises the writer when a pass of the
 // drain loop (pass_begins() to keep_up()) has lasted kStalledPass: whatever
 // held the drain loop, the writer then gets its CPU time and lets go.
 #pragma once

@@ -63,8 +63,8 @@ void add_stack_sampling(const CallGraph& graph, UprobeConfig& attach, SiteDecodi
 }
 
 // perf record keeps its default ring (512 KiB a CPU, perf_event_mlock_kb)
-// for --call-graph dwarf, and drops most samples of a tight loop (measured
-// here, bench/stacks/run.py: it kept 3,500-10,000 of 20,000 hits). Ours
+// for --call-graph dwarf, and drops most samples of a tight loop (the
+// benchmark bench/stacks/run.py shows how many). Ours
 // unwinds each sample before it hands the space back (record/session/drainer.cpp
 // hands it back every 64 records), and a sample is the stack copy plus
 // registers (8.4 KiB by default): the default 4 MiB holds under 500 of them,

@@ -180,7 +180,7 @@ std::string UnwindModules::open_path(const ExecMapping& mapping) const {
     return mapping.path;
   }
   // stat(), not access(): access() on map_files fails with ENOENT even for
-  // root (measured on 6.18), where opening it works.
+  // root on Linux 6.18, where opening it works.
   std::string mapped = map_files_path(pid_, mapping.start, mapping.end - mapping.start);
   struct stat st;
   if (stat(mapped.c_str(), &st) == 0) return mapped;

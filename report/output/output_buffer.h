@@ -95,8 +95,8 @@ inline char* put_i64(char* p, int64_t value) {
 
 // Bytes that are not zeroed when the buffer grows (std::vector<char>'s
 // resize zeroes them): a segment's text of many MB would be written twice,
-// and on this host each first touch of a page is a costly fault (measured:
-// dump -j 2 spent 16% of its CPU in that memset).
+// and on virtual machines each first touch of a page is a costly fault (the
+// commit that made this class has the profile).
 class ByteBuffer {
  public:
   ByteBuffer() = default;

@@ -1,4 +1,4 @@
-// Function probes recorded for real (issue 10): uprobe:SYMBOL and
+// Function probes recorded for real: uprobe:SYMBOL and
 // uretprobe:SYMBOL names, recursion, longjmp and exceptions through probed
 // functions, static functions of one name, C++ methods and templates, the
 // same function name in two files. The programs are
