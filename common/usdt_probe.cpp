@@ -141,8 +141,10 @@ void resolve_symbols(const ElfFile& elf, UsdtFile* file) {
         if (a.symbol.empty() || !a.segment.empty()) continue;
         if (a.location != ArgLocation::memory && a.location != ArgLocation::constant) continue;
         const SymbolEntry* entry = nullptr;
-        if (auto it = symtab.find(a.symbol); it != symtab.end()) entry = &it->second;
-        else if (auto it2 = dynsym.find(a.symbol); it2 != dynsym.end()) entry = &it2->second;
+        if (auto it = symtab.find(a.symbol); it != symtab.end())
+          entry = &it->second;
+        else if (auto it2 = dynsym.find(a.symbol); it2 != dynsym.end())
+          entry = &it2->second;
         std::string problem = symbol_problem(entry);
         if (problem.empty()) {
           resolve_symbol(a, entry->address, fixed_file);
@@ -157,7 +159,8 @@ void resolve_symbols(const ElfFile& elf, UsdtFile* file) {
 // Reads one note's descriptor into a location; fails with the reason.
 Result<UsdtLocation> decode_note(const unsigned char* desc, size_t size, size_t word,
                                  bool little_endian, std::string* provider, std::string* name) {
-  if (size < 3 * word) return Error("descriptor is " + std::to_string(size) + " bytes, too short for 3 addresses");
+  if (size < 3 * word)
+    return Error("descriptor is " + std::to_string(size) + " bytes, too short for 3 addresses");
   UsdtLocation loc;
   loc.address = read_word(desc, word, little_endian);
   loc.base = read_word(desc + word, word, little_endian);
@@ -179,6 +182,95 @@ Result<UsdtLocation> decode_note(const unsigned char* desc, size_t size, size_t 
   return loc;
 }
 
+Elf_Scn* find_stapsdt_notes(const ElfFile& elf) {
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
+       scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == SHT_NOTE &&
+        elf.section_name(scn) == ".note.stapsdt") {
+      return scn;
+    }
+  }
+  return nullptr;
+}
+
+// Other machines: notes are still listed; arg specs are parsed with x86-64
+// syntax and come out undecodable where they differ.
+Arch arch_of(const ElfFile& elf) {
+  return elf.machine() == EM_AARCH64 ? Arch::aarch64 : Arch::x86_64;
+}
+
+// Prelink: the runtime .stapsdt.base address minus the note's base shifts
+// pc and semaphore.
+std::optional<uint64_t> stapsdt_base(const ElfFile& elf) {
+  Elf_Scn* base_scn = elf.find_section(".stapsdt.base");
+  GElf_Shdr shdr;
+  if (base_scn == nullptr || gelf_getshdr(base_scn, &shdr) == nullptr) return std::nullopt;
+  return shdr.sh_addr;
+}
+
+// Moves a decoded location to its runtime addresses and finds their file
+// offsets; fails when one lies outside every loadable segment.
+Status place_location(const std::vector<LoadSegment>& segments, std::optional<uint64_t> base,
+                      const std::string& what, UsdtLocation& loc) {
+  if (base && *base != loc.base) {
+    uint64_t delta = *base - loc.base;
+    loc.address += delta;
+    if (loc.semaphore_address != 0) loc.semaphore_address += delta;
+  }
+  auto pc_offset = address_to_offset(segments, loc.address);
+  if (!pc_offset) {
+    return Error(what + ": address " + hex(loc.address) + " is outside every loadable segment");
+  }
+  loc.file_offset = *pc_offset;
+  if (loc.semaphore_address == 0) return {};
+  auto sem_offset = address_to_offset(segments, loc.semaphore_address);
+  if (!sem_offset) {
+    return Error(what + ": semaphore " + hex(loc.semaphore_address) +
+                 " is outside every loadable segment");
+  }
+  loc.semaphore_offset = *sem_offset;
+  return {};
+}
+
+// The stapsdt notes of data, each location added to its probe in file.
+Status read_notes(const ElfFile& elf, Elf_Data* data, const std::vector<LoadSegment>& segments,
+                  UsdtFile& file) {
+  const std::optional<uint64_t> base = stapsdt_base(elf);
+  const size_t word = elf.is_64bit() ? 8 : 4;
+  const bool little_endian = elf.is_little_endian();
+  const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
+  std::unordered_map<std::string, size_t> index_of;  // "provider\0name" -> probes index
+  size_t offset = 0;
+  for (size_t note_index = 0; offset < data->d_size; ++note_index) {
+    GElf_Nhdr nhdr;
+    size_t name_off = 0, desc_off = 0;
+    size_t next = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off);
+    auto where = "note " + std::to_string(note_index);
+    if (next == 0) return Error(where + " is truncated at offset " + hex(offset));
+    bool is_stapsdt = nhdr.n_type == kNtStapsdt && nhdr.n_namesz == 8 &&
+                      std::memcmp(bytes + name_off, "stapsdt", 8) == 0;
+    if (!is_stapsdt) {
+      offset = next;
+      continue;
+    }
+    std::string provider, name;
+    auto loc = decode_note(bytes + desc_off, nhdr.n_descsz, word, little_endian, &provider, &name);
+    if (!loc) return loc.error().context(where + " at offset " + hex(offset));
+    const std::string what = where + " (" + provider + ":" + name + ")";
+    if (Status placed = place_location(segments, base, what, *loc); !placed) return placed;
+    loc->args = parse_arg_specs(loc->args_text, file.arch);
+    std::string key = provider;
+    key += '\0';
+    key += name;
+    auto [it, inserted] = index_of.try_emplace(std::move(key), file.probes.size());
+    if (inserted) file.probes.push_back(UsdtProbe{std::move(provider), std::move(name), {}});
+    file.probes[it->second].locations.push_back(std::move(*loc));
+    offset = next;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<UsdtFile> read_usdt_file(const std::string& open_path, const std::string& display_path) {
@@ -193,29 +285,10 @@ Result<UsdtFile> read_usdt_file(const std::string& open_path, const std::string&
     return opened.error().context("'" + file.path + "'");
   }
   const ElfFile& elf = *opened;
-  uint16_t machine = elf.machine();
-  if (machine == EM_AARCH64) {
-    file.arch = Arch::aarch64;
-  } else if (machine == EM_X86_64) {
-    file.arch = Arch::x86_64;
-  }
-  // Other machines: notes are still listed; arg specs are parsed with x86-64
-  // syntax and come out undecodable where they differ.
+  file.arch = arch_of(elf);
   file.build_id = read_build_id(elf);
-
-  Elf_Scn* note_scn = nullptr;
-  bool found_note = false;
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr;
-       scn = elf_nextscn(elf.get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) != nullptr && shdr.sh_type == SHT_NOTE &&
-        elf.section_name(scn) == ".note.stapsdt") {
-      note_scn = scn;
-      found_note = true;
-      break;
-    }
-  }
-  if (!found_note) return file;
+  Elf_Scn* note_scn = find_stapsdt_notes(elf);
+  if (note_scn == nullptr) return file;
 
   GElf_Ehdr ehdr;
   if (gelf_getehdr(elf.get(), &ehdr) != nullptr && ehdr.e_type == ET_REL) {
@@ -225,74 +298,12 @@ Result<UsdtFile> read_usdt_file(const std::string& open_path, const std::string&
   }
   auto segments = load_segments(elf);
   if (!segments) return segments.error().context(context);
-
-  // Prelink: the runtime .stapsdt.base address minus the note's base shifts
-  // pc and semaphore.
-  std::optional<uint64_t> base_section_addr;
-  if (Elf_Scn* base_scn = elf.find_section(".stapsdt.base")) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(base_scn, &shdr) != nullptr) base_section_addr = shdr.sh_addr;
-  }
-
   Elf_Data* data = elf_getdata(note_scn, nullptr);
   if (data == nullptr || data->d_buf == nullptr) {
     return Error(std::string("cannot read .note.stapsdt: ") + elf_errmsg(-1)).context(context);
   }
-  const size_t word = elf.is_64bit() ? 8 : 4;
-  const bool little_endian = elf.is_little_endian();
-  const auto* bytes = static_cast<const unsigned char*>(data->d_buf);
-
-  std::unordered_map<std::string, size_t> index_of;  // "provider\0name" -> probes index
-  size_t offset = 0;
-  for (size_t note_index = 0; offset < data->d_size; ++note_index) {
-    GElf_Nhdr nhdr;
-    size_t name_off = 0, desc_off = 0;
-    size_t next = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off);
-    auto where = "note " + std::to_string(note_index);
-    if (next == 0) {
-      return Error(where + " is truncated at offset " + hex(offset)).context(context);
-    }
-    bool is_stapsdt = nhdr.n_type == kNtStapsdt && nhdr.n_namesz == 8 &&
-                      std::memcmp(bytes + name_off, "stapsdt", 8) == 0;
-    if (!is_stapsdt) {
-      offset = next;
-      continue;
-    }
-    std::string provider, name;
-    auto loc = decode_note(bytes + desc_off, nhdr.n_descsz, word, little_endian, &provider, &name);
-    if (!loc) return loc.error().context(where + " at offset " + hex(offset)).context(context);
-    if (base_section_addr && *base_section_addr != loc->base) {
-      uint64_t delta = *base_section_addr - loc->base;
-      loc->address += delta;
-      if (loc->semaphore_address != 0) loc->semaphore_address += delta;
-    }
-    auto pc_offset = address_to_offset(*segments, loc->address);
-    if (!pc_offset) {
-      return Error(where + " (" + provider + ":" + name + "): address " + hex(loc->address) +
-                   " is outside every loadable segment")
-          .context(context);
-    }
-    loc->file_offset = *pc_offset;
-    if (loc->semaphore_address != 0) {
-      auto sem_offset = address_to_offset(*segments, loc->semaphore_address);
-      if (!sem_offset) {
-        return Error(where + " (" + provider + ":" + name + "): semaphore " +
-                     hex(loc->semaphore_address) + " is outside every loadable segment")
-            .context(context);
-      }
-      loc->semaphore_offset = *sem_offset;
-    }
-    loc->args = parse_arg_specs(loc->args_text, file.arch);
-
-    std::string key = provider;
-    key += '\0';
-    key += name;
-    auto [it, inserted] = index_of.try_emplace(std::move(key), file.probes.size());
-    if (inserted) {
-      file.probes.push_back(UsdtProbe{std::move(provider), std::move(name), {}});
-    }
-    file.probes[it->second].locations.push_back(std::move(*loc));
-    offset = next;
+  if (Status read = read_notes(elf, data, *segments, file); !read) {
+    return read.error().context(context);
   }
   resolve_symbols(elf, &file);
   return file;
