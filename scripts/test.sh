@@ -16,6 +16,7 @@ step_done() {
 }
 
 bash scripts/install-deps.sh
+bash scripts/install-browser-deps.sh
 step_done "install-deps"
 jobs=$(nproc)
 

@@ -38,7 +38,7 @@ TEST_CASE("sql_shape: a corpus of statements and their shapes", "[query_shape]")
       {"SELECT * FROM t WHERE id IN (1, 2, 3) AND k = 4", "select * from t where id in ($1 /*, ... */) and k = $2"},
       {"select * from t where id in (1,-2)", "select * from t where id in ($1 /*, ... */)"},
       {"select * from t where id in (1, x)", "select * from t where id in ($1, x)"},
-      {"select * from t where id = any(array[1, 2])", "select * from t where id = any(array[$1 /*, ... */])"},
+      {"select * from t where id = any(array[1, 2])", "select * from t where id = any (array[$1 /*, ... */])"},
       // casts and typed literals
       {"select '1'::int, cast(2 as bigint), interval '1 day', x :: text",
        "select $1::int, cast($2 as bigint), interval $3, x::text"},
