@@ -17,13 +17,15 @@ struct RawOptions {
   std::string format;
   std::vector<std::string> probes;
   std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg,
-      function, jobs;
+                                      function, jobs;
 };
 
 boost::program_options::options_description common_options(RawOptions& raw);
-boost::program_options::options_description command_options(Command c, RawOptions& raw, ReportOptions& o);
+boost::program_options::options_description command_options(Command c, RawOptions& raw,
+                                                            ReportOptions& o);
 
 // --reverse, --diff, and what flamegraph, heatmap and html need.
-Status check_pictures(const RawOptions& raw, const boost::program_options::variables_map& vm, ReportOptions& o);
+Status check_pictures(const RawOptions& raw, const boost::program_options::variables_map& vm,
+                      ReportOptions& o);
 
 }  // namespace usdt::report

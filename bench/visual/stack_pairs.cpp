@@ -24,7 +24,8 @@ constexpr uint32_t kFunctions = 200;  // per object
 ObjectTable table(const char* id, const char* path, const char* prefix) {
   ObjectTable t{id, path, {}};
   for (uint32_t f = 0; f < kFunctions; ++f) {
-    t.symbols.push_back({0x1000 + uint64_t{f} * 0x100, 0x100, std::string(prefix) + std::to_string(f)});
+    t.symbols.push_back(
+        {0x1000 + uint64_t{f} * 0x100, 0x100, std::string(prefix) + std::to_string(f)});
   }
   return t;
 }

@@ -14,10 +14,13 @@ class ExportConsumer : public PassConsumer {
  public:
   ExportConsumer(ExportState& state, std::unique_ptr<ExportReader> reader)
       : state_(&state), reader_(std::move(reader)) {}
-  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
+  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e,
+                uint64_t time) {
     reader_->on_event(site, file, domain, e, time);
   }
-  void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) { state_->on_process(file, p); }
+  void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) {
+    state_->on_process(file, p);
+  }
 
  private:
   ExportState* state_;
@@ -63,7 +66,8 @@ class InOrderText {
   }
 
  private:
-  void fill(const MemoryText& text, const ExportPass::Hole& hole, const LatencyPair* pair, ExportStart* start) {
+  void fill(const MemoryText& text, const ExportPass::Hole& hole, const LatencyPair* pair,
+            ExportStart* start) {
     ok_ = ok_ && write(text.bytes.data() + pos_, hole.offset - pos_);
     pos_ = hole.offset;
     hole_text_.size = 0;
@@ -85,14 +89,15 @@ class InOrderText {
     for (size_t i = 0; i < pass.holes.size(); ++i) {
       if (pass.holes[i].kind == ExportPass::Hole::Kind::kept_end) kept.push_back(i);
     }
-    const bool merged = whole_->analyzer->merge(*pass.analyzer, [&](size_t i, const LatencyPair* pair) {
-      if (i >= kept.size()) throw std::logic_error("an export kept an end it did not mark");
-      fill_stacks_before(pass, text, kept[i]);
-      std::optional<ExportStart> start;
-      if (pair != nullptr) start = whole_->book.take(pair->start_tag);
-      fill(text, pass.holes[kept[i]], pair, start ? &*start : nullptr);
-      next_ = kept[i] + 1;
-    });
+    const bool merged =
+        whole_->analyzer->merge(*pass.analyzer, [&](size_t i, const LatencyPair* pair) {
+          if (i >= kept.size()) throw std::logic_error("an export kept an end it did not mark");
+          fill_stacks_before(pass, text, kept[i]);
+          std::optional<ExportStart> start;
+          if (pair != nullptr) start = whole_->book.take(pair->start_tag);
+          fill(text, pass.holes[kept[i]], pair, start ? &*start : nullptr);
+          next_ = kept[i] + 1;
+        });
     // Exports group nothing, and only --by can refuse a merge.
     if (!merged) throw std::logic_error("an export's pairing could not be merged");
   }
@@ -109,10 +114,12 @@ class InOrderText {
 };
 
 // The process names at the end of the input: the serial read's, or replayed.
-void final_process_names(EventPass& pass, std::unique_ptr<ExportState>& serial_state, ProcessNames* names) {
+void final_process_names(EventPass& pass, std::unique_ptr<ExportState>& serial_state,
+                         ProcessNames* names) {
   if (serial_state) {
     *names = std::move(serial_state->names);
-  } else if (std::optional<ProcessHistory> history = ProcessHistory::open(pass.input(), pass.filter())) {
+  } else if (std::optional<ProcessHistory> history =
+                 ProcessHistory::open(pass.input(), pass.filter())) {
     history->replay_between(0, UINT64_MAX, [&](uint32_t file, const format::ProcessEvent& p) {
       names->on_process(pass.domains()[file], p);
     });
@@ -146,7 +153,8 @@ EventPass::Written export_records(EventPass& pass, const std::optional<LatencyCo
   const EventPass::Written written = pass.write_in_order<ExportConsumer, ExportState>(
       fresh, out,
       [&](const Segment& segment, ExportState& state, OutputBuffer& buffer) {
-        if (segment.alone()) return ExportConsumer(state, exporter.reader(segment, state, *whole, buffer));
+        if (segment.alone())
+          return ExportConsumer(state, exporter.reader(segment, state, *whole, buffer));
         ExportPass segment_pass;
         segment_pass.book = StartBook((uint64_t{segment.index} << 40) + 1);
         if (pairing) {

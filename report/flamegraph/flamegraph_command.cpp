@@ -19,11 +19,13 @@ std::string subtitle_of(const ReportOptions& options, const StacksPass& whole) {
   std::string s;
   if (!options.filter.probes.empty()) {
     s = "probes ";
-    for (size_t i = 0; i < options.filter.probes.size(); ++i) s += (i ? ", " : "") + options.filter.probes[i];
+    for (size_t i = 0; i < options.filter.probes.size(); ++i)
+      s += (i ? ", " : "") + options.filter.probes[i];
     s += "; ";
   }
   s += grouped_count(whole.with_stack) + " events with a call stack";
-  if (whole.without_stack > 0) s += " (" + grouped_count(whole.without_stack) + " selected events without one)";
+  if (whole.without_stack > 0)
+    s += " (" + grouped_count(whole.without_stack) + " selected events without one)";
   return s;
 }
 
@@ -68,7 +70,8 @@ int run_flamegraph(const ReportOptions& options, TraceInput& input, CommandIo io
     now = stacks_of(options, **b, io);
     if (!now) return command_failed(io, now.error().context(options.traces[1]));
     graph.before = &before->folded;
-    graph.title = "Differential flame graph: " + options.traces[1] + " against " + options.traces[0];
+    graph.title =
+        "Differential flame graph: " + options.traces[1] + " against " + options.traces[0];
     now->subtitle += "; before: " + before->subtitle;
   } else {
     now = stacks_of(options, input, io);
@@ -77,7 +80,8 @@ int run_flamegraph(const ReportOptions& options, TraceInput& input, CommandIo io
   if (!options.title.empty()) graph.title = options.title;
   graph.subtitle = now->subtitle;
   const std::string svg = flame_graph_svg(now->folded, graph);
-  if (Status s = write_output(options.output, svg, io.out); !s) return command_failed(io, s.error());
+  if (Status s = write_output(options.output, svg, io.out); !s)
+    return command_failed(io, s.error());
   return 0;
 }
 

@@ -41,7 +41,7 @@ class ArgGridPass : public PassConsumer {
       if (std::isnan(d)) {
         ++missing;
       } else {
-        grid.add(at, d >= 9.2e18 ? std::numeric_limits<int64_t>::max()
+        grid.add(at, d >= 9.2e18    ? std::numeric_limits<int64_t>::max()
                      : d <= -9.2e18 ? std::numeric_limits<int64_t>::min()
                                     : static_cast<int64_t>(d));
       }

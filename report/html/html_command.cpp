@@ -53,8 +53,9 @@ Result<std::unique_ptr<TraceSet>> reopen(const ReportOptions& options) {
 
 // The latency part: the JSON of latency --format json, and the heat map.
 Status add_latency(const ReportOptions& options, CommandIo io, HtmlReport& r) {
-  r.latency_title = options.start.empty() ? "no pairs asked for"
-                                          : options.start + " to " + options.end + " on " + options.key.text();
+  r.latency_title = options.start.empty()
+                        ? "no pairs asked for"
+                        : options.start + " to " + options.end + " on " + options.key.text();
   if (options.start.empty()) return Status::success();
   Result<std::unique_ptr<TraceSet>> set = reopen(options);
   if (!set) return set.error();
@@ -114,7 +115,8 @@ int run_html(const ReportOptions& options, TraceInput& input, CommandIo io) {
   for (Status s : {add_latency(options, io, r), add_flame_graphs(options, io, r)}) {
     if (!s) return command_failed(io, s.error());
   }
-  if (Status s = write_output(options.output, html_page(r), io.out); !s) return command_failed(io, s.error());
+  if (Status s = write_output(options.output, html_page(r), io.out); !s)
+    return command_failed(io, s.error());
   return 0;
 }
 

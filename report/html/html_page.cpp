@@ -33,10 +33,13 @@ void latency_section(std::string& out, const HtmlReport& r) {
   append_xml_text(out, r.latency_title);
   out += "</h2>\n";
   if (r.latency_json.empty()) {
-    out += "<p class=\"note\">No latency: give --start PROBE and --end PROBE to usdt-report html.</p></section>\n";
+    out +=
+        "<p class=\"note\">No latency: give --start PROBE and --end PROBE to usdt-report "
+        "html.</p></section>\n";
     return;
   }
-  out += "<div id=\"latency-overall\"></div>\n<h3>Per group</h3><div id=\"latency-groups\"></div>\n";
+  out +=
+      "<div id=\"latency-overall\"></div>\n<h3>Per group</h3><div id=\"latency-groups\"></div>\n";
   out += "<h3>Over time</h3><div class=\"picture\">" + r.heat_map_svg + "</div>\n";
   out += "<h3>Slowest pairs</h3><div id=\"slowest\"></div></section>\n";
 }
@@ -61,7 +64,8 @@ void stacks_section(std::string& out, const HtmlReport& r) {
 std::string html_page(const HtmlReport& r) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src "
+      "'unsafe-inline'; "
       "style-src 'unsafe-inline'; img-src data:\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
   append_xml_text(out, r.title);
@@ -69,12 +73,15 @@ std::string html_page(const HtmlReport& r) {
   append_xml_text(out, r.title);
   out += "</h1><p class=\"note\">Made by ";
   append_xml_text(out, r.generator);
-  out += ". <a href=\"#recording\">Recording</a> · <a href=\"#summary\">Summary</a> · "
-         "<a href=\"#latency\">Latency</a> · <a href=\"#stacks\">Call stacks</a></p></header>\n";
+  out +=
+      ". <a href=\"#recording\">Recording</a> · <a href=\"#summary\">Summary</a> · "
+      "<a href=\"#latency\">Latency</a> · <a href=\"#stacks\">Call stacks</a></p></header>\n";
   out += "<section id=\"recording\"><h2>Recording</h2><div id=\"files\"></div></section>\n";
-  out += "<section id=\"summary\"><h2>Summary</h2><div id=\"totals\"></div>\n"
-         "<h3>Probes</h3><div id=\"probes\"></div>\n<h3>Lost and dropped events</h3><div id=\"lost\"></div>\n"
-         "<h3>Processes</h3><div id=\"processes\"></div></section>\n";
+  out +=
+      "<section id=\"summary\"><h2>Summary</h2><div id=\"totals\"></div>\n"
+      "<h3>Probes</h3><div id=\"probes\"></div>\n<h3>Lost and dropped events</h3><div "
+      "id=\"lost\"></div>\n"
+      "<h3>Processes</h3><div id=\"processes\"></div></section>\n";
   latency_section(out, r);
   stacks_section(out, r);
   data_block(out, "data-recording", r.recording_json);

@@ -19,10 +19,10 @@ struct HtmlFlameGraph {
 
 struct HtmlReport {
   std::string title;
-  std::string generator;      // "usdt-report 0.1.0 (git ...)"
+  std::string generator;       // "usdt-report 0.1.0 (git ...)"
   std::string recording_json;  // the files' metadata
   std::string summary_json;
-  std::string latency_json;  // empty without --start/--end
+  std::string latency_json;   // empty without --start/--end
   std::string latency_title;  // "start to end on tid"
   std::string heat_map_svg;
   std::vector<HtmlFlameGraph> flame_graphs;

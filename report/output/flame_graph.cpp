@@ -19,7 +19,7 @@ struct Node {
   std::string name;
   std::string object;
   uint64_t count = 0;
-  uint64_t before = 0;  // differential: the frame's events before
+  uint64_t before = 0;                       // differential: the frame's events before
   std::map<std::string, uint32_t> children;  // by name: siblings in name order
 };
 
@@ -46,7 +46,9 @@ class FlameTree {
   const std::vector<Node>& nodes() const { return nodes_; }
 
  private:
-  void count(uint32_t at, uint64_t n, bool is_before) { (is_before ? nodes_[at].before : nodes_[at].count) += n; }
+  void count(uint32_t at, uint64_t n, bool is_before) {
+    (is_before ? nodes_[at].before : nodes_[at].count) += n;
+  }
   std::vector<Node> nodes_;
 };
 
@@ -59,20 +61,28 @@ double name_hash(const std::string& s, uint64_t seed) {
 
 std::string rgb(double r, double g, double b) {
   char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(r), static_cast<int>(g), static_cast<int>(b));
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(r), static_cast<int>(g),
+                static_cast<int>(b));
   return buf;
 }
 
 // The palette of each object_kind, and of the probe (kind 5) and root (6).
 std::string kind_color(int kind, double v1, double v2) {
   switch (kind) {
-    case 0: return rgb(205 + 50 * v1, 80 * v2 + 40 * v1, 40 * v2);                // the program: red
-    case 1: return rgb(215 + 35 * v1, 195 + 40 * v2, 60 + 40 * v1);               // libc: yellow
-    case 2: return rgb(70 + 50 * v1, 175 + 50 * v2, 200 + 50 * v1);               // libraries: aqua
-    case 3: return rgb(240, 140 + 50 * v1, 30 + 30 * v2);                         // the kernel: orange
-    case 5: return rgb(170 + 30 * v1, 140 + 30 * v2, 215 + 30 * v1);              // a probe: purple
-    case 6: return rgb(200, 200, 205);                                            // all
-    default: return rgb(175 + 30 * v1, 175 + 30 * v1, 175 + 30 * v1);             // unknown: grey
+    case 0:
+      return rgb(205 + 50 * v1, 80 * v2 + 40 * v1, 40 * v2);  // the program: red
+    case 1:
+      return rgb(215 + 35 * v1, 195 + 40 * v2, 60 + 40 * v1);  // libc: yellow
+    case 2:
+      return rgb(70 + 50 * v1, 175 + 50 * v2, 200 + 50 * v1);  // libraries: aqua
+    case 3:
+      return rgb(240, 140 + 50 * v1, 30 + 30 * v2);  // the kernel: orange
+    case 5:
+      return rgb(170 + 30 * v1, 140 + 30 * v2, 215 + 30 * v1);  // a probe: purple
+    case 6:
+      return rgb(200, 200, 205);  // all
+    default:
+      return rgb(175 + 30 * v1, 175 + 30 * v1, 175 + 30 * v1);  // unknown: grey
   }
 }
 
@@ -110,14 +120,17 @@ struct Drawing {
 
   double share_delta(const Node& n) const {
     const double now = total ? static_cast<double>(n.count) / static_cast<double>(total) : 0;
-    const double then = total_before ? static_cast<double>(n.before) / static_cast<double>(total_before) : 0;
+    const double then =
+        total_before ? static_cast<double>(n.before) / static_cast<double>(total_before) : 0;
     return now - then;
   }
   double x_of(uint64_t events) const {
-    return kPad + static_cast<double>(events) / static_cast<double>(total) * (options.width - 2 * kPad);
+    return kPad +
+           static_cast<double>(events) / static_cast<double>(total) * (options.width - 2 * kPad);
   }
   double y_of(int depth) const {
-    return options.reverse ? kHeader + depth * kFrameHeight : kHeader + (max_depth - depth) * kFrameHeight;
+    return options.reverse ? kHeader + depth * kFrameHeight
+                           : kHeader + (max_depth - depth) * kFrameHeight;
   }
 
   // The frames drawn and the deepest, before drawing (the height depends on it).
@@ -138,20 +151,24 @@ struct Drawing {
       hidden_events += n.count;
       return;
     }
-    const int kind = depth == 0 ? 6 : depth == 1 ? 5 : n.object.empty() ? kind_of_parent : object_kind(n.object);
-    const std::string fill = options.before ? diff_color(share_delta(n), max_delta)
-                                            : kind_color(kind, name_hash(n.name, 1), name_hash(n.name, 2));
-    out += "<g class=\"fg-f\" data-x=\"" + std::to_string(x) + "\" data-c=\"" + std::to_string(n.count) +
-           "\" data-d=\"" + std::to_string(depth) + "\"";
+    const int kind = depth == 0         ? 6
+                     : depth == 1       ? 5
+                     : n.object.empty() ? kind_of_parent
+                                        : object_kind(n.object);
+    const std::string fill = options.before
+                                 ? diff_color(share_delta(n), max_delta)
+                                 : kind_color(kind, name_hash(n.name, 1), name_hash(n.name, 2));
+    out += "<g class=\"fg-f\" data-x=\"" + std::to_string(x) + "\" data-c=\"" +
+           std::to_string(n.count) + "\" data-d=\"" + std::to_string(depth) + "\"";
     if (options.before) out += " data-b=\"" + std::to_string(n.before) + "\"";
     out += "><title>";
     append_xml_text(out, n.name);
     out += "\n";
     append_xml_text(out, n.object);
-    out += "\n" + std::to_string(n.count) + " events</title><rect x=\"" + svg_number(x_of(x)) + "\" y=\"" +
-           svg_number(y_of(depth)) + "\" width=\"" + svg_number(w) + "\" height=\"" +
-           svg_number(kFrameHeight - 1) + "\" fill=\"" + fill + "\"/><text x=\"" + svg_number(x_of(x) + 3) +
-           "\" y=\"" + svg_number(y_of(depth) + 11.5) + "\">";
+    out += "\n" + std::to_string(n.count) + " events</title><rect x=\"" + svg_number(x_of(x)) +
+           "\" y=\"" + svg_number(y_of(depth)) + "\" width=\"" + svg_number(w) + "\" height=\"" +
+           svg_number(kFrameHeight - 1) + "\" fill=\"" + fill + "\"/><text x=\"" +
+           svg_number(x_of(x) + 3) + "\" y=\"" + svg_number(y_of(depth) + 11.5) + "\">";
     append_xml_text(out, fitted_label(n.name, w));
     out += "</text></g>\n";
     uint64_t child_x = x;
@@ -170,13 +187,15 @@ std::string legend(const FlameGraphOptions& options, double y) {
   static constexpr struct {
     int kind;
     const char* name;
-  } kKinds[] = {{5, "probe"}, {0, "program"}, {1, "libc"}, {2, "other libraries"}, {3, "kernel"}, {4, "unknown"}};
+  } kKinds[] = {{5, "probe"},           {0, "program"}, {1, "libc"},
+                {2, "other libraries"}, {3, "kernel"},  {4, "unknown"}};
   std::string s;
   double x = kPad;
   for (const auto& k : kKinds) {
-    s += "<rect x=\"" + svg_number(x) + "\" y=\"" + svg_number(y - 10) + "\" width=\"12\" height=\"12\" fill=\"" +
-         kind_color(k.kind, 0.5, 0.5) + "\"/><text class=\"fg-s\" x=\"" + svg_number(x + 16) + "\" y=\"" +
-         svg_number(y) + "\">" + k.name + "</text>";
+    s += "<rect x=\"" + svg_number(x) + "\" y=\"" + svg_number(y - 10) +
+         "\" width=\"12\" height=\"12\" fill=\"" + kind_color(k.kind, 0.5, 0.5) +
+         "\"/><text class=\"fg-s\" x=\"" + svg_number(x + 16) + "\" y=\"" + svg_number(y) + "\">" +
+         k.name + "</text>";
     x += 30 + 7.5 * static_cast<double>(std::string(k.name).size());
   }
   return s + "\n";
@@ -193,7 +212,8 @@ int object_kind(const std::string& object) {
   return 0;
 }
 
-std::string flame_graph_svg(const std::vector<FoldedStack>& stacks, const FlameGraphOptions& options) {
+std::string flame_graph_svg(const std::vector<FoldedStack>& stacks,
+                            const FlameGraphOptions& options) {
   FlameTree tree;
   for (const FoldedStack& s : stacks) tree.add(s, options.reverse, false);
   if (options.before) {
@@ -208,24 +228,27 @@ std::string flame_graph_svg(const std::vector<FoldedStack>& stacks, const FlameG
   d.frame(0, 0, 0, 4);
   const std::string body = std::move(d.out);
 
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fg\" id=\"" + xml_text(options.id) + "\" width=\"" + w +
-      "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h + "\" data-width=\"" + w + "\" data-total=\"" +
-      std::to_string(tree.nodes()[0].count) + "\"";
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fg\" id=\"" +
+                  xml_text(options.id) + "\" width=\"" + w + "\" height=\"" + h +
+                  "\" viewBox=\"0 0 " + w + " " + h + "\" data-width=\"" + w + "\" data-total=\"" +
+                  std::to_string(tree.nodes()[0].count) + "\"";
   if (options.before) s += " data-before=\"" + std::to_string(d.total_before) + "\"";
   if (options.reverse) s += " data-reverse=\"1\"";
   s += ">\n<style>" + std::string(kFlameGraphStyle) + "</style>\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n";
-  s += "<text class=\"fg-t\" x=\"" + svg_number(options.width / 2) + "\" y=\"22\" text-anchor=\"middle\">" +
-       xml_text(options.title) + "</text>\n";
+  s += "<text class=\"fg-t\" x=\"" + svg_number(options.width / 2) +
+       "\" y=\"22\" text-anchor=\"middle\">" + xml_text(options.title) + "</text>\n";
   std::string sub = options.subtitle;
   if (d.hidden_frames > 0) {
     sub += (sub.empty() ? "" : "; ") + std::to_string(d.hidden_frames) + " frames narrower than " +
-           svg_number(kMinFrameWidth) + " px not drawn (" + std::to_string(d.hidden_events) + " events, in their callers)";
+           svg_number(kMinFrameWidth) + " px not drawn (" + std::to_string(d.hidden_events) +
+           " events, in their callers)";
   }
-  s += "<text class=\"fg-s\" x=\"" + svg_number(options.width / 2) + "\" y=\"40\" text-anchor=\"middle\">" +
-       xml_text(sub) + "</text>\n";
+  s += "<text class=\"fg-s\" x=\"" + svg_number(options.width / 2) +
+       "\" y=\"40\" text-anchor=\"middle\">" + xml_text(sub) + "</text>\n";
   s += legend(options, 58);
-  s += "<text class=\"fg-b fg-reset fg-h\" x=\"" + svg_number(options.width - 200) + "\" y=\"22\">Reset zoom</text>";
+  s += "<text class=\"fg-b fg-reset fg-h\" x=\"" + svg_number(options.width - 200) +
+       "\" y=\"22\">Reset zoom</text>";
   s += "<text class=\"fg-b fg-search\" x=\"" + svg_number(options.width - kPad) +
        "\" y=\"22\" text-anchor=\"end\">Search</text>\n";
   s += body;

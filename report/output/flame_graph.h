@@ -44,7 +44,8 @@ constexpr double kMinFrameWidth = 0.1;
 constexpr double kFrameHeight = 16;
 
 // The graph; stacks as folded_stacks gives them (any order).
-std::string flame_graph_svg(const std::vector<FoldedStack>& stacks, const FlameGraphOptions& options);
+std::string flame_graph_svg(const std::vector<FoldedStack>& stacks,
+                            const FlameGraphOptions& options);
 
 // The kind of object a frame's code is in, by its path: 0 the program, 1
 // libc, 2 another shared library, 3 the kernel, 4 unknown (also "": the

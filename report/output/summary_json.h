@@ -8,6 +8,7 @@
 
 namespace usdt::report {
 
-std::string summary_json(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole);
+std::string summary_json(const SummaryFacts& facts, const TraceInput& input,
+                         const SummaryPass& whole);
 
 }  // namespace usdt::report

@@ -22,14 +22,26 @@ void append_xml_text(std::string& out, std::string_view s) {
       continue;
     }
     switch (u) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       case '\t':
       case '\n':
-      case '\r': out += static_cast<char>(u); break;
+      case '\r':
+        out += static_cast<char>(u);
+        break;
       default:
         if (u < 0x20 || u == 0x7f) {
           out += "\xef\xbf\xbd";

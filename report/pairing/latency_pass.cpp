@@ -28,7 +28,9 @@ Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input
     LatencyConfig c = *config;
     c.later_segment = s.later();
     LatencyPass p(std::move(c), wanted, pass->filter(), symbols);
-    if (with_grids) p.grids = std::make_unique<LatencyGrids>(LatencyGrids{input.timeline_start(), config->by.has_value(), {}, {}});
+    if (with_grids)
+      p.grids = std::make_unique<LatencyGrids>(
+          LatencyGrids{input.timeline_start(), config->by.has_value(), {}, {}});
     return p;
   };
   auto merge = [](LatencyPass& earlier, LatencyPass& later) { return earlier.merge(later); };
@@ -36,7 +38,8 @@ Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input
       options.slowest > 0
           ? pass->fold_from_state<LatencyPass, StackSymbolizer>(
                 [&] { return std::make_unique<StackSymbolizer>(input.files()); }, StateUse::copies,
-                [&](const Segment& s, const StackSymbolizer& symbols) { return make(s, &symbols); }, merge)
+                [&](const Segment& s, const StackSymbolizer& symbols) { return make(s, &symbols); },
+                merge)
           : pass->fold<LatencyPass>([&](const Segment& s) { return make(s, nullptr); }, merge);
   for (const std::string& w : pass->read_problems()) warnings->push_back(w);
   return whole;

@@ -94,7 +94,8 @@ class Lexer {
   }
 
   void skip_number() {
-    if (s_[i_] == '0' && std::strchr("xXoObB", at(i_ + 1)) && std::isxdigit(static_cast<unsigned char>(at(i_ + 2)))) {
+    if (s_[i_] == '0' && std::strchr("xXoObB", at(i_ + 1)) &&
+        std::isxdigit(static_cast<unsigned char>(at(i_ + 2)))) {
       i_ += 2;
       while (std::isxdigit(static_cast<unsigned char>(at(i_))) || at(i_) == '_') ++i_;
       return;
@@ -106,7 +107,8 @@ class Lexer {
     }
     const bool exponent = (at(i_) == 'e' || at(i_) == 'E') &&
                           (std::isdigit(static_cast<unsigned char>(at(i_ + 1))) ||
-                           ((at(i_ + 1) == '+' || at(i_ + 1) == '-') && std::isdigit(static_cast<unsigned char>(at(i_ + 2)))));
+                           ((at(i_ + 1) == '+' || at(i_ + 1) == '-') &&
+                            std::isdigit(static_cast<unsigned char>(at(i_ + 2)))));
     if (exponent) {
       i_ += 2;
       while (std::isdigit(static_cast<unsigned char>(at(i_)))) ++i_;
@@ -171,25 +173,33 @@ class Lexer {
     const char c = s_[i_++];
     switch (c) {
       case '(':
-      case '[': return take(Tok::open, from);
+      case '[':
+        return take(Tok::open, from);
       case ')':
-      case ']': return take(Tok::close, from);
-      case ',': return take(Tok::comma, from);
-      case '.': return take(Tok::dot, from);
-      case ';': return take(Tok::other, from);
+      case ']':
+        return take(Tok::close, from);
+      case ',':
+        return take(Tok::comma, from);
+      case '.':
+        return take(Tok::dot, from);
+      case ';':
+        return take(Tok::other, from);
       case ':':
         if (at(i_) == ':') {
           ++i_;
           return take(Tok::cast, from);
         }
         return take(Tok::other, from);
-      default: break;
+      default:
+        break;
     }
     if (!is_op_char(c)) return take(Tok::other, from);
     // An operator: the longest run, stopping where a comment starts; one
     // of several characters that ends in + or - drops them unless it has a
     // character only operators end with (scan.l's rule), so that =-1 is = -1.
-    while (is_op_char(at(i_)) && !(at(i_) == '-' && at(i_ + 1) == '-') && !(at(i_) == '/' && at(i_ + 1) == '*')) ++i_;
+    while (is_op_char(at(i_)) && !(at(i_) == '-' && at(i_ + 1) == '-') &&
+           !(at(i_) == '/' && at(i_ + 1) == '*'))
+      ++i_;
     std::string_view op = s_.substr(from, i_ - from);
     if (op.size() > 1 && op.find_first_of("~!@#%^&|`?") == std::string_view::npos) {
       while (op.size() > 1 && (op.back() == '+' || op.back() == '-')) op.remove_suffix(1);
@@ -212,10 +222,10 @@ std::string lower(std::string_view w) {
 // followed by a space before '(' (not function names).
 bool is_keyword(const std::string& w) {
   static constexpr std::array<const char*, 36> kWords = {
-      "all",    "and",    "any",       "array",  "as",     "between", "by",     "case",     "else",
-      "exists", "from",   "having",    "in",     "into",   "is",      "join",   "like",     "limit",
-      "not",    "offset", "on",        "or",     "return", "returning", "select", "set",    "some",
-      "then",   "using",  "values",    "when",   "where",  "with",    "ilike",  "distinct", "over"};
+      "all",    "and",    "any",    "array", "as",     "between",   "by",     "case",     "else",
+      "exists", "from",   "having", "in",    "into",   "is",        "join",   "like",     "limit",
+      "not",    "offset", "on",     "or",    "return", "returning", "select", "set",      "some",
+      "then",   "using",  "values", "when",  "where",  "with",      "ilike",  "distinct", "over"};
   return std::any_of(kWords.begin(), kWords.end(), [&](const char* k) { return w == k; });
 }
 
@@ -232,9 +242,10 @@ std::vector<Shaped> placeholders(const std::vector<Token>& tokens) {
   auto placeholder = [&] { return "$" + std::to_string(next++); };
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
-    const bool operand_before = !out.empty() && (out.back().kind == Tok::constant || out.back().kind == Tok::close ||
-                                                 out.back().kind == Tok::quoted ||
-                                                 (out.back().kind == Tok::word && !is_keyword(out.back().text)));
+    const bool operand_before =
+        !out.empty() && (out.back().kind == Tok::constant || out.back().kind == Tok::close ||
+                         out.back().kind == Tok::quoted ||
+                         (out.back().kind == Tok::word && !is_keyword(out.back().text)));
     const bool negative = t.kind == Tok::op && t.text == "-" && i + 1 < tokens.size() &&
                           tokens[i + 1].kind == Tok::constant && !operand_before;
     if (negative) ++i;
@@ -243,12 +254,15 @@ std::vector<Shaped> placeholders(const std::vector<Token>& tokens) {
       continue;
     }
     const bool list_head = t.kind == Tok::open && !out.empty() && out.back().kind == Tok::word &&
-                           ((t.text == "(" && out.back().text == "in") || (t.text == "[" && out.back().text == "array"));
+                           ((t.text == "(" && out.back().text == "in") ||
+                            (t.text == "[" && out.back().text == "array"));
     if (list_head) {
       // Constants separated by commas up to the closing bracket: one placeholder.
       size_t j = i + 1, items = 0;
       while (j < tokens.size()) {
-        if (tokens[j].kind == Tok::op && tokens[j].text == "-" && j + 1 < tokens.size() && tokens[j + 1].kind == Tok::constant) ++j;
+        if (tokens[j].kind == Tok::op && tokens[j].text == "-" && j + 1 < tokens.size() &&
+            tokens[j + 1].kind == Tok::constant)
+          ++j;
         if (tokens[j].kind != Tok::constant) break;
         ++items;
         if (j + 1 < tokens.size() && tokens[j + 1].kind == Tok::comma) {
@@ -273,7 +287,8 @@ std::vector<Shaped> placeholders(const std::vector<Token>& tokens) {
 
 bool space_between(const Shaped& a, const Shaped& b) {
   if (a.kind == Tok::open || a.kind == Tok::dot || a.kind == Tok::cast) return false;
-  if (b.kind == Tok::close || b.kind == Tok::comma || b.kind == Tok::dot || b.kind == Tok::cast) return false;
+  if (b.kind == Tok::close || b.kind == Tok::comma || b.kind == Tok::dot || b.kind == Tok::cast)
+    return false;
   if (b.kind == Tok::other && b.text == ";") return false;
   if (b.kind == Tok::open) {
     if (b.text == "[") return false;
@@ -306,7 +321,8 @@ std::string digits_shape(std::string_view text) {
       continue;
     }
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    if (i + 1 < text.size() && text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+    if (i + 1 < text.size() && text[i] == '.' &&
+        std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
       ++i;
       while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
     }
@@ -317,18 +333,24 @@ std::string digits_shape(std::string_view text) {
 
 std::string shape_of(KeyShape shape, std::string_view text) {
   switch (shape) {
-    case KeyShape::sql: return sql_shape(text);
-    case KeyShape::digits: return digits_shape(text);
-    case KeyShape::none: break;
+    case KeyShape::sql:
+      return sql_shape(text);
+    case KeyShape::digits:
+      return digits_shape(text);
+    case KeyShape::none:
+      break;
   }
   return std::string(text);
 }
 
 const char* key_shape_name(KeyShape shape) {
   switch (shape) {
-    case KeyShape::sql: return "sql";
-    case KeyShape::digits: return "digits";
-    case KeyShape::none: break;
+    case KeyShape::sql:
+      return "sql";
+    case KeyShape::digits:
+      return "digits";
+    case KeyShape::none:
+      break;
   }
   return "";
 }

@@ -31,11 +31,15 @@ double unsigned_low(int row) {
 
 double TimeGrid::row_low(int row) { return row >= 0 ? unsigned_low(row) : -unsigned_low(-row); }
 
-double TimeGrid::row_high(int row) { return row >= 0 ? unsigned_low(row + 1) : -unsigned_low(-row + 1); }
+double TimeGrid::row_high(int row) {
+  return row >= 0 ? unsigned_low(row + 1) : -unsigned_low(-row + 1);
+}
 
 void TimeGrid::add(uint64_t offset_ns, int64_t value) { add_row(offset_ns, row_of(value)); }
 
-void TimeGrid::add_unsigned(uint64_t offset_ns, uint64_t value) { add_row(offset_ns, row_of_unsigned(value)); }
+void TimeGrid::add_unsigned(uint64_t offset_ns, uint64_t value) {
+  add_row(offset_ns, row_of_unsigned(value));
+}
 
 void TimeGrid::add_row(uint64_t offset_ns, int row) {
   uint64_t column = (offset_ns / 1000) >> level_;

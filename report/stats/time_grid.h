@@ -21,7 +21,7 @@ namespace usdt::report {
 
 class TimeGrid {
  public:
-  static constexpr int kMaxRow = 256;       // rows are -kMaxRow..kMaxRow-1
+  static constexpr int kMaxRow = 256;  // rows are -kMaxRow..kMaxRow-1
   static constexpr uint64_t kMaxColumns = 4096;
 
   // A value at offset ns after the timeline's start.

@@ -80,12 +80,24 @@ std::vector<fmt::ProbeSite> shop_sites() {
 std::string statement(uint64_t k, Sequence& seq, uint64_t* base_us) {
   const std::string a = std::to_string(seq.below(100000)), b = std::to_string(seq.below(50) + 1);
   switch (k) {
-    case 0: *base_us = 40; return "SELECT name, price FROM items WHERE id = " + a;
-    case 1: *base_us = 300; return "UPDATE stock SET n = n - " + b + " WHERE item = " + a;
-    case 2: *base_us = 500; return "INSERT INTO orders (item, qty, note) VALUES (" + a + ", " + b + ", 'web')";
-    case 3: *base_us = 120; return "select name from items where id in (" + a + ", " + b + ", 7)";
-    case 4: *base_us = 20; return "BEGIN";
-    default: *base_us = 60; return "COMMIT";
+    case 0:
+      *base_us = 40;
+      return "SELECT name, price FROM items WHERE id = " + a;
+    case 1:
+      *base_us = 300;
+      return "UPDATE stock SET n = n - " + b + " WHERE item = " + a;
+    case 2:
+      *base_us = 500;
+      return "INSERT INTO orders (item, qty, note) VALUES (" + a + ", " + b + ", 'web')";
+    case 3:
+      *base_us = 120;
+      return "select name from items where id in (" + a + ", " + b + ", 7)";
+    case 4:
+      *base_us = 20;
+      return "BEGIN";
+    default:
+      *base_us = 60;
+      return "COMMIT";
   }
 }
 
@@ -94,10 +106,11 @@ std::string statement(uint64_t k, Sequence& seq, uint64_t* base_us) {
 std::vector<uint64_t> start_stack(uint64_t k) {
   const uint64_t plan = kProgram + 0x1411, parse = kProgram + 0x1311, run = kProgram + 0x1211;
   const uint64_t serve = kProgram + 0x1111, main = kProgram + 0x1011;
-  if (k == 0 || k == 3) return {kProgram + 0x1508, plan, run, serve, main};  // in shop::Engine::scan()
-  if (k == 1) return {kLibc + 0x2008, parse, run, serve, main};               // in malloc
-  if (k == 2) return {kProgram + 0x1308, run, serve, main};                   // in parse_sql
-  return {kProgram + 0x1208, serve, main};                                    // in run_query
+  if (k == 0 || k == 3)
+    return {kProgram + 0x1508, plan, run, serve, main};          // in shop::Engine::scan()
+  if (k == 1) return {kLibc + 0x2008, parse, run, serve, main};  // in malloc
+  if (k == 2) return {kProgram + 0x1308, run, serve, main};      // in parse_sql
+  return {kProgram + 0x1208, serve, main};                       // in run_query
 }
 
 std::vector<uint64_t> end_stack(uint64_t k) {
@@ -122,14 +135,20 @@ bool write(const char* path, bool after) {
     std::fprintf(stderr, "make_visual_trace: %s\n", w.error().message().c_str());
     return false;
   }
-  const fmt::ObjectTable program{"5409", "/opt/shop/bin/shop",
-                                 {{0x1000, 0x100, "main"}, {0x1100, 0x100, "serve_request"},
-                                  {0x1200, 0x100, "run_query"}, {0x1300, 0x100, "parse_sql"},
-                                  {0x1400, 0x100, "plan_query"}, {0x1500, 0x100, "_ZN4shop6Engine4scanEv"},
+  const fmt::ObjectTable program{"5409",
+                                 "/opt/shop/bin/shop",
+                                 {{0x1000, 0x100, "main"},
+                                  {0x1100, 0x100, "serve_request"},
+                                  {0x1200, 0x100, "run_query"},
+                                  {0x1300, 0x100, "parse_sql"},
+                                  {0x1400, 0x100, "plan_query"},
+                                  {0x1500, 0x100, "_ZN4shop6Engine4scanEv"},
                                   {0x1600, 0x100, "send_result"}}};
-  const fmt::ObjectTable libc{"c0c0", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+  const fmt::ObjectTable libc{"c0c0",
+                              "/usr/lib/x86_64-linux-gnu/libc.so.6",
                               {{0x2000, 0x100, "malloc"}, {0x3000, 0x100, "write"}}};
-  const fmt::ObjectTable libssl{"55e1", "/usr/lib/x86_64-linux-gnu/libssl.so.3", {{0x5000, 0x100, "SSL_write"}}};
+  const fmt::ObjectTable libssl{
+      "55e1", "/usr/lib/x86_64-linux-gnu/libssl.so.3", {{0x5000, 0x100, "SSL_write"}}};
   for (const fmt::ObjectTable* o : {&program, &libc, &libssl}) {
     if (!w->add_object(*o)) return false;
   }
@@ -140,9 +159,10 @@ bool write(const char* path, bool after) {
     comm.pid = comm.tid = 2000 + p;
     comm.comm = "shop-worker";
     if (!w->append(comm)) return false;
-    for (const auto& [base, id, file] : {std::tuple{kProgram, "5409", "/opt/shop/bin/shop"},
-                                         std::tuple{kLibc, "c0c0", "/usr/lib/x86_64-linux-gnu/libc.so.6"},
-                                         std::tuple{kLibssl, "55e1", "/usr/lib/x86_64-linux-gnu/libssl.so.3"}}) {
+    for (const auto& [base, id, file] :
+         {std::tuple{kProgram, "5409", "/opt/shop/bin/shop"},
+          std::tuple{kLibc, "c0c0", "/usr/lib/x86_64-linux-gnu/libc.so.6"},
+          std::tuple{kLibssl, "55e1", "/usr/lib/x86_64-linux-gnu/libssl.so.3"}}) {
       fmt::ProcessEvent map = comm;
       map.kind = fmt::ProcessEventKind::mmap;
       map.comm.clear();
@@ -181,7 +201,8 @@ bool write(const char* path, bool after) {
     now[worker] += us;
     events.push_back({kStart + now[worker] * 1000, 2000 + worker, kind, text, false});
   }
-  std::stable_sort(events.begin(), events.end(), [](const Pending& a, const Pending& b) { return a.time < b.time; });
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Pending& a, const Pending& b) { return a.time < b.time; });
   fmt::TraceSummary summary;
   summary.events_per_site = {0, 0};
   summary.lost_per_site = {0, 0};

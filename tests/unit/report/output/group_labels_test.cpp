@@ -22,7 +22,8 @@ GroupKey text_key(std::string s) {
 }  // namespace
 
 TEST_CASE("a long label keeps its start and end", "[group_labels]") {
-  const std::string s = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, now())";
+  const std::string s =
+      "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, now())";
   const std::string label = middle_label(s, false, 60);
   CHECK(label.rfind("\"INSERT INTO pgbench_history", 0) == 0);
   CHECK(label.find("\u2026") != std::string::npos);
@@ -34,7 +35,8 @@ TEST_CASE("a long label keeps its start and end", "[group_labels]") {
 
 TEST_CASE("labels of different groups never look the same", "[group_labels]") {
   const std::string head(70, 'a');
-  const GroupKey a = text_key(head + "X" + head), b = text_key(head + "Y" + head), c = text_key("short");
+  const GroupKey a = text_key(head + "X" + head), b = text_key(head + "Y" + head),
+                 c = text_key("short");
   const std::vector<std::string> labels = group_labels({&a, &b, &c});
   REQUIRE(labels.size() == 3);
   CHECK(labels[0] != labels[1]);

@@ -16,8 +16,10 @@ TEST_CASE("sql_shape: a corpus of statements and their shapes", "[query_shape]")
        "update pgbench_accounts set abalance = abalance + $1 where aid = $2;"},
       {"SELECT abalance FROM pgbench_accounts WHERE aid = 57262;",
        "select abalance from pgbench_accounts where aid = $1;"},
-      {"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (7, 1, 57262, -4339, CURRENT_TIMESTAMP);",
-       "insert into pgbench_history(tid, bid, aid, delta, mtime) values ($1, $2, $3, $4, current_timestamp);"},
+      {"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (7, 1, 57262, -4339, "
+       "CURRENT_TIMESTAMP);",
+       "insert into pgbench_history(tid, bid, aid, delta, mtime) values ($1, $2, $3, $4, "
+       "current_timestamp);"},
       {"BEGIN;", "begin;"},
       {"END;", "end;"},
       // whitespace, case of keywords and names
@@ -33,20 +35,25 @@ TEST_CASE("sql_shape: a corpus of statements and their shapes", "[query_shape]")
       // comments
       {"select 1 -- the answer\n, 2 /* outer /* nested */ still */ from t", "select $1, $2 from t"},
       // negative numbers, subtraction, exponents, decimals, hex
-      {"select -1, 3 - 1, a-1, a =-5, .5, 1.5e-3, 0x1F, 1_000", "select $1, $2 - $3, a - $4, a = $5, $6, $7, $8, $9"},
+      {"select -1, 3 - 1, a-1, a =-5, .5, 1.5e-3, 0x1F, 1_000",
+       "select $1, $2 - $3, a - $4, a = $5, $6, $7, $8, $9"},
       // IN lists and arrays of constants fold; lists with expressions do not
-      {"SELECT * FROM t WHERE id IN (1, 2, 3) AND k = 4", "select * from t where id in ($1 /*, ... */) and k = $2"},
+      {"SELECT * FROM t WHERE id IN (1, 2, 3) AND k = 4",
+       "select * from t where id in ($1 /*, ... */) and k = $2"},
       {"select * from t where id in (1,-2)", "select * from t where id in ($1 /*, ... */)"},
       {"select * from t where id in (1, x)", "select * from t where id in ($1, x)"},
-      {"select * from t where id = any(array[1, 2])", "select * from t where id = any (array[$1 /*, ... */])"},
+      {"select * from t where id = any(array[1, 2])",
+       "select * from t where id = any (array[$1 /*, ... */])"},
       // casts and typed literals
       {"select '1'::int, cast(2 as bigint), interval '1 day', x :: text",
        "select $1::int, cast($2 as bigint), interval $3, x::text"},
       // identifiers that hold digits, parameters, function calls
-      {"select col2, t3.c4 from tab5 where a = $1 and b = $12", "select col2, t3.c4 from tab5 where a = $1 and b = $2"},
+      {"select col2, t3.c4 from tab5 where a = $1 and b = $12",
+       "select col2, t3.c4 from tab5 where a = $1 and b = $2"},
       {"SELECT count(*), COUNT (*) FROM t", "select count(*), count(*) from t"},
       // true, false and null stay words
-      {"select * from t where a is null and b = true", "select * from t where a is null and b = true"},
+      {"select * from t where a is null and b = true",
+       "select * from t where a is null and b = true"},
       // not SQL, or cut short: still a shape, never a crash
       {"", ""},
       {"select 'unterminated", "select $1"},

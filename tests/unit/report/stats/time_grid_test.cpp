@@ -21,16 +21,17 @@ uint64_t sum(const TimeGrid& g) {
 }  // namespace
 
 TEST_CASE("time grid rows hold their values", "[time_grid]") {
-  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{1000}, int64_t{123456789},
-                    std::numeric_limits<int64_t>::max(), int64_t{-1}, int64_t{-1000},
-                    std::numeric_limits<int64_t>::min()}) {
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{1000},
+                    int64_t{123456789}, std::numeric_limits<int64_t>::max(), int64_t{-1},
+                    int64_t{-1000}, std::numeric_limits<int64_t>::min()}) {
     INFO(v);
     const int row = TimeGrid::row_of(v);
     CHECK(row >= -TimeGrid::kMaxRow);
     CHECK(row < TimeGrid::kMaxRow);
     if (v >= 0) {
       CHECK(TimeGrid::row_low(row) <= static_cast<double>(v));
-      CHECK(static_cast<double>(v) <= TimeGrid::row_high(row));  // (<: but INT64_MAX rounds up as a double)
+      CHECK(static_cast<double>(v) <=
+            TimeGrid::row_high(row));  // (<: but INT64_MAX rounds up as a double)
     } else {
       CHECK(TimeGrid::row_low(row) >= static_cast<double>(v));
     }
