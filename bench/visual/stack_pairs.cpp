@@ -114,7 +114,12 @@ int main(int argc, char** argv) {
   std::vector<Event> batch;
   for (uint64_t n = 0; n < events; ++n) {
     const uint64_t r = rng();
-    const uint32_t t = static_cast<uint32_t>(r % 8);
+    uint32_t t = static_cast<uint32_t>(r % 8);
+    // A thread whose request is not due yet lets another one start, so that
+    // every start is paired (when all 8 are busy, t's ends early).
+    for (uint32_t k = 1; k < 8 && open[t] && now < done_at[t]; ++k) {
+      if (!open[(t + k) % 8]) t = (t + k) % 8;
+    }
     now += 100 + (r >> 8) % 200;
     Event e;
     e.time_ns = now;
@@ -122,20 +127,16 @@ int main(int argc, char** argv) {
     e.tid = 1000 + t;
     e.cpu = t % 2;
     e.arg_count = 2;
-    if (!open[t] || now >= done_at[t]) {
-      e.site_id = open[t] ? 1 : 0;
-      if (!open[t]) {
-        id[t] = n;
-        done_at[t] = now + 1000 + (r >> 20) % 49000;
-      }
-      e.args[0] = id[t];
-      e.args[1] = (r >> 40) % 4096;
-      open[t] = !open[t];
-    } else {
-      e.site_id = 0;
-      e.args[0] = n;
-      e.args[1] = 0;
+    e.site_id = open[t] ? 1 : 0;
+    if (!open[t]) {
+      id[t] = n;
+      // Mostly 1-5 us, a tail to 50 us, now and then 2 ms.
+      const uint64_t spread = (r >> 20) % 100;
+      done_at[t] = now + 1000 + (spread < 80 ? spread * 50 : spread < 99 ? spread * 500 : 2000000);
     }
+    e.args[0] = id[t];
+    e.args[1] = (r >> 40) % 4096;
+    open[t] = !open[t];
     const std::vector<uint64_t>& s = stacks[(r >> 32) % stacks.size()];
     e.stack = s.data();
     e.stack_depth = static_cast<uint16_t>(s.size());

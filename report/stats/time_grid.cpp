@@ -47,9 +47,13 @@ void TimeGrid::add_row(uint64_t offset_ns, int row) {
     set_level(level_ + 1);
     column >>= 1;
   }
-  std::vector<uint64_t>& counts = columns_[column];
-  if (counts.empty()) counts.resize(2 * kMaxRow);
-  ++counts[static_cast<size_t>(row + kMaxRow)];
+  if (column != last_column_) {
+    std::vector<uint64_t>& counts = columns_[column];
+    if (counts.empty()) counts.resize(2 * kMaxRow);
+    last_column_ = column;
+    last_counts_ = counts.data();
+  }
+  ++last_counts_[row + kMaxRow];
   ++total_;
   min_row_ = std::min(min_row_, row);
   max_row_ = std::max(max_row_, row);
@@ -57,6 +61,8 @@ void TimeGrid::add_row(uint64_t offset_ns, int row) {
 
 void TimeGrid::set_level(unsigned level) {
   if (level <= level_) return;
+  last_column_ = UINT64_MAX;  // the columns are rebuilt
+  last_counts_ = nullptr;
   std::map<uint64_t, std::vector<uint64_t>> coarser;
   for (auto& [column, counts] : columns_) {
     std::vector<uint64_t>& into = coarser[column >> (level - level_)];

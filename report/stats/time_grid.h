@@ -24,6 +24,18 @@ class TimeGrid {
   static constexpr int kMaxRow = 256;  // rows are -kMaxRow..kMaxRow-1
   static constexpr uint64_t kMaxColumns = 4096;
 
+  TimeGrid() = default;
+  // A copy has its own columns: it does not share the cache of the last one.
+  TimeGrid(const TimeGrid& other)
+      : level_(other.level_), columns_(other.columns_), total_(other.total_), min_row_(other.min_row_),
+        max_row_(other.max_row_) {}
+  TimeGrid& operator=(const TimeGrid& other) {
+    if (this != &other) *this = TimeGrid(other);
+    return *this;
+  }
+  TimeGrid(TimeGrid&&) = default;  // the map's nodes move with it: the cache stays right
+  TimeGrid& operator=(TimeGrid&&) = default;
+
   // A value at offset ns after the timeline's start.
   void add(uint64_t offset_ns, int64_t value);
   void add_unsigned(uint64_t offset_ns, uint64_t value);
@@ -55,6 +67,10 @@ class TimeGrid {
 
   unsigned level_ = 0;
   std::map<uint64_t, std::vector<uint64_t>> columns_;
+  // The column added to last (values come in time order): its number and
+  // counts, until the columns are rebuilt.
+  uint64_t last_column_ = UINT64_MAX;
+  uint64_t* last_counts_ = nullptr;
   uint64_t total_ = 0;
   int min_row_ = kMaxRow;
   int max_row_ = -kMaxRow;
