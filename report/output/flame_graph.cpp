@@ -167,10 +167,15 @@ struct Drawing {
     append_xml_text(out, n.object);
     out += "\n" + std::to_string(n.count) + " events</title><rect x=\"" + svg_number(x_of(x)) +
            "\" y=\"" + svg_number(y_of(depth)) + "\" width=\"" + svg_number(w) + "\" height=\"" +
-           svg_number(kFrameHeight - 1) + "\" fill=\"" + fill + "\"/><text x=\"" +
-           svg_number(x_of(x) + 3) + "\" y=\"" + svg_number(y_of(depth) + 11.5) + "\">";
-    append_xml_text(out, fitted_label(n.name, w));
-    out += "</text></g>\n";
+           svg_number(kFrameHeight - 1) + "\" fill=\"" + fill + "\"/>";
+    // A frame too narrow for a label has no text element (the script makes
+    // one when a zoom widens it): big graphs have thousands of them.
+    if (const std::string label = fitted_label(n.name, w); !label.empty()) {
+      out += "<text x=\"" + svg_number(x_of(x) + 3) + "\" y=\"" + svg_number(y_of(depth) + 11.5) + "\">";
+      append_xml_text(out, label);
+      out += "</text>";
+    }
+    out += "</g>\n";
     uint64_t child_x = x;
     for (const auto& [name, child] : n.children) {
       frame(child, depth + 1, child_x, kind == 5 || kind == 6 ? 4 : kind);

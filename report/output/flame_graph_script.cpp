@@ -20,13 +20,21 @@ const char* const kFlameGraphScript = R"JS(
   var W = +svg.getAttribute('data-width'), pad = 10, total = +svg.getAttribute('data-total');
   var diff = svg.getAttribute('data-before') !== null, before = +svg.getAttribute('data-before');
   function el(k) { return svg.querySelector('.fg-' + k); }
-  var details = el('details'), matched = el('matched');
-  var frames = Array.prototype.map.call(svg.querySelectorAll('g.fg-f'), function (g) {
-    var lines = g.querySelector('title').textContent.split('\n');
-    return {g: g, x: +g.getAttribute('data-x'), c: +g.getAttribute('data-c'), d: +g.getAttribute('data-d'),
-            b: g.getAttribute('data-b'), r: g.querySelector('rect'), t: g.querySelector('text'),
-            name: lines[0], where: lines[1] || '', fill: g.querySelector('rect').getAttribute('fill')};
-  });
+  var details = el('details'), matched = el('matched'), all = null;
+  // A frame's data, read from its element when first needed (big graphs
+  // have thousands: the page draws before any of this runs).
+  function frame(g) {
+    if (g.fg) return g.fg;
+    var lines = g.querySelector('title').textContent.split('\n'), r = g.querySelector('rect');
+    g.fg = {g: g, x: +g.getAttribute('data-x'), c: +g.getAttribute('data-c'), d: +g.getAttribute('data-d'),
+            b: g.getAttribute('data-b'), r: r, t: g.querySelector('text'), name: lines[0], where: lines[1] || '',
+            fill: r.getAttribute('fill')};
+    return g.fg;
+  }
+  function frames() {
+    if (all === null) all = Array.prototype.map.call(svg.querySelectorAll('g.fg-f'), frame);
+    return all;
+  }
   function pct(n, of) { return (100 * n / of).toFixed(2) + '%'; }
   function label(f, w) {
     var chars = Math.floor((w - 3) / 7);
@@ -36,12 +44,19 @@ const char* const kFlameGraphScript = R"JS(
   function place(f, x, w) {
     f.r.setAttribute('x', x.toFixed(2));
     f.r.setAttribute('width', w.toFixed(2));
+    var text = label(f, w);
+    if (!f.t && text === '') return;
+    if (!f.t) {
+      f.t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+      f.t.setAttribute('y', (+f.r.getAttribute('y') + 11.5).toFixed(2));
+      f.g.appendChild(f.t);
+    }
     f.t.setAttribute('x', (x + 3).toFixed(2));
-    f.t.textContent = label(f, w);
+    f.t.textContent = text;
   }
   function zoom(z) {
     var span = W - 2 * pad;
-    frames.forEach(function (f) {
+    frames().forEach(function (f) {
       var inside = f.d >= z.d && f.x >= z.x && f.x + f.c <= z.x + z.c;
       var above = f.d < z.d && f.x <= z.x && f.x + f.c >= z.x + z.c;
       f.g.classList.toggle('fg-h', !inside && !above);
@@ -57,16 +72,16 @@ const char* const kFlameGraphScript = R"JS(
     if (diff && f.b !== null) s += ', before ' + pct(+f.b, before);
     return s;
   }
-  frames.forEach(function (f) {
-    f.g.addEventListener('mouseover', function () { details.textContent = describe(f); });
-    f.g.addEventListener('mouseout', function () { details.textContent = ' '; });
-    f.g.addEventListener('click', function () { zoom(f); });
-  });
+  // One listener each for every frame: the frame is the event's closest g.
+  function target(ev) { var g = ev.target.closest('g.fg-f'); return g ? frame(g) : null; }
+  svg.addEventListener('mouseover', function (ev) { var f = target(ev); if (f) details.textContent = describe(f); });
+  svg.addEventListener('mouseout', function (ev) { if (target(ev)) details.textContent = ' '; });
+  svg.addEventListener('click', function (ev) { var f = target(ev); if (f) zoom(f); });
   function search(text) {
     var re = null;
     try { re = text ? new RegExp(text) : null; } catch (e) { re = null; }
     var spans = [];
-    frames.forEach(function (f) {
+    frames().forEach(function (f) {
       var hit = re !== null && re.test(f.name);
       f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);
       if (hit) spans.push([f.x, f.x + f.c]);
@@ -84,9 +99,9 @@ const char* const kFlameGraphScript = R"JS(
     var text = window.prompt('Search: a regular expression', '');
     if (text !== null) search(text);
   });
-  el('reset').addEventListener('click', function () { zoom(frames[0]); });
+  el('reset').addEventListener('click', function () { zoom(frames()[0]); });
   svg.flameSearch = search;
-  svg.flameZoom = function (i) { zoom(frames[i]); };
+  svg.flameZoom = function (i) { zoom(frames()[i]); };
 })();
 )JS";
 
