@@ -55,6 +55,10 @@ const char* const kLatencyUsage =
     "entries deeper on the stack were abandoned and count as unmatched starts.\n"
     "(Traces of function probes made before format 1.2 have no stack pointers:\n"
     "there a return pairs with the innermost open entry.)\n\n"
+    "--by 'sql(argN)' groups a string argument by its SQL statement's shape, as\n"
+    "pg_stat_statements shows it (constants and IN lists become $1, $2, ...; words\n"
+    "lower-cased; whitespace folded); 'digits(argN)' folds the numbers of any string.\n"
+    "Long labels are shortened in the middle, never to look alike; JSON has them whole.\n\n"
     "Where arguments have names (DWARF parameters, tracepoint fields), --key and\n"
     "--by also take a name, looked up in each probe (the words tid and pid mean\n"
     "the thread and process, whatever the arguments are called).\n";

@@ -35,7 +35,9 @@ static void add_pairing_options(po::options_description& specific, Command c, Ra
       ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
       ("function", po::value(&raw.function)->value_name("SYMBOL"),
        "a function's own latency: --start uprobe:SYMBOL --end uretprobe:SYMBOL")
-      ("key", po::value(&raw.key)->value_name("KEY"), "pair starts and ends on tid (default), pid, argN or an argument's name");
+      ("key", po::value(&raw.key)->value_name("KEY"),
+       c == Command::latency ? "pair starts and ends on tid (default), pid, argN, an argument's name, or sql(ARG)"
+                             : "pair starts and ends on tid (default), pid, argN or an argument's name");
   if (c == Command::export_trace) {
     specific.add_options()
         ("output,o", po::value(&o.output)->value_name("FILE"), "the file to write")
@@ -43,7 +45,8 @@ static void add_pairing_options(po::options_description& specific, Command c, Ra
     return;
   }
   specific.add_options()
-      ("by", po::value(&raw.by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end event)")
+      ("by", po::value(&raw.by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end "
+       "event); sql(ARG): per SQL statement shape, digits(ARG): with numbers folded")
       ("hist", po::value(&raw.hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
       ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
       ("top", po::value(&raw.top)->value_name("N"), "list the N slowest pairs")
@@ -99,7 +102,8 @@ po::options_description command_options(Command c, RawOptions& raw, ReportOption
           ("format", po::value(&raw.format)->value_name("FORMAT"), "text (default) or json")
           ("arg", po::value(&raw.arg)->value_name("N"), "the argument: N (from 0), argN or its name")
           ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&raw.by)->value_name("KEY"), "one histogram per pid, tid, argN or argument name (a number or a string)");
+          ("by", po::value(&raw.by)->value_name("KEY"), "one histogram per pid, tid, argN or argument name (a number or a string); sql(ARG), "
+           "digits(ARG): per statement shape, with numbers folded");
       break;
     case Command::stacks:
       specific.add_options()
