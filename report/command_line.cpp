@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "report/command_help.h"
+#include "report/command_options.h"
 #include "report/stats/duration.h"
 #include "report/input/wildcard.h"
 
@@ -17,7 +18,8 @@ namespace usdt::report {
 
 namespace {
 
-constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export", "stacks"};
+constexpr const char* kCommands[] = {"summary", "dump",       "latency", "hist", "export",
+                                     "stacks",  "flamegraph", "heatmap", "html"};
 
 std::optional<Command> command_of(const std::string& word) {
   if (word == "summary") return Command::summary;
@@ -26,6 +28,9 @@ std::optional<Command> command_of(const std::string& word) {
   if (word == "hist") return Command::hist;
   if (word == "export") return Command::export_trace;
   if (word == "stacks") return Command::stacks;
+  if (word == "flamegraph") return Command::flamegraph;
+  if (word == "heatmap") return Command::heatmap;
+  if (word == "html") return Command::html;
   return std::nullopt;
 }
 
@@ -59,90 +64,6 @@ Result<uint32_t> parse_u32(const std::string& text, const char* option) {
   return v;
 }
 
-// The option values as given, before they are checked.
-struct RawOptions {
-  std::string format;
-  std::vector<std::string> probes;
-  std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg,
-      function, jobs;
-};
-
-po::options_description common_options(RawOptions& raw) {
-  po::options_description common("options");
-  common.add_options()("help,h", "explain this command")("version", "print the version")(
-      "probe", po::value(&raw.probes)->composing()->value_name("PATTERN"),
-      "only events of probes matching PATTERN (provider:name; * and ? wildcards; repeatable)")(
-      "pid", po::value(&raw.pid)->value_name("PID"), "only events of this process")(
-      "tid", po::value(&raw.tid)->value_name("TID"), "only events of this thread")(
-      "since", po::value(&raw.since)->value_name("TIME"),
-      "only events from this time after the start (1.5s, 200ms, 10us, 500ns)")(
-      "until", po::value(&raw.until)->value_name("TIME"),
-      "only events up to this time after the start")(
-      "jobs,j", po::value(&raw.jobs)->value_name("N"),
-      "read with N threads (default: every CPU), each taking a part of the trace's time; the "
-      "output is the same. A trace of too few chunks is read in one thread, which N threads "
-      "decode ahead of (see the README)");
-  return common;
-}
-
-// The options of latency and export: the pairing, and each one's own.
-void add_pairing_options(po::options_description& specific, Command c, RawOptions& raw,
-                         ReportOptions& o) {
-  specific.add_options()
-      ("format", po::value(&raw.format)->value_name("FORMAT"),
-       c == Command::latency ? "text (default) or json"
-                             : "chrome (default), clickhouse-events or clickhouse-pairs")
-      ("start", po::value(&o.start)->value_name("PROBE"), "the probe that starts an interval")
-      ("end", po::value(&o.end)->value_name("PROBE"), "the probe that ends it")
-      ("function", po::value(&raw.function)->value_name("SYMBOL"),
-       "a function's own latency: --start uprobe:SYMBOL --end uretprobe:SYMBOL")
-      ("key", po::value(&raw.key)->value_name("KEY"), "pair starts and ends on tid (default), pid, argN or an argument's name");
-  if (c == Command::export_trace) {
-    specific.add_options()
-        ("output,o", po::value(&o.output)->value_name("FILE"), "the file to write")
-        ("schema", "print the ClickHouse CREATE TABLE statements and exit");
-    return;
-  }
-  specific.add_options()
-      ("by", po::value(&raw.by)->value_name("KEY"), "one table per pid, tid, host, argN or argument name (of the start event, else of the end event)")
-      ("hist", po::value(&raw.hist)->value_name("KIND"), "log2 (default) or linear (needs --linear)")
-      ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
-      ("top", po::value(&raw.top)->value_name("N"), "list the N slowest pairs")
-      ("slowest", po::value(&raw.slowest)->value_name("N"),
-       "the N slowest pairs with the call stacks of their start (and end) events");
-}
-
-po::options_description command_options(Command c, RawOptions& raw, ReportOptions& o) {
-  po::options_description specific(std::string(command_name(c)) + " options");
-  switch (c) {
-    case Command::summary:
-      specific.add_options()
-          ("format", po::value(&raw.format)->value_name("FORMAT"), "text (default) or json")
-          ("by", po::value(&raw.by)->value_name("host"), "also count the events of each probe per host");
-      break;
-    case Command::dump:
-      specific.add_options()("format", po::value(&raw.format)->value_name("FORMAT"), "text (default), jsonl or csv");
-      break;
-    case Command::latency:
-    case Command::export_trace:
-      add_pairing_options(specific, c, raw, o);
-      break;
-    case Command::hist:
-      specific.add_options()
-          ("format", po::value(&raw.format)->value_name("FORMAT"), "text (default) or json")
-          ("arg", po::value(&raw.arg)->value_name("N"), "the argument: N (from 0), argN or its name")
-          ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP")
-          ("by", po::value(&raw.by)->value_name("KEY"), "one histogram per pid, tid, argN or argument name (a number or a string)");
-      break;
-    case Command::stacks:
-      specific.add_options()
-          ("format", po::value(&raw.format)->value_name("FORMAT"), "text (default) or json")
-          ("folded", "folded lines for flame graphs: probe;outermost;...;innermost COUNT");
-      break;
-  }
-  return specific;
-}
-
 Status check_format(Command c, const std::string& format) {
   const char* formats = "";
   switch (c) {
@@ -152,6 +73,9 @@ Status check_format(Command c, const std::string& format) {
     case Command::stacks: formats = "text json"; break;
     case Command::dump: formats = "text jsonl csv"; break;
     case Command::export_trace: formats = "chrome clickhouse-events clickhouse-pairs"; break;
+    case Command::flamegraph:
+    case Command::heatmap: formats = "svg"; break;
+    case Command::html: formats = "html"; break;
   }
   std::istringstream known(formats);
   std::string word;
@@ -261,7 +185,7 @@ Status fill_command_specific(const RawOptions& raw, const po::variables_map& vm,
   }
   if (o.command == Command::hist && (raw.probes.empty() || !o.arg)) return Error("hist needs --probe PROBE and --arg N");
   if (exporting && o.output.empty()) return Error("export needs -o FILE");
-  return Status::success();
+  return check_pictures(raw, vm, o);
 }
 
 ParsedCommandLine print_and_exit(std::string text) {
@@ -289,7 +213,7 @@ std::optional<ParsedCommandLine> read_first_word(std::vector<std::string>& args,
   std::string guess = closest_match(args[0], names);
   std::string message = "unknown command '" + args[0] + "'";
   if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-  message += "; the commands are summary, dump, latency, hist, export, stacks";
+  message += "; the commands are summary, dump, latency, hist, export, stacks, flamegraph, heatmap, html";
   return usage_error(message, "");
 }
 
@@ -302,7 +226,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   std::string command_word;
   if (std::optional<ParsedCommandLine> early = read_first_word(args, o, &command_word)) return *early;
   RawOptions raw;
-  raw.format = o.command == Command::export_trace ? "chrome" : o.format;
+  raw.format = o.command == Command::export_trace                                  ? "chrome"
+               : o.command == Command::flamegraph || o.command == Command::heatmap ? "svg"
+               : o.command == Command::html                                        ? "html"
+                                                                                   : o.format;
   po::options_description common = common_options(raw);
   po::options_description specific = command_options(o.command, raw, o);
   po::options_description hidden;

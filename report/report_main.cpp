@@ -4,7 +4,10 @@
 #include "report/dump/dump_command.h"
 #include "report/export/clickhouse_export.h"
 #include "report/export/export_command.h"
+#include "report/flamegraph/flamegraph_command.h"
+#include "report/heatmap/heatmap_command.h"
 #include "report/hist/hist_command.h"
+#include "report/html/html_command.h"
 #include "report/input/trace_set.h"
 #include "report/latency/latency_command.h"
 #include "report/stacks/stacks_command.h"
@@ -20,6 +23,9 @@ int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
     case Command::hist: return run_hist(options, input, io);
     case Command::export_trace: return run_export(options, input, io);
     case Command::stacks: return run_stacks(options, input, io);
+    case Command::flamegraph: return run_flamegraph(options, input, io);
+    case Command::heatmap: return run_heatmap(options, input, io);
+    case Command::html: return run_html(options, input, io);
   }
   return 1;
 }

@@ -9,14 +9,14 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REPORT_COMMANDS = {"summary", "dump", "latency", "hist", "stacks", "export"}
+REPORT_COMMANDS = {"summary", "dump", "latency", "hist", "stacks", "export", "flamegraph", "heatmap", "html"}
 # Inside report/: the shared folders, each with what it may include.
 REPORT_SHARED = {
     "input": {"input", "output/output_buffer.h"},
     "symbols": {"input", "symbols"},
     "stats": {"input", "stats"},
-    "pairing": {"input", "stats", "pairing"},
-    "output": {"input", "stats", "symbols", "output"},
+    "pairing": {"input", "stats", "symbols", "pairing"},
+    "output": {"input", "stats", "symbols", "pairing", "output"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -16,6 +16,7 @@ packages=(
   git          # the revision --version reports and the package version carries
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
+  chromium fonts-dejavu-core  # the browser checks (tests/browser/) and the pictures of docs/visualize.md
 )
 # Real programs the acceptance tests trace, OpenJDK 17's libjvm.so (500+
 # probe sites: the readelf cross-check, readelf_libjvm), and the ClickHouse

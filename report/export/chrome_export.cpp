@@ -95,7 +95,8 @@ class ChromeExporter final : public SegmentExporter {
     if (pair != nullptr) {
       const StackRef start_sf{start != nullptr ? id_of(start->stack) : 0, nullptr};
       const StackRef end_sf{id_of(hole.stack), nullptr};
-      write_pair(w, catalog_, *pair, key_, start_sf, end_sf);
+      write_pair(w, catalog_, *pair, key_, start_sf, end_sf, start != nullptr ? &start->copy.event() : nullptr,
+                 hole.end ? &hole.end->event.event() : nullptr);
       ++counts->pairs;
       return;
     }
@@ -219,7 +220,7 @@ class ChromeReader final : public ExportReader {
         // The start's stack is numbered before the end's.
         const StackRef start_sf = s ? ref(s->stack_tag, s->stack) : StackRef{};
         const StackRef end_sf = ref(tag, stack);
-        write_pair(w_, x_.catalog_, p, x_.key_, start_sf, end_sf);
+        write_pair(w_, x_.catalog_, p, x_.key_, start_sf, end_sf, s ? &s->copy.event() : nullptr, &e);
         ++pass_.pairs;
         return true;
       }

@@ -105,8 +105,13 @@ void write_ids(JsonWriter& j, uint64_t pid, uint64_t tid);
 
 void write_instant(ChromeWriter& w, const ProbeCatalog& catalog, uint32_t site, uint32_t domain,
                    const format::Event& e, uint64_t time, const StackRef& sf);
-// start_sf, end_sf: the stacks of the start and end events.
+// A pair's slice: named by its probes ("demo:req_start → req_done"; a
+// function's own latency by the function), with the key and the start's and
+// end's arguments in args. start_sf, end_sf: the stacks of the start and
+// end events; start, end: the events (null when not at hand).
 void write_pair(ChromeWriter& w, const ProbeCatalog& catalog, const LatencyPair& p, const KeySpec& key,
-                const StackRef& start_sf, const StackRef& end_sf);
+                const StackRef& start_sf, const StackRef& end_sf, const format::Event* start,
+                const format::Event* end);
+std::string pair_slice_name(const ProbeCatalog& catalog, const LatencyPair& p);
 
 }  // namespace usdt::report

@@ -77,8 +77,13 @@ std::string hist_text(const ReportOptions& options, const TraceInput& input, con
   const std::string probe_text = probe_list(options);
   std::string t = probe_text + " " + options.arg->text() + ":\n" + arg_stats_text(analyzer.overall());
   if (options.by) {
-    for (const ArgGroup* g : analyzer.groups()) {
-      t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
+    const std::vector<const ArgGroup*> groups = analyzer.groups();
+    std::vector<const GroupKey*> keys;
+    for (const ArgGroup* g : groups) keys.push_back(&g->key);
+    const std::vector<std::string> labels = group_labels(keys);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const ArgGroup* g = groups[i];
+      t += "\n" + options.by->text() + " " + labels[i];
       if (by_host) t += " on " + input.files()[g->key.domain].metadata.hostname;
       t += ":\n" + arg_stats_text(g->stats);
     }

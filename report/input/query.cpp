@@ -1,6 +1,7 @@
 #include "report/input/query.h"
 
 #include <charconv>
+#include <utility>
 #include <string>
 
 #include "formats/arg_name.h"
@@ -15,6 +16,9 @@ const char* command_name(Command command) {
     case Command::hist: return "hist";
     case Command::export_trace: return "export";
     case Command::stacks: return "stacks";
+    case Command::flamegraph: return "flamegraph";
+    case Command::heatmap: return "heatmap";
+    case Command::html: return "html";
   }
   return "?";
 }
@@ -53,7 +57,10 @@ std::string KeySpec::text() const {
   switch (kind) {
     case Kind::tid: return "tid";
     case Kind::pid: return "pid";
-    case Kind::arg: return arg.text();
+    case Kind::arg:
+      if (shape == KeyShape::sql) return "sql(" + arg.text() + ")";
+      if (shape == KeyShape::digits) return "digits(" + arg.text() + ")";
+      return arg.text();
     case Kind::host: return "host";
   }
   return "?";
@@ -66,10 +73,19 @@ Result<KeySpec> parse_key_spec(const std::string& text, const char* option) {
     k.kind = KeySpec::Kind::pid;
     return k;
   }
-  Result<ArgRef> arg = parse_arg_ref(text, option, false);
+  std::string inner = text;
+  for (auto [word, shape] : {std::pair{"sql(", KeyShape::sql}, std::pair{"digits(", KeyShape::digits}}) {
+    const std::string_view w(word);
+    if (text.size() > w.size() + 1 && text.compare(0, w.size(), w) == 0 && text.back() == ')') {
+      inner = text.substr(w.size(), text.size() - w.size() - 1);
+      k.shape = shape;
+    }
+  }
+  Result<ArgRef> arg = parse_arg_ref(inner, option, false);
   if (!arg) {
     return Error(std::string("invalid ") + option + " '" + text +
-                 "': expected tid, pid, argN (N from 0 to 11) or an argument's name");
+                 "': expected tid, pid, argN (N from 0 to 11), an argument's name, or sql(ARG) or "
+                 "digits(ARG) of a string argument");
   }
   k.kind = KeySpec::Kind::arg;
   k.arg = *arg;

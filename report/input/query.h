@@ -29,7 +29,7 @@ struct LinearSpec {
 constexpr int64_t kMaxLinearBuckets = 100000;
 Result<LinearSpec> parse_linear_spec(std::string_view text);
 
-enum class Command { summary, dump, latency, hist, export_trace, stacks };
+enum class Command { summary, dump, latency, hist, export_trace, stacks, flamegraph, heatmap, html };
 
 // The filters every command takes.
 struct FilterOptions {
@@ -59,12 +59,18 @@ struct ArgRef {
 // "argN" or a name; with numbers_too (hist --arg), also a bare "N".
 Result<ArgRef> parse_arg_ref(const std::string& text, const char* option, bool numbers_too);
 
-// --key / --by: tid, pid, argN or an argument's name; --by also host. The
-// words tid, pid (and host for --by) win over arguments of that name (those
-// are still argN).
+// How a string key is grouped: as it is, by its SQL statement's shape
+// (sql(argN)) or with its numbers folded (digits(argN)); see
+// report/stats/query_shape.h.
+enum class KeyShape : uint8_t { none, sql, digits };
+
+// --key / --by: tid, pid, argN or an argument's name, or sql(ARG) /
+// digits(ARG) of one; --by also host. The words tid, pid (and host for
+// --by) win over arguments of that name (those are still argN).
 struct KeySpec {
   enum class Kind : uint8_t { tid, pid, arg, host } kind = Kind::tid;  // host: --by only
   ArgRef arg;
+  KeyShape shape = KeyShape::none;  // kind arg: how its strings group
   std::string text() const;
 };
 Result<KeySpec> parse_key_spec(const std::string& text, const char* option);
@@ -88,8 +94,14 @@ struct ReportOptions {
   bool folded = false;
   // hist
   std::optional<ArgRef> arg;
-  // export
+  // export, flamegraph, heatmap, html: -o FILE (flamegraph, heatmap, html:
+  // empty for standard output)
   std::string output;
+  // flamegraph: an icicle of the callers; a differential graph of two
+  // traces (the second against the first); the title
+  bool reverse = false;
+  bool diff = false;
+  std::string title;
   // Threads that decode each trace (-j); 0: one per core.
   uint32_t jobs = 0;
 };

@@ -11,7 +11,7 @@
 
 #include "report/input/query.h"
 #include "report/input/trace_input.h"
-#include "report/latency/latency_pass.h"
+#include "report/pairing/latency_pass.h"
 #include "report/output/command_io.h"
 
 namespace usdt::report {
@@ -20,8 +20,7 @@ namespace usdt::report {
 // format latency cannot write).
 int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io);
 
-// The output of the whole input's pass.
-std::string latency_json(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);
+// The text output of the whole input's pass (JSON: report/output/latency_output.h).
 std::string latency_text(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);
 
 }  // namespace usdt::report

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "report/latency/latency_command.h"
-#include "report/latency/latency_output.h"
+#include "report/output/latency_output.h"
 #include "report/output/group_key_text.h"
 #include "report/output/histogram_text.h"
 #include "report/output/json_text.h"
@@ -53,8 +53,13 @@ std::string head_text(const ReportOptions& options, const LatencyPass& result) {
 
 std::string groups_text(const ReportOptions& options, const TraceInput& input, const LatencyAnalyzer& a) {
   std::string t;
-  for (const LatencyGroup* g : a.groups()) {
-    t += "\n" + options.by->text() + " " + group_key_text(g->key, false);
+  const std::vector<const LatencyGroup*> groups = a.groups();
+  std::vector<const GroupKey*> keys;
+  for (const LatencyGroup* g : groups) keys.push_back(&g->key);
+  const std::vector<std::string> labels = group_labels(keys);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const LatencyGroup* g = groups[i];
+    t += "\n" + options.by->text() + " " + labels[i];
     if (groups_name_host(options, input.hosts_differ())) t += " on " + input.files()[g->key.domain].metadata.hostname;
     t += ":\n" + stats_text(g->stats);
   }

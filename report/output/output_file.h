@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/result.h"
@@ -46,5 +47,9 @@ class OutputFile {
   std::FILE* file_ = nullptr;
   std::string path_;
 };
+
+// Writes text to path (-o FILE) or, when path is empty, to out (standard
+// output); fails saying what could not be written.
+Status write_output(const std::string& path, std::string_view text, std::FILE* out);
 
 }  // namespace usdt::report

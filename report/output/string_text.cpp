@@ -1,5 +1,8 @@
 #include "report/output/string_text.h"
 
+#include <utility>
+#include <vector>
+
 namespace usdt::report {
 
 size_t utf8_sequence_length(std::string_view s, size_t i) {
@@ -135,6 +138,43 @@ std::string text_label(std::string_view s, bool truncated, size_t max_chars) {
   }
   out += '"';
   if (cut || truncated) out += "...";
+  return out;
+}
+
+std::string middle_label(std::string_view s, bool truncated, size_t max_chars) {
+  // Each character as shown (an escape whole) and its width on screen.
+  std::vector<std::pair<std::string, size_t>> units;
+  size_t width = 0;
+  for (size_t i = 0; i < s.size();) {
+    char unit[8];
+    size_t consumed = 0;
+    const size_t n = escape_text_unit(s, i, unit, &consumed);
+    if (consumed > 1) {
+      units.emplace_back(std::string(s.substr(i, consumed)), 1);  // a UTF-8 character shows as one
+    } else {
+      units.emplace_back(std::string(unit, n), n);
+    }
+    width += units.back().second;
+    i += consumed;
+  }
+  std::string out = "\"";
+  if (width <= max_chars || max_chars < 3) {
+    for (const auto& u : units) out += u.first;
+  } else {
+    // As many characters from each end as fit, the end's half first.
+    const size_t room = max_chars - 1;
+    size_t tail_begin = units.size(), tail_width = 0;
+    while (tail_begin > 0 && tail_width + units[tail_begin - 1].second <= room / 2) tail_width += units[--tail_begin].second;
+    size_t head_width = 0;
+    for (size_t k = 0; k < tail_begin && head_width + units[k].second <= room - tail_width; ++k) {
+      out += units[k].first;
+      head_width += units[k].second;
+    }
+    out += "\u2026";
+    for (size_t k = tail_begin; k < units.size(); ++k) out += units[k].first;
+  }
+  out += '"';
+  if (truncated) out += "...";
   return out;
 }
 

@@ -41,4 +41,9 @@ std::string text_string(std::string_view s, bool truncated);
 // cut here or by the recorder.
 std::string text_label(std::string_view s, bool truncated, size_t max_chars);
 
+// The same, shortened in the middle: the first and last characters kept,
+// "\u2026" (an ellipsis, which escaped text never holds) between them, so
+// that statements that differ only at their end still look different.
+std::string middle_label(std::string_view s, bool truncated, size_t max_chars);
+
 }  // namespace usdt::report

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
+
+#include "report/stats/query_shape.h"
 
 namespace usdt::report {
 
@@ -70,7 +73,11 @@ inline bool LatencyAnalyzer::key_of(uint32_t global_site, uint32_t domain, const
       }
       const format::StringArg& s = e.string_arg(i);
       scratch_.assign(1, s.truncated ? '\1' : '\0');
-      scratch_.append(s.bytes);
+      if (config_.key.shape == KeyShape::none) {
+        scratch_.append(s.bytes);
+      } else {
+        scratch_.append(shape_of(config_.key.shape, s.bytes));
+      }
       return true;
     }
   }
@@ -176,9 +183,13 @@ bool LatencyAnalyzer::merge(LatencyAnalyzer& later, const KeptEndHandler& on_kep
     const uint64_t duration = end.time >= n.time ? end.time - n.time : 0;
     overall_.add(duration);
     if (!want_pairs) continue;
-    const LatencyPair p = make_pair(n, end.key, end.site, end.time, end.tag);
-    record(n.group.present ? n.group : end.group, p);
-    if (on_kept_end) on_kept_end(i, &p);
+    LatencyPair p = make_pair(n, end.key, end.site, end.time, end.tag);
+    const GroupKey& group = n.group.present ? n.group : end.group;
+    record(group, p);
+    if (on_kept_end) {
+      if (config_.by) p.group = group;
+      on_kept_end(i, &p);
+    }
   }
   for (const LatencyPair& p : later.top_heap_) add_to_top(p);
   if (config_.by) {
@@ -311,7 +322,10 @@ LatencyAnalyzer::Outcome LatencyAnalyzer::on_event_general(uint32_t global_site,
   GroupKey group = n.group;
   if (config_.by && !group.present) group = group_of(global_site, domain, e);
   record(group, p);
-  if (pair != nullptr) *pair = p;
+  if (pair != nullptr) {
+    *pair = p;
+    if (config_.by) pair->group = std::move(group);
+  }
   return Outcome::paired;
 }
 

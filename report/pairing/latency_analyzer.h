@@ -70,6 +70,9 @@ struct LatencyPair {
   // --slowest finds their call stacks by them. 0 = none.
   uint64_t start_tag = 0;
   uint64_t end_tag = 0;
+  // With by, in the pairs handed to a caller (on_event, merge's
+  // on_kept_end): the pair's group.
+  GroupKey group;
 };
 
 struct LatencyGroup {

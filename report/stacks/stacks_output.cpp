@@ -1,4 +1,6 @@
 // stacks' output: folded lines, JSON and text, hottest first.
+#include "report/stacks/stacks_output.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -6,19 +8,10 @@
 #include <vector>
 
 #include "report/output/json_writer.h"
-#include "report/stacks/stacks_pass.h"
 
 namespace usdt::report {
 
 namespace {
-
-std::string folded_name(std::string s) {
-  for (char& c : s) {
-    if (c == ';') c = ':';
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return s;
-}
 
 // The distinct stacks, most events first (ties in the map's fixed order).
 std::vector<const NamedStack*> hottest_first(const std::map<std::string, NamedStack>& merged) {
@@ -33,29 +26,14 @@ std::vector<const NamedStack*> hottest_first(const std::map<std::string, NamedSt
 }  // namespace
 
 std::string stacks_folded(const StacksPass& whole) {
-  const std::vector<const NamedStack*> order = hottest_first(whole.merged);
   std::string out;
-  // Folded lines carry function names only, so stacks that differ only in
-  // the objects of their frames (a function of one name in two files) are
-  // one line: a flame graph tool would add them up anyway.
-  std::map<std::string, uint64_t> lines;
-  for (const NamedStack* n : order) {
-    std::string line = folded_name(n->probe);
-    if (n->truncated) line += ";[truncated]";
-    for (size_t i = n->frames.size(); i-- > 0;) {
-      line += ';';
-      line += folded_name(n->frames[i].function);
+  for (const FoldedStack& f : folded_stacks(whole)) {
+    for (size_t i = 0; i < f.frames.size(); ++i) {
+      if (i > 0) out += ';';
+      out += f.frames[i];
     }
-    lines[line] += n->count;
-  }
-  std::vector<std::pair<const std::string*, uint64_t>> hottest;
-  for (const auto& [line, count] : lines) hottest.emplace_back(&line, count);
-  std::stable_sort(hottest.begin(), hottest.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (const auto& [line, count] : hottest) {
-    out += *line;
     out += ' ';
-    out += std::to_string(count);
+    out += std::to_string(f.count);
     out += '\n';
   }
   return out;

@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "report/stats/query_shape.h"
+
 
 namespace usdt::report {
 
@@ -31,7 +33,11 @@ GroupKey group_key_of(const KeySpec& by, uint32_t domain, const format::Event& e
       g.present = true;
       if (e.is_string(i)) {
         g.type = ArgType::string;
-        g.text.assign(e.string_arg(i).bytes);
+        if (by.shape == KeyShape::none) {
+          g.text.assign(e.string_arg(i).bytes);
+        } else {
+          g.text = shape_of(by.shape, e.string_arg(i).bytes);
+        }
         g.truncated = e.string_arg(i).truncated;
         break;
       }

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "report/stats/duration.h"
-#include "report/summary/summary_facts.h"
+#include "report/summary/summary_text.h"
 
 namespace usdt::report {
 

@@ -327,7 +327,7 @@ TEST_CASE("the Chrome export carries stackFrames and sf", "[stacks]") {
   json = read_file(path);
   if (std::getenv("USDT_KEEP_CHROME_TEST") == nullptr) std::remove(path.c_str());
   CHECK(json.find(
-            "\"ph\":\"X\",\"name\":\"demo:start\",\"cat\":\"latency\",\"ts\":1.000,\"dur\":1.000,"
+            "\"ph\":\"X\",\"name\":\"demo:start \u2192 done\",\"ts\":1.000,\"dur\":1.000,"
             "\"pid\":10,\"tid\":10,\"sf\":4,\"args\"") != std::string::npos);
   CHECK(json.find("\"dur\":5.000,\"pid\":10,\"tid\":10,\"sf\":7,\"esf\":1,\"args\"") !=
         std::string::npos);

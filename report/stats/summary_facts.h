@@ -1,4 +1,4 @@
-// What `usdt-report summary` prints, computed once from the pass and the
+// What `usdt-report summary` prints (and the HTML report shows), computed once from the pass and the
 // files' own metadata and summaries, for the text and JSON writers alike:
 // the recording's span, the probes (most events first) with their rates and
 // when each was attached, the processes, the drops by cause, and where the
@@ -10,10 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/result.h"
 #include "report/input/event_filter.h"
 #include "report/input/query.h"
 #include "report/input/trace_input.h"
-#include "report/summary/summary_pass.h"
+#include "report/stats/summary_pass.h"
 
 namespace usdt::report {
 
@@ -74,8 +75,16 @@ std::string rate_text(uint64_t count, uint64_t duration_ns);
 // before)"; empty for a probe watched from the start.
 std::string activity_text(const TraceInput& input, const ProbeActivity& a);
 
-// The JSON and the text output.
-std::string summary_json(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole);
-std::string summary_text(const SummaryFacts& facts, const TraceInput& input, const SummaryPass& whole);
+// What the summary read, and what it makes of it.
+struct Summary {
+  SummaryPass whole;
+  SummaryFacts facts;
+};
+
+// The summary of input's events as options select them (--by host: per
+// host too), read by the event pass on options.jobs threads; the pass's
+// read problems and the facts' disagreements are appended to warnings.
+// Fails when a --probe pattern selects no probe.
+Result<Summary> read_summary(const ReportOptions& options, TraceInput& input, std::vector<std::string>* warnings);
 
 }  // namespace usdt::report

@@ -1,5 +1,6 @@
-// What latency's text and JSON outputs share: the percentiles shown, the
-// buckets of a set of durations, a pair's key as text.
+// latency's JSON output (which the HTML report embeds as it is), and what
+// it shares with the text output: the percentiles shown, the buckets of a
+// set of durations, a pair's key as text.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +8,9 @@
 #include <vector>
 
 #include "report/input/query.h"
+#include "report/input/trace_input.h"
 #include "report/pairing/latency_analyzer.h"
+#include "report/pairing/latency_pass.h"
 #include "report/stats/histogram_bucket.h"
 
 namespace usdt::report {
@@ -33,5 +36,8 @@ std::vector<LatencyPair> top_pairs(const LatencyAnalyzer& analyzer, size_t n);
 
 // Whether groups of pids or tids must say their host (files of several hosts).
 bool groups_name_host(const ReportOptions& options, bool hosts_differ);
+
+// latency --format json of the whole input's pass.
+std::string latency_json(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);
 
 }  // namespace usdt::report

@@ -1,4 +1,4 @@
-#include "report/latency/latency_output.h"
+#include "report/output/latency_output.h"
 
 #include "report/output/arg_format.h"
 #include "report/output/json_text.h"

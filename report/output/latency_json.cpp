@@ -1,9 +1,8 @@
-// latency --format json.
+#include "report/output/latency_output.h"
+
 #include <string>
 #include <vector>
 
-#include "report/latency/latency_command.h"
-#include "report/latency/latency_output.h"
 #include "report/output/group_key_text.h"
 #include "report/output/json_writer.h"
 #include "report/output/stack_text.h"

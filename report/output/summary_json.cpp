@@ -1,8 +1,8 @@
-// summary --format json.
 #include <string>
 
+#include "report/output/summary_json.h"
+
 #include "report/output/json_writer.h"
-#include "report/summary/summary_facts.h"
 
 namespace usdt::report {
 

@@ -1,18 +1,46 @@
-// latency's consumer of the event pass (report/input/event_pass.h): starts
-// and ends into the pairing, the events lost among those paired, and with
-// --slowest the stacks of the events, numbered in a store.
+// The pairing's consumer of the event pass (report/input/event_pass.h), which
+// latency, heatmap and html share: starts and ends into the pairing, the
+// events lost among those paired, with --slowest the stacks of the events,
+// numbered in a store, and for heat maps each pair's duration at the time
+// of its end event (when the latency became known, as trace2heatmap.pl
+// does): one grid of every pair, and with --by one per group.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "report/input/event_pass.h"
 #include "report/pairing/latency_analyzer.h"
+#include "report/stats/time_grid.h"
 #include "report/symbols/stack_store.h"
 #include "report/symbols/stack_symbolizer.h"
 
 namespace usdt::report {
+
+struct GroupKeyLess {
+  bool operator()(const GroupKey& a, const GroupKey& b) const { return group_key_less(a, b); }
+};
+
+// The heat maps of the pairs (LatencyPass::grids).
+struct LatencyGrids {
+  uint64_t timeline_start = 0;  // time 0 of the columns
+  bool by = false;
+  TimeGrid all;
+  std::map<GroupKey, TimeGrid, GroupKeyLess> groups;  // with by
+
+  void add(const LatencyPair& p) {
+    const uint64_t at = p.end_time >= timeline_start ? p.end_time - timeline_start : 0;
+    all.add_unsigned(at, p.duration);
+    if (by) groups[p.group].add_unsigned(at, p.duration);
+  }
+  void merge(const LatencyGrids& later) {
+    all.merge(later.all);
+    for (const auto& [key, grid] : later.groups) groups[key].merge(grid);
+  }
+};
 
 class LatencyPass : public PassConsumer {
  public:
@@ -31,7 +59,12 @@ class LatencyPass : public PassConsumer {
 
   void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
     const uint64_t tag = stacks ? stacks->add(*symbols, file, e) : 0;
-    analyzer.on_event(site, domain, e, time, nullptr, tag);
+    if (!grids) {
+      analyzer.on_event(site, domain, e, time, nullptr, tag);
+      return;
+    }
+    LatencyPair p;
+    if (analyzer.on_event(site, domain, e, time, &p, tag) == LatencyAnalyzer::Outcome::paired) grids->add(p);
   }
   void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) {
     if (symbols) symbols->on_process(file, p);
@@ -53,7 +86,12 @@ class LatencyPass : public PassConsumer {
       merged_symbols.push_back(std::move(later.symbols));
       for (auto& s : later.merged_symbols) merged_symbols.push_back(std::move(s));
     }
-    return analyzer.merge(later.analyzer);
+    if (!grids) return analyzer.merge(later.analyzer);
+    const bool merged = analyzer.merge(later.analyzer, [&](size_t, const LatencyPair* p) {
+      if (p != nullptr) grids->add(*p);
+    });
+    if (merged) grids->merge(*later.grids);
+    return merged;
   }
 
   LatencyAnalyzer analyzer;
@@ -63,10 +101,19 @@ class LatencyPass : public PassConsumer {
   // The symbolizers of the parts merged into this one, which name the
   // stacks adopted from their stores.
   std::vector<std::unique_ptr<StackSymbolizer>> merged_symbols;
+  // Heat maps, when asked for (read_latency).
+  std::unique_ptr<LatencyGrids> grids;
 
  private:
   const std::vector<uint8_t>* wanted_;
   const EventFilter* filter_;
 };
+
+// The pairs of options' --start and --end (--key, --by, --top, --slowest)
+// in input, read by the event pass on options.jobs threads; with_grids:
+// also their heat maps. The pass's read problems are appended to warnings.
+// Fails when --start or --end names no probe of the input.
+Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input, bool with_grids,
+                                 std::vector<std::string>* warnings);
 
 }  // namespace usdt::report

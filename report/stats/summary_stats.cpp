@@ -1,4 +1,4 @@
-#include "report/summary/summary_stats.h"
+#include "report/stats/summary_stats.h"
 
 #include <algorithm>
 

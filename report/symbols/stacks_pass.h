@@ -1,6 +1,7 @@
-// stacks' consumer of the event pass (report/input/event_pass.h): the
-// selected events counted per raw stack, then, at the end of its input, the
-// distinct raw stacks named and merged by probe and function names.
+// The call stacks of the selected events, a consumer of the event pass
+// (report/input/event_pass.h) that stacks and flamegraph share: the events
+// counted per raw stack, then, at the end of its input, the distinct raw
+// stacks named and merged by probe and function names.
 #pragma once
 
 #include <cstdint>
@@ -61,9 +62,30 @@ class StacksPass : public PassConsumer {
   std::unordered_map<uint64_t, uint64_t> raw_;
 };
 
-// The output: folded lines, JSON or text.
-std::string stacks_folded(const StacksPass& whole);
-std::string stacks_json(const StacksPass& whole);
-std::string stacks_text(const StacksPass& whole);
+// One line of `stacks --folded` (flamegraph.pl's input): the probe, then
+// "[truncated]" for a cut stack, then the functions from the outermost to
+// the innermost; ';' in names shows as ':' and line breaks as spaces.
+// Stacks that differ only in their frames' objects are one line: objects
+// holds, per name, the object of the hottest stack that made the line ("" for
+// the probe and the truncation mark).
+struct FoldedStack {
+  std::vector<std::string> frames;
+  std::vector<std::string> objects;
+  uint64_t count = 0;
+};
+
+// The folded lines, most events first, ties in the order of their text.
+std::vector<FoldedStack> folded_stacks(const StacksPass& whole);
+
+// The stacks of the events filter selects in input, read on jobs threads
+// (0: every CPU), each segment's symbols starting from the process records
+// before it; the pass's read problems are appended to warnings. Fails when
+// a --probe pattern selects no probe.
+Result<StacksPass> read_stacks(TraceInput& input, const FilterOptions& filter, uint32_t jobs,
+                               std::vector<std::string>* warnings);
+
+// Why there is nothing to draw (no events, or events without stacks), or
+// "" when whole has stacks.
+std::string why_no_stacks(const StacksPass& whole);
 
 }  // namespace usdt::report

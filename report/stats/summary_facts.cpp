@@ -1,4 +1,4 @@
-#include "report/summary/summary_facts.h"
+#include "report/stats/summary_facts.h"
 
 #include <algorithm>
 
@@ -163,6 +163,48 @@ SummaryFacts summarize(const TraceInput& input, const EventFilter& filter, const
   f.by_host = by_host;
   f.hosts = std::move(hosts);
   return f;
+}
+
+namespace {
+
+// The sorted distinct host names.
+std::vector<std::string> sorted_hosts(const TraceInput& input) {
+  std::vector<std::string> hosts;
+  for (const TraceFileInfo& f : input.files()) hosts.push_back(f.metadata.hostname);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  return hosts;
+}
+
+// Each file's index among the sorted host names.
+std::vector<uint32_t> host_of_each_file(const TraceInput& input, const std::vector<std::string>& hosts) {
+  std::vector<uint32_t> out;
+  for (const TraceFileInfo& f : input.files()) {
+    out.push_back(static_cast<uint32_t>(std::lower_bound(hosts.begin(), hosts.end(), f.metadata.hostname) -
+                                        hosts.begin()));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Summary> read_summary(const ReportOptions& options, TraceInput& input, std::vector<std::string>* warnings) {
+  // Counts only: no argument is decoded.
+  Result<EventPass> pass = EventPass::open(input, options.filter, {.reads_arguments = false, .jobs = options.jobs});
+  if (!pass) return pass.error();
+  // --by host: events per host (sorted names) and probe.
+  const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
+  std::vector<std::string> hosts = sorted_hosts(input);
+  const std::vector<uint32_t> host_of_file = by_host ? host_of_each_file(input, hosts) : std::vector<uint32_t>{};
+  const SummaryContext context{input.catalog(), pass->filter(), host_of_file, hosts.size()};
+  const size_t files = input.files().size();
+  SummaryPass whole = pass->fold<SummaryPass>(
+      [&](const Segment& s) { return SummaryPass(context, files, s); },
+      [](SummaryPass& earlier, SummaryPass& later) { return earlier.merge(later); });
+  for (const std::string& w : pass->read_problems()) warnings->push_back(w);
+  SummaryFacts facts = summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
+  for (const std::string& w : facts.disagreements) warnings->push_back(w);
+  return Summary{std::move(whole), std::move(facts)};
 }
 
 }  // namespace usdt::report

@@ -10,7 +10,7 @@
 #include "report/input/event_filter.h"
 #include "report/input/event_pass.h"
 #include "report/input/probe_catalog.h"
-#include "report/summary/summary_stats.h"
+#include "report/stats/summary_stats.h"
 
 namespace usdt::report {
 

@@ -1,0 +1,14 @@
+// summary --format json, which the HTML report embeds as it is.
+#pragma once
+
+#include <string>
+
+#include "report/input/trace_input.h"
+#include "report/stats/summary_facts.h"
+
+namespace usdt::report {
+
+std::string summary_json(const SummaryFacts& facts, const TraceInput& input,
+                         const SummaryPass& whole);
+
+}  // namespace usdt::report
