@@ -107,6 +107,10 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
       (err = bpf_map__set_max_entries(skel->maps.scratch, capture.cpu_count_)) != 0) {
     return Error("cannot size the BPF capture maps", -err);
   }
+  // Reads that may fault pages in: a sleepable program.
+  if ((err = bpf_program__set_flags(skel->progs.usdt_capture_faulting, BPF_F_SLEEPABLE)) != 0) {
+    return Error("cannot make the faulting BPF capture program sleepable", -err);
+  }
   if ((err = usdt_capture__load(skel)) != 0) {
     return Error("the kernel refused the BPF capture program: " + last_libbpf_line(), -err);
   }
@@ -159,11 +163,20 @@ Status BpfCapture::set_site(uint32_t site_id, const usdt_bpf_site& plan) {
   return Status::success();
 }
 
-Status BpfCapture::attach(uint32_t site_id, int perf_event_fd) {
+bool reads_memory(const usdt_bpf_site& plan) {
+  for (size_t i = 0; i < plan.arg_count && i < USDT_BPF_MAX_ARGS; ++i) {
+    const usdt_bpf_arg& a = plan.args[i];
+    if (a.kind == USDT_BPF_ARG_MEM || (a.flags & USDT_BPF_ARG_STRING) != 0) return true;
+  }
+  return false;
+}
+
+Status BpfCapture::attach(uint32_t site_id, int perf_event_fd, bool faulting) {
   LIBBPF_OPTS(bpf_link_create_opts, opts);
   opts.perf_event.bpf_cookie = site_id;
-  int fd = bpf_link_create(bpf_program__fd(skeleton_->progs.usdt_capture), perf_event_fd,
-                           BPF_PERF_EVENT, &opts);
+  bpf_program* program =
+      faulting ? skeleton_->progs.usdt_capture_faulting : skeleton_->progs.usdt_capture;
+  int fd = bpf_link_create(bpf_program__fd(program), perf_event_fd, BPF_PERF_EVENT, &opts);
   if (fd < 0) return Error("cannot attach the BPF capture program to a probe's event", -fd);
   links_.emplace_back(fd);
   return Status::success();

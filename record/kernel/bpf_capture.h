@@ -6,7 +6,8 @@
 // killed recorder's objects go with its descriptors.
 //
 // Requirements (checked by bpf_capture_support(), said by the caller): BPF
-// ring buffers (Linux 5.8), BPF cookies on perf-event links (5.15), and
+// ring buffers (Linux 5.8), BPF cookies on perf-event links (5.15),
+// sleepable uprobe programs (6.1) and bpf_copy_from_user_str (6.12), and
 // CAP_BPF with CAP_PERFMON, or root. The uprobe events themselves still need
 // what the sampled path needs (root or CAP_SYS_ADMIN for the uprobe PMU).
 #pragma once
@@ -36,6 +37,9 @@ struct BpfCaptureOptions {
 // Loads the program once and releases it.
 std::string bpf_capture_support();
 
+// Whether a site's plan reads user memory (a memory operand or a string).
+bool reads_memory(const usdt_bpf_site& plan);
+
 class BpfCapture {
  public:
   // Loads the program with its maps sized by options; the error says what
@@ -52,7 +56,10 @@ class BpfCapture {
   // uprobe event) with the site id as its cookie, through a BPF link kept
   // until the destructor. The kernel keeps one program per tracefs event,
   // so a site is attached once, on any one of its events.
-  Status attach(uint32_t site_id, int perf_event_fd);
+  // faulting: the site reads memory or strings (reads_memory()): the
+  // sleepable program, whose reads fault absent pages in as the kernel's
+  // fetch-args do; the other never faults, and never needs to.
+  Status attach(uint32_t site_id, int perf_event_fd, bool faulting);
   // Whether hits write records (set once every event is enabled).
   void arm(bool on);
 

@@ -86,7 +86,7 @@ Status RecordSession::attach_capture_hosts() {
   for (const auto& [site_id, fd] : events_->take_bpf_hosts()) {
     // A tracefs event has one program for all its perf events.
     if (!bpf_attached_.insert(site_id).second) continue;
-    if (Status s = bpf_->attach(site_id, fd); !s) {
+    if (Status s = bpf_->attach(site_id, fd, reads_memory(plan_.sites[site_id].bpf_site)); !s) {
       const ResolvedSite& r = plan_.sites[site_id].resolved;
       return s.error().context(r.provider + ":" + r.name);
     }

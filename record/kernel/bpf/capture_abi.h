@@ -88,10 +88,11 @@ struct usdt_bpf_config {
   __u32 pad;
 };
 
-/* The per-CPU scratch the record is built in before it is copied into the
- * ring (a reservation's size must be known when the program is verified):
- * twice the largest record, so that any write at an offset below half of
- * it, masked, stays inside. */
-#define USDT_BPF_SCRATCH_HALF 65536u
+/* The scratch a record is built in before it is copied into the ring (a
+ * reservation's size must be known when the program is verified): twice
+ * the largest record, so that any write at an offset below half of it,
+ * masked, stays inside. A record's strings share that half: past 16 KiB
+ * they are cut and marked. */
+#define USDT_BPF_SCRATCH_HALF 16384u
 
 #endif

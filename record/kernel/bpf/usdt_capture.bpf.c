@@ -13,6 +13,16 @@
  * cost. A record that does not fit in the ring is counted in the lost
  * counters (per site and CPU), never dropped silently.
  *
+ * Two programs of one body. usdt_capture reads memory without faulting
+ * (bpf_probe_read_user): for sites whose arguments are registers and
+ * constants, it never needs to. usdt_capture_faulting is sleepable (the
+ * recorder loads it with BPF_F_SLEEPABLE) and reads memory and strings as
+ * the kernel's own fetch-args do, faulting absent pages in
+ * (bpf_copy_from_user, bpf_copy_from_user_str): a string in a page the
+ * program never touched is read, not lost. A sleepable program may sleep
+ * in a fault with another task then running on its CPU, so it builds its
+ * record in a scratch area of its task (task storage), not of its CPU.
+ *
  * GPL: bpf_probe_read_user_str and the ring buffer helpers are GPL-only. */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -59,6 +69,17 @@ struct {
   __type(key, __u32);
   __type(value, struct scratch_area);
 } scratch SEC(".maps");
+
+/* The faulting program's scratch, one per task that hit a probe. */
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct scratch_area);
+} task_scratch SEC(".maps");
+
+extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
+                                  __u64 flags) __ksym;
 
 /* A field of the trapped task's pt_regs, loaded at its constant offset:
  * an inline load, because clang would otherwise merge the cases of the
@@ -109,7 +130,7 @@ static __always_inline __u64 extend(__u64 raw, __u8 size, int sign) {
 
 /* The argument's value (for a string: the pointer); 0 when it cannot be read. */
 static __always_inline int read_value(const struct pt_regs *ctx, const struct usdt_bpf_arg *arg,
-                                      __u64 bias, __u64 *value) {
+                                      __u64 bias, __u64 *value, const int faulting) {
   const int sign = arg->flags & USDT_BPF_ARG_SIGNED;
   __u64 v = 0;
   if (arg->kind == USDT_BPF_ARG_CONST) {
@@ -137,26 +158,37 @@ static __always_inline int read_value(const struct pt_regs *ctx, const struct us
   __u32 size = arg->size;
   if (size == 0 || size > 8) return 0;
   v = 0;
-  if (bpf_probe_read_user(&v, size, (const void *)address) != 0) return 0;
+  const long err = faulting ? bpf_copy_from_user(&v, size, (const void *)address)
+                            : bpf_probe_read_user(&v, size, (const void *)address);
+  if (err != 0) return 0;
   *value = extend(v, (__u8)size, sign);
   return 1;
 }
 
 /* Appends the string at `pointer` at offset `at` of the scratch: its
  * length word, then its bytes; returns the offset after it. A NULL or
- * unreadable pointer leaves length 0 and sets *missing. */
+ * unreadable pointer leaves length 0 and sets *missing. The strings of one
+ * record share the scratch's first half, less room for the length words
+ * of the strings after this one: a string that does not fit is cut there,
+ * and marked so. */
 static __always_inline __u32 append_string(__u8 *area, __u32 at, __u64 pointer, int readable,
-                                           int *missing) {
+                                           int *missing, const int faulting) {
   at &= USDT_BPF_SCRATCH_HALF - 1;
   __u32 *length = (__u32 *)(area + at);
   __u32 limit = config.string_bytes;
   if (limit > 4095) limit = 4095;
   /* Room for one byte more than the limit and the NUL: a string that
    * fills it was longer than the limit. */
-  __u32 room = limit + 2;
+  __u64 room = limit + 2;
+  const __u64 end = USDT_BPF_SCRATCH_HALF - 4 * USDT_BPF_MAX_ARGS;
+  const __u64 space = (__u64)at + 4 + 2 < end ? end - at - 4 : 2;
+  if (room > space) room = space;
+  room &= 8191; /* bounds the verifier sees: the write stays in the scratch */
+  if (room < 2) room = 2;
   long got = -1;
   if (readable && pointer != 0) {
-    got = bpf_probe_read_user_str(area + at + 4, room, (const void *)pointer);
+    got = faulting ? bpf_copy_from_user_str(area + at + 4, room, (const void *)pointer, 0)
+                   : bpf_probe_read_user_str(area + at + 4, room, (const void *)pointer);
   }
   if (got <= 0) {
     *length = 0;
@@ -165,23 +197,17 @@ static __always_inline __u32 append_string(__u8 *area, __u32 at, __u64 pointer, 
   }
   __u32 n = (__u32)got - 1;
   __u32 cut = 0;
-  if (n > limit) {
-    n = limit;
+  if (n > room - 2) {
+    n = room - 2;
     cut = USDT_BPF_STRING_CUT;
   }
   *length = n | cut;
   return at + 4 + n;
 }
 
-SEC("uprobe")
-int usdt_capture(struct pt_regs *ctx) {
-  if (!armed) return 0;
-  __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
-  const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
-  if (!site) return 0;
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct scratch_area *area = bpf_map_lookup_elem(&scratch, &cpu);
-  if (!area) return 0;
+static __always_inline int capture(struct pt_regs *ctx, const struct usdt_bpf_site *site,
+                                   __u32 site_id, __u32 cpu, struct scratch_area *area,
+                                   const int faulting) {
 
   struct usdt_bpf_record_head *head = (struct usdt_bpf_record_head *)area->bytes;
   const __u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -201,10 +227,10 @@ int usdt_capture(struct pt_regs *ctx) {
     if (i >= count) break;
     const struct usdt_bpf_arg *arg = &site->args[i];
     __u64 v = 0;
-    int ok = read_value(ctx, arg, bias, &v);
+    int ok = read_value(ctx, arg, bias, &v, faulting);
     if (arg->flags & USDT_BPF_ARG_STRING) {
       int gone = 0;
-      at = append_string(area->bytes, at, v, ok, &gone);
+      at = append_string(area->bytes, at, v, ok, &gone, faulting);
       if (gone) missing |= (__u16)(1u << i);
       v = 0;
     } else if (!ok) {
@@ -214,8 +240,9 @@ int usdt_capture(struct pt_regs *ctx) {
   }
   head->missing = missing;
 
-  __u32 size = (at + 7) & ~7u;
+  __u64 size = (at + 7) & ~7u;
   if (size > USDT_BPF_SCRATCH_HALF) size = USDT_BPF_SCRATCH_HALF;
+  size &= 2 * USDT_BPF_SCRATCH_HALF - 1; /* a bound the verifier sees */
   /* Wake the reader only when the unread data crosses the mark: no wakeup
    * per record, and the reader's timer takes what stays below it. */
   const __u64 unread = bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA);
@@ -228,4 +255,33 @@ int usdt_capture(struct pt_regs *ctx) {
     if (counter) __sync_fetch_and_add(counter, 1);
   }
   return 0;
+}
+
+SEC("uprobe")
+int usdt_capture(struct pt_regs *ctx) {
+  if (!armed) return 0;
+  __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
+  const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
+  if (!site) return 0;
+  __u32 cpu = bpf_get_smp_processor_id();
+  struct scratch_area *area = bpf_map_lookup_elem(&scratch, &cpu);
+  if (!area) return 0;
+  return capture(ctx, site, site_id, cpu, area, 0);
+}
+
+SEC("uprobe")
+int usdt_capture_faulting(struct pt_regs *ctx) {
+  if (!armed) return 0;
+  __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
+  const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
+  if (!site) return 0;
+  struct scratch_area *area = bpf_task_storage_get(&task_scratch, bpf_get_current_task_btf(), 0,
+                                                   BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!area) {
+    __u32 slot = site_id * config.cpu_count + bpf_get_smp_processor_id();
+    __u64 *counter = bpf_map_lookup_elem(&lost, &slot);
+    if (counter) __sync_fetch_and_add(counter, 1);
+    return 0;
+  }
+  return capture(ctx, site, site_id, bpf_get_smp_processor_id(), area, 1);
 }
