@@ -65,18 +65,11 @@ size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
 }  // namespace
 
-std::string bpf_capture_support() {
+std::string bpf_capture_permission() {
   const uint64_t caps = effective_capabilities();
-  const bool admin = has_capability(caps, kCapSysAdmin);
-  if (!admin && !(has_capability(caps, kCapBpf) && has_capability(caps, kCapPerfmon))) {
-    return "it needs CAP_BPF and CAP_PERFMON, or root";
-  }
-  BpfCaptureOptions options;
-  options.ring_bytes = page_size();
-  options.max_sites = 1;
-  Result<BpfCapture> loaded = BpfCapture::load(options);
-  if (!loaded) return loaded.error().message();
-  return "";
+  if (has_capability(caps, kCapSysAdmin)) return "";
+  if (has_capability(caps, kCapBpf) && has_capability(caps, kCapPerfmon)) return "";
+  return "it needs CAP_BPF and CAP_PERFMON, or root";
 }
 
 Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
@@ -103,8 +96,7 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
       (err = bpf_map__set_max_entries(skel->maps.records,
                                       static_cast<uint32_t>(options.ring_bytes))) != 0 ||
       (err = bpf_map__set_max_entries(skel->maps.lost, options.max_sites * capture.cpu_count_)) !=
-          0 ||
-      (err = bpf_map__set_max_entries(skel->maps.scratch, capture.cpu_count_)) != 0) {
+          0) {
     return Error("cannot size the BPF capture maps", -err);
   }
   // Reads that may fault pages in: a sleepable program.

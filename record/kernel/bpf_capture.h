@@ -5,7 +5,7 @@
 // released by the destructor, on every way out; nothing is pinned, so a
 // killed recorder's objects go with its descriptors.
 //
-// Requirements (checked by bpf_capture_support(), said by the caller): BPF
+// Requirements (bpf_capture_permission() and load() say what is missing): BPF
 // ring buffers (Linux 5.8), BPF cookies on perf-event links (5.15),
 // sleepable uprobe programs (6.1) and bpf_copy_from_user_str (6.12), and
 // CAP_BPF with CAP_PERFMON, or root. The uprobe events themselves still need
@@ -32,10 +32,9 @@ struct BpfCaptureOptions {
   uint32_t max_sites = 4096;      // site ids below this can be planned and attached
 };
 
-// Whether this process may load and attach the capture program: "" when it
-// may, else why not (a missing capability, a kernel without what it needs).
-// Loads the program once and releases it.
-std::string bpf_capture_support();
+// Whether this process has the capabilities the capture program needs: ""
+// when it has, else which it lacks. (What the kernel lacks, load() says.)
+std::string bpf_capture_permission();
 
 // Whether a site's plan reads user memory (a memory operand or a string).
 bool reads_memory(const usdt_bpf_site& plan);

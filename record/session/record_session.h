@@ -76,9 +76,10 @@ class RecordSession {
 
   // --- session_capture.cpp: the BPF capture path (bpf_capture.h) ---
   // Whether the uprobe sites are captured by BPF (--capture, what the
-  // kernel and permissions allow, -g); with auto, one line says which and why.
-  Result<bool> choose_capture(const std::vector<ResolvedSite>& resolved) const;
-  // Loads the capture program and gives it the plan of every BPF site.
+  // kernel and permissions allow, -g), loading the capture program when
+  // they are; with auto, one line says which and why.
+  Result<bool> choose_capture(const std::vector<ResolvedSite>& resolved);
+  // Gives the loaded program the plan of every BPF site; maps its ring.
   Status load_capture();
   // Gives the program the plans of sites attached during the recording.
   Status add_capture_sites(uint32_t first);
@@ -160,6 +161,7 @@ class RecordSession {
   // The BPF capture program (its links go before the events they hold) and
   // its ring as the drainer's second source.
   bool capture_bpf_ = false;
+  std::vector<PerfEvent> capture_hosts_;  // the recorder's own events of tracefs sites
   std::optional<BpfCapture> bpf_;
   std::unique_ptr<BpfSource> bpf_source_;
   std::set<uint32_t> bpf_attached_;  // sites whose events carry the program

@@ -1,6 +1,8 @@
 // The session's BPF capture path (record_session.h): which path the
 // recording takes, the capture program loaded with the sites' plans, and
 // attached to their events as they are opened.
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 
@@ -25,20 +27,40 @@ constexpr uint32_t kMinCaptureSites = 4096;
 
 }  // namespace
 
-Result<bool> RecordSession::choose_capture(const std::vector<ResolvedSite>& resolved) const {
+Result<bool> RecordSession::choose_capture(const std::vector<ResolvedSite>& resolved) {
   if (options_.capture == CaptureMode::sample) return false;
   const bool automatic = options_.capture == CaptureMode::automatic;
   const bool uprobes = follower_ != nullptr ||
                        std::any_of(resolved.begin(), resolved.end(), [](const ResolvedSite& r) {
                          return r.kind != format::ProbeKind::tracepoint;
                        });
+  if (!uprobes) {
+    // Nothing the BPF path captures: tracepoints are sampled on both paths.
+    if (automatic && !options_.quiet) {
+      std::cerr << "usdt-record: capturing with perf samples: tracepoints are recorded through "
+                   "perf samples\n";
+    }
+    return false;
+  }
   std::string why_not;
   if (options_.call_graph.enabled()) {
     why_not = "call stacks (-g) are recorded through perf samples";
-  } else if (!uprobes) {
-    why_not = "tracepoints are recorded through perf samples";
   } else {
-    why_not = bpf_capture_support();
+    why_not = bpf_capture_permission();
+  }
+  if (why_not.empty()) {
+    // The kernel says what it lacks by refusing the program: loaded once, here.
+    BpfCaptureOptions options;
+    options.ring_bytes = capture_ring_bytes(options_.buffer_pages, features_.cpus.size());
+    options.string_bytes = options_.string_bytes;
+    options.max_sites =
+        std::max<uint32_t>(kMinCaptureSites, static_cast<uint32_t>(resolved.size()) + 1024);
+    Result<BpfCapture> capture = BpfCapture::load(options);
+    if (capture) {
+      bpf_.emplace(std::move(*capture));
+    } else {
+      why_not = capture.error().message();
+    }
   }
   if (!why_not.empty() && !automatic) {
     return Error("cannot capture with BPF: " + why_not +
@@ -56,14 +78,6 @@ Result<bool> RecordSession::choose_capture(const std::vector<ResolvedSite>& reso
 }
 
 Status RecordSession::load_capture() {
-  BpfCaptureOptions options;
-  options.ring_bytes = capture_ring_bytes(options_.buffer_pages, features_.cpus.size());
-  options.string_bytes = options_.string_bytes;
-  options.max_sites =
-      std::max<uint32_t>(kMinCaptureSites, static_cast<uint32_t>(plan_.sites.size()) + 1024);
-  Result<BpfCapture> capture = BpfCapture::load(options);
-  if (!capture) return capture.error();
-  bpf_.emplace(std::move(*capture));
   Result<std::unique_ptr<BpfSource>> source = BpfSource::create(*bpf_);
   if (!source) return source.error();
   bpf_source_ = std::move(*source);
@@ -83,11 +97,25 @@ Status RecordSession::add_capture_sites(uint32_t first) {
 
 Status RecordSession::attach_capture_hosts() {
   if (!bpf_) return Status::success();
-  for (const auto& [site_id, fd] : events_->take_bpf_hosts()) {
+  for (auto [site_id, fd] : events_->take_bpf_hosts()) {
     // A tracefs event has one program for all its perf events.
     if (!bpf_attached_.insert(site_id).second) continue;
+    const ResolvedSite& r = plan_.sites[site_id].resolved;
+    const UprobeConfig& config = attach_[site_id].config;
+    if (config.tracepoint_id != 0) {
+      // Not on a traced task's event: the kernel gives a task's inherited
+      // events its parent event's program, and a thread's exit then takes
+      // the program off the tracefs event for every task (measured on
+      // 6.18: a program attached to the traced task's event stopped when
+      // another thread of it exited). An event of the recorder itself is
+      // never inherited and arms nothing: the recorder does not map the file.
+      Result<PerfEvent> host =
+          PerfEvent::open_uprobe(features_, config, EventTarget{getpid(), -1, false}, EventOptions{});
+      if (!host) return host.error().context(r.provider + ":" + r.name);
+      fd = host->fd();
+      capture_hosts_.push_back(std::move(*host));
+    }
     if (Status s = bpf_->attach(site_id, fd, reads_memory(plan_.sites[site_id].bpf_site)); !s) {
-      const ResolvedSite& r = plan_.sites[site_id].resolved;
       return s.error().context(r.provider + ":" + r.name);
     }
   }

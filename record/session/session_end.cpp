@@ -228,6 +228,7 @@ pid_t RecordSession::release_events() {
   if (drainer_) drainer_->set_event_source(nullptr);
   bpf_source_.reset();
   bpf_.reset();
+  capture_hosts_.clear();
   if (!events_) return -1;
   // Closing the last reference of a uprobe's perf event takes the kernel a
   // grace period per probe (background_detach.h): a child does it after we

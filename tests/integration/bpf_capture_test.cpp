@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "integration_support.h"
-#include "skip_case.h"
+#include "../skip_case.h"
 
 using namespace usdt::itest;
 

@@ -15,7 +15,9 @@
  *
  * Two programs of one body. usdt_capture reads memory without faulting
  * (bpf_probe_read_user): for sites whose arguments are registers and
- * constants, it never needs to. usdt_capture_faulting is sleepable (the
+ * constants, it never needs to, and it reserves each record, whose size
+ * the argument count gives, in the ring and fills it in place.
+ * usdt_capture_faulting is sleepable (the
  * recorder loads it with BPF_F_SLEEPABLE) and reads memory and strings as
  * the kernel's own fetch-args do, faulting absent pages in
  * (bpf_copy_from_user, bpf_copy_from_user_str): a string in a page the
@@ -62,13 +64,6 @@ struct {
 struct scratch_area {
   __u8 bytes[2 * USDT_BPF_SCRATCH_HALF];
 };
-
-struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, 1); /* one per possible CPU; the recorder sets it */
-  __type(key, __u32);
-  __type(value, struct scratch_area);
-} scratch SEC(".maps");
 
 /* The faulting program's scratch, one per task that hit a probe. */
 struct {
@@ -205,17 +200,65 @@ static __always_inline __u32 append_string(__u8 *area, __u32 at, __u64 pointer, 
   return at + 4 + n;
 }
 
-static __always_inline int capture(struct pt_regs *ctx, const struct usdt_bpf_site *site,
-                                   __u32 site_id, __u32 cpu, struct scratch_area *area,
-                                   const int faulting) {
+static __always_inline void count_lost(__u32 site_id, __u32 cpu) {
+  __u32 slot = site_id * config.cpu_count + cpu;
+  __u64 *counter = bpf_map_lookup_elem(&lost, &slot);
+  if (counter) __sync_fetch_and_add(counter, 1);
+}
 
-  struct usdt_bpf_record_head *head = (struct usdt_bpf_record_head *)area->bytes;
+/* Wake the reader only when the unread data crosses the mark: no wakeup
+ * per record, and the reader's timer takes what stays below it. */
+static __always_inline __u64 wakeup_flags(__u64 size) {
+  const __u64 unread = bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA);
+  return unread < config.wakeup_bytes && unread + size >= config.wakeup_bytes
+             ? BPF_RB_FORCE_WAKEUP
+             : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void fill_head(struct usdt_bpf_record_head *head, __u32 site_id,
+                                      __u32 cpu) {
   const __u64 pid_tgid = bpf_get_current_pid_tgid();
   head->time = bpf_ktime_get_ns();
   head->pid = (__u32)(pid_tgid >> 32);
   head->tid = (__u32)pid_tgid;
   head->site_id = site_id;
   head->cpu = (__u16)cpu;
+}
+
+/* A site of registers and constants: its record, of a size known here,
+ * is reserved in the ring and filled in place. (A per-CPU scratch is not
+ * safe: uprobe programs run with migration, not preemption, disabled, so
+ * another task may run this program on the same CPU meanwhile.) */
+static __always_inline int capture_registers(struct pt_regs *ctx,
+                                             const struct usdt_bpf_site *site, __u32 site_id,
+                                             const __u32 count) {
+  const __u64 size = sizeof(struct usdt_bpf_record_head) + 8 * count;
+  const __u64 flags = wakeup_flags(size);
+  const __u32 cpu = bpf_get_smp_processor_id();
+  struct usdt_bpf_record_head *head = bpf_ringbuf_reserve(&records, size, 0);
+  if (!head) {
+    count_lost(site_id, cpu);
+    return 0;
+  }
+  fill_head(head, site_id, cpu);
+  __u64 *values = (__u64 *)(head + 1);
+  const __u64 bias = ctx->rip - site->probe_address; /* for $sym of a moved file */
+  __u16 missing = 0;
+  for (__u32 i = 0; i < count && i < USDT_BPF_MAX_ARGS; ++i) {
+    __u64 v = 0;
+    if (!read_value(ctx, &site->args[i], bias, &v, 0)) missing |= (__u16)(1u << i);
+    values[i] = v;
+  }
+  head->missing = missing;
+  bpf_ringbuf_submit(head, flags);
+  return 0;
+}
+
+static __always_inline int capture(struct pt_regs *ctx, const struct usdt_bpf_site *site,
+                                   __u32 site_id, __u32 cpu, struct scratch_area *area,
+                                   const int faulting) {
+  struct usdt_bpf_record_head *head = (struct usdt_bpf_record_head *)area->bytes;
+  fill_head(head, site_id, cpu);
 
   __u32 count = site->arg_count;
   if (count > USDT_BPF_MAX_ARGS) count = USDT_BPF_MAX_ARGS;
@@ -243,19 +286,15 @@ static __always_inline int capture(struct pt_regs *ctx, const struct usdt_bpf_si
   __u64 size = (at + 7) & ~7u;
   if (size > USDT_BPF_SCRATCH_HALF) size = USDT_BPF_SCRATCH_HALF;
   size &= 2 * USDT_BPF_SCRATCH_HALF - 1; /* a bound the verifier sees */
-  /* Wake the reader only when the unread data crosses the mark: no wakeup
-   * per record, and the reader's timer takes what stays below it. */
-  const __u64 unread = bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA);
-  const __u64 flags = unread < config.wakeup_bytes && unread + size >= config.wakeup_bytes
-                          ? BPF_RB_FORCE_WAKEUP
-                          : BPF_RB_NO_WAKEUP;
-  if (bpf_ringbuf_output(&records, area->bytes, size, flags) != 0) {
-    __u32 slot = site_id * config.cpu_count + cpu;
-    __u64 *counter = bpf_map_lookup_elem(&lost, &slot);
-    if (counter) __sync_fetch_and_add(counter, 1);
+  if (bpf_ringbuf_output(&records, area->bytes, size, wakeup_flags(size)) != 0) {
+    count_lost(site_id, cpu);
   }
   return 0;
 }
+
+#define REGISTERS_CASE(n) \
+  case n:                   \
+    return capture_registers(ctx, site, site_id, n);
 
 SEC("uprobe")
 int usdt_capture(struct pt_regs *ctx) {
@@ -263,10 +302,23 @@ int usdt_capture(struct pt_regs *ctx) {
   __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
   const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
   if (!site) return 0;
-  __u32 cpu = bpf_get_smp_processor_id();
-  struct scratch_area *area = bpf_map_lookup_elem(&scratch, &cpu);
-  if (!area) return 0;
-  return capture(ctx, site, site_id, cpu, area, 0);
+  switch (site->arg_count) {
+    REGISTERS_CASE(0)
+    REGISTERS_CASE(1)
+    REGISTERS_CASE(2)
+    REGISTERS_CASE(3)
+    REGISTERS_CASE(4)
+    REGISTERS_CASE(5)
+    REGISTERS_CASE(6)
+    REGISTERS_CASE(7)
+    REGISTERS_CASE(8)
+    REGISTERS_CASE(9)
+    REGISTERS_CASE(10)
+    REGISTERS_CASE(11)
+    REGISTERS_CASE(12)
+    default:
+      return 0;
+  }
 }
 
 SEC("uprobe")
@@ -278,9 +330,7 @@ int usdt_capture_faulting(struct pt_regs *ctx) {
   struct scratch_area *area = bpf_task_storage_get(&task_scratch, bpf_get_current_task_btf(), 0,
                                                    BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!area) {
-    __u32 slot = site_id * config.cpu_count + bpf_get_smp_processor_id();
-    __u64 *counter = bpf_map_lookup_elem(&lost, &slot);
-    if (counter) __sync_fetch_and_add(counter, 1);
+    count_lost(site_id, bpf_get_smp_processor_id());
     return 0;
   }
   return capture(ctx, site, site_id, bpf_get_smp_processor_id(), area, 1);
