@@ -1,5 +1,6 @@
 # usdt_tag_tests(TARGET exe MARKER marker PREFIX prefix LABEL label [SOURCES files...]
-#                [LAUNCHER cmd...] [ENVIRONMENT VAR=value...] [EXTRA_LABELS labels...])
+#                [LAUNCHER cmd...] [ENVIRONMENT VAR=value...] [EXTRA_LABELS labels...]
+#                [EXCLUDE_TAGS regex])
 #
 # One CTest entry per hidden Catch2 case of SOURCES (default: the *_test.cpp
 # sources of TARGET), found in the files at configure time rather than
@@ -8,10 +9,11 @@
 # (a tag that selects nothing fails). TAG must be unique. A case that also
 # carries [itest_control] gets RESOURCE_LOCK itest_control. Exit status 77 is
 # a skip (tests/skip_case.h). ENVIRONMENT is set for every entry, which
-# also carries EXTRA_LABELS. Editing a source re-runs the configure step.
+# also carries EXTRA_LABELS; tags that match EXCLUDE_TAGS get no entry.
+# Editing a source re-runs the configure step.
 function(usdt_tag_tests)
-  cmake_parse_arguments(T "" "TARGET;MARKER;PREFIX;LABEL" "SOURCES;LAUNCHER;ENVIRONMENT;EXTRA_LABELS"
-                        ${ARGN})
+  cmake_parse_arguments(T "" "TARGET;MARKER;PREFIX;LABEL;EXCLUDE_TAGS"
+                        "SOURCES;LAUNCHER;ENVIRONMENT;EXTRA_LABELS" ${ARGN})
   if(NOT T_SOURCES)
     # By default, the target's own *_test.cpp files.
     get_target_property(T_SOURCES ${T_TARGET} SOURCES)
@@ -36,6 +38,9 @@ function(usdt_tag_tests)
         message(FATAL_ERROR "${src}: the tag [${tag}] names two [.${T_MARKER}] cases")
       endif()
       list(APPEND seen ${tag})
+      if(T_EXCLUDE_TAGS AND tag MATCHES "^(${T_EXCLUDE_TAGS})$")
+        continue()
+      endif()
       set(name ${T_PREFIX}_${tag})
       add_test(NAME ${name} COMMAND ${T_LAUNCHER} $<TARGET_FILE:${T_TARGET}> "[${tag}]" -w NoTests)
       set_tests_properties(${name} PROPERTIES LABELS "${T_LABEL};${T_EXTRA_LABELS}"

@@ -91,6 +91,7 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
   // Wake the reader when a quarter of the ring is unread (as the perf rings').
   config.wakeup_bytes = static_cast<uint32_t>(options.ring_bytes / 4);
   config.cpu_count = capture.cpu_count_;
+  config.self_tgid = static_cast<uint32_t>(getpid());
   int err = 0;
   if ((err = bpf_map__set_max_entries(skel->maps.plans, options.max_sites)) != 0 ||
       (err = bpf_map__set_max_entries(skel->maps.records,
@@ -100,9 +101,11 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
     return Error("cannot size the BPF capture maps", -err);
   }
   // Reads that may fault pages in: a sleepable program.
-  if ((err = bpf_program__set_flags(skel->progs.usdt_capture_faulting, BPF_F_SLEEPABLE)) != 0) {
-    return Error("cannot make the faulting BPF capture program sleepable", -err);
+  if ((err = bpf_program__set_flags(skel->progs.usdt_capture_faulting, BPF_F_SLEEPABLE)) != 0 ||
+      (err = bpf_program__set_autoload(skel->progs.usdt_capture_faulting, options.faulting)) != 0) {
+    return Error("cannot prepare the faulting BPF capture program", -err);
   }
+  capture.faulting_ = options.faulting;
   if ((err = usdt_capture__load(skel)) != 0) {
     return Error("the kernel refused the BPF capture program: " + last_libbpf_line(), -err);
   }
@@ -128,6 +131,7 @@ BpfCapture& BpfCapture::operator=(BpfCapture&& other) noexcept {
   lost_ = std::exchange(other.lost_, nullptr);
   lost_mapped_ = std::exchange(other.lost_mapped_, 0);
   ring_bytes_ = other.ring_bytes_;
+  faulting_ = other.faulting_;
   max_sites_ = other.max_sites_;
   cpu_count_ = other.cpu_count_;
   return *this;
@@ -166,6 +170,9 @@ bool reads_memory(const usdt_bpf_site& plan) {
 Status BpfCapture::attach(uint32_t site_id, int perf_event_fd, bool faulting) {
   LIBBPF_OPTS(bpf_link_create_opts, opts);
   opts.perf_event.bpf_cookie = site_id;
+  if (faulting && !faulting_) {
+    return Error("the BPF capture program that reads memory was not loaded");
+  }
   bpf_program* program =
       faulting ? skeleton_->progs.usdt_capture_faulting : skeleton_->progs.usdt_capture;
   int fd = bpf_link_create(bpf_program__fd(program), perf_event_fd, BPF_PERF_EVENT, &opts);

@@ -30,6 +30,9 @@ struct BpfCaptureOptions {
   size_t ring_bytes = 16u << 20;  // a power of two, at least a page
   uint32_t string_bytes = 256;    // --string-bytes
   uint32_t max_sites = 4096;      // site ids below this can be planned and attached
+  // Load the faulting program too (sites that read memory or strings): its
+  // load takes the kernel a few tenths of a second, so only when needed.
+  bool faulting = true;
 };
 
 // Whether this process has the capabilities the capture program needs: ""
@@ -57,7 +60,8 @@ class BpfCapture {
   // so a site is attached once, on any one of its events.
   // faulting: the site reads memory or strings (reads_memory()): the
   // sleepable program, whose reads fault absent pages in as the kernel's
-  // fetch-args do; the other never faults, and never needs to.
+  // fetch-args do (an error when it was not loaded); the other never
+  // faults, and never needs to.
   Status attach(uint32_t site_id, int perf_event_fd, bool faulting);
   // Whether hits write records (set once every event is enabled).
   void arm(bool on);
@@ -81,6 +85,7 @@ class BpfCapture {
   size_t ring_bytes_ = 0;
   uint32_t max_sites_ = 0;
   uint32_t cpu_count_ = 0;
+  bool faulting_ = false;
 };
 
 }  // namespace usdt::record

@@ -55,6 +55,13 @@ Result<bool> RecordSession::choose_capture(const std::vector<ResolvedSite>& reso
     options.string_bytes = options_.string_bytes;
     options.max_sites =
         std::max<uint32_t>(kMinCaptureSites, static_cast<uint32_t>(resolved.size()) + 1024);
+    // Libraries loaded later may bring any operand.
+    options.faulting = follower_ != nullptr || !options_.strings.empty() ||
+                       std::any_of(resolved.begin(), resolved.end(), [](const ResolvedSite& r) {
+                         return std::any_of(r.args.begin(), r.args.end(), [](const ArgSpec& a) {
+                           return a.location == ArgLocation::memory;
+                         });
+                       });
     Result<BpfCapture> capture = BpfCapture::load(options);
     if (capture) {
       bpf_.emplace(std::move(*capture));
@@ -108,7 +115,8 @@ Status RecordSession::attach_capture_hosts() {
       // the program off the tracefs event for every task (measured on
       // 6.18: a program attached to the traced task's event stopped when
       // another thread of it exited). An event of the recorder itself is
-      // never inherited and arms nothing: the recorder does not map the file.
+      // never inherited; where the recorder maps the file too (libc), the
+      // program leaves the recorder's own hits out (capture_abi.h).
       Result<PerfEvent> host =
           PerfEvent::open_uprobe(features_, config, EventTarget{getpid(), -1, false}, EventOptions{});
       if (!host) return host.error().context(r.provider + ":" + r.name);

@@ -85,7 +85,11 @@ struct usdt_bpf_config {
   __u32 string_bytes;    /* --string-bytes: longer strings are cut and marked */
   __u32 wakeup_bytes;    /* wake the reader when the unread data crosses this */
   __u32 cpu_count;       /* the lost counters' row length */
-  __u32 pad;
+  /* The recorder's own process: the program of a tracefs site is attached
+   * to an event of the recorder (record/session/session_capture.cpp),
+   * which arms the probe in the recorder too when it maps the file (libc);
+   * its own hits are not the traced processes'. */
+  __u32 self_tgid;
 };
 
 /* The scratch a record is built in before it is copied into the ring (a

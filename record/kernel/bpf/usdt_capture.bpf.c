@@ -15,8 +15,8 @@
  *
  * Two programs of one body. usdt_capture reads memory without faulting
  * (bpf_probe_read_user): for sites whose arguments are registers and
- * constants, it never needs to, and it reserves each record, whose size
- * the argument count gives, in the ring and fills it in place.
+ * constants, it never needs to, and it reserves each record in the ring,
+ * room for 2, 6 or 12 arguments, and fills it in place.
  * usdt_capture_faulting is sleepable (the
  * recorder loads it with BPF_F_SLEEPABLE) and reads memory and strings as
  * the kernel's own fetch-args do, faulting absent pages in
@@ -231,8 +231,8 @@ static __always_inline void fill_head(struct usdt_bpf_record_head *head, __u32 s
  * another task may run this program on the same CPU meanwhile.) */
 static __always_inline int capture_registers(struct pt_regs *ctx,
                                              const struct usdt_bpf_site *site, __u32 site_id,
-                                             const __u32 count) {
-  const __u64 size = sizeof(struct usdt_bpf_record_head) + 8 * count;
+                                             const __u32 slots, const __u32 count) {
+  const __u64 size = sizeof(struct usdt_bpf_record_head) + 8 * slots;
   const __u64 flags = wakeup_flags(size);
   const __u32 cpu = bpf_get_smp_processor_id();
   struct usdt_bpf_record_head *head = bpf_ringbuf_reserve(&records, size, 0);
@@ -244,7 +244,9 @@ static __always_inline int capture_registers(struct pt_regs *ctx,
   __u64 *values = (__u64 *)(head + 1);
   const __u64 bias = ctx->rip - site->probe_address; /* for $sym of a moved file */
   __u16 missing = 0;
-  for (__u32 i = 0; i < count && i < USDT_BPF_MAX_ARGS; ++i) {
+#pragma clang loop unroll(disable)
+  for (__u32 i = 0; i < slots; ++i) {
+    if (i >= count) break;
     __u64 v = 0;
     if (!read_value(ctx, &site->args[i], bias, &v, 0)) missing |= (__u16)(1u << i);
     values[i] = v;
@@ -292,38 +294,29 @@ static __always_inline int capture(struct pt_regs *ctx, const struct usdt_bpf_si
   return 0;
 }
 
-#define REGISTERS_CASE(n) \
-  case n:                   \
-    return capture_registers(ctx, site, site_id, n);
+/* Whether the hit is to be recorded: the recording runs, and the hit is
+ * not the recorder's own. */
+static __always_inline int wanted(void) {
+  return armed && (__u32)(bpf_get_current_pid_tgid() >> 32) != config.self_tgid;
+}
 
 SEC("uprobe")
 int usdt_capture(struct pt_regs *ctx) {
-  if (!armed) return 0;
+  if (!wanted()) return 0;
   __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
   const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
   if (!site) return 0;
-  switch (site->arg_count) {
-    REGISTERS_CASE(0)
-    REGISTERS_CASE(1)
-    REGISTERS_CASE(2)
-    REGISTERS_CASE(3)
-    REGISTERS_CASE(4)
-    REGISTERS_CASE(5)
-    REGISTERS_CASE(6)
-    REGISTERS_CASE(7)
-    REGISTERS_CASE(8)
-    REGISTERS_CASE(9)
-    REGISTERS_CASE(10)
-    REGISTERS_CASE(11)
-    REGISTERS_CASE(12)
-    default:
-      return 0;
-  }
+  /* Three record sizes (the verifier checks each path once): up to 2, 6
+   * and 12 arguments; the decoder reads as many as the site has. */
+  const __u32 count = site->arg_count;
+  if (count <= 2) return capture_registers(ctx, site, site_id, 2, count);
+  if (count <= 6) return capture_registers(ctx, site, site_id, 6, count);
+  return capture_registers(ctx, site, site_id, USDT_BPF_MAX_ARGS, count);
 }
 
 SEC("uprobe")
 int usdt_capture_faulting(struct pt_regs *ctx) {
-  if (!armed) return 0;
+  if (!wanted()) return 0;
   __u32 site_id = (__u32)bpf_get_attach_cookie(ctx);
   const struct usdt_bpf_site *site = bpf_map_lookup_elem(&plans, &site_id);
   if (!site) return 0;
