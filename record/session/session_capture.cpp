@@ -117,8 +117,8 @@ Status RecordSession::attach_capture_hosts() {
       // another thread of it exited). An event of the recorder itself is
       // never inherited; where the recorder maps the file too (libc), the
       // program leaves the recorder's own hits out (capture_abi.h).
-      Result<PerfEvent> host =
-          PerfEvent::open_uprobe(features_, config, EventTarget{getpid(), -1, false}, EventOptions{});
+      Result<PerfEvent> host = PerfEvent::open_uprobe(
+          features_, config, EventTarget{getpid(), -1, false}, EventOptions{});
       if (!host) return host.error().context(r.provider + ":" + r.name);
       fd = host->fd();
       capture_hosts_.push_back(std::move(*host));

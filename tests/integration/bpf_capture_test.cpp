@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "integration_support.h"
 #include "../skip_case.h"
+#include "integration_support.h"
 
 using namespace usdt::itest;
 
