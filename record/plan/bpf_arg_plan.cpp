@@ -214,7 +214,9 @@ ArgListing list_arg_paths(const SiteSampling& sampled, const BpfSitePlan& bpf, s
   }
   out.bracket = describe_source(sampled, arg);
   if (capture == CaptureMode::automatic) {
-    out.bpf_line = "on the BPF path: " + describe_bpf_source(bpf, arg);
+    std::string how = describe_bpf_source(bpf, arg);
+    if (how.rfind("BPF: ", 0) == 0) how.erase(0, 5);
+    out.bpf_line = "on the BPF path: " + how;
   }
   return out;
 }

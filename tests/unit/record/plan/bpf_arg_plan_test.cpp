@@ -112,7 +112,7 @@ TEST_CASE("bpf plan: -l -v lines per capture path", "[bpf_arg_plan]") {
   BpfSitePlan bpf = plan_bpf_site(args, Arch::x86_64, SamplingChoices{}, 0);
   ArgListing automatic = list_arg_paths(sampled, bpf, 0, CaptureMode::automatic);
   CHECK(automatic.bracket.rfind("not recorded: ", 0) == 0);
-  CHECK(automatic.bpf_line == "on the BPF path: BPF: memory at %rax + %rdx * 8");
+  CHECK(automatic.bpf_line == "on the BPF path: memory at %rax + %rdx * 8");
   ArgListing only_bpf = list_arg_paths(sampled, bpf, 0, CaptureMode::bpf);
   CHECK(only_bpf.bracket == "BPF: memory at %rax + %rdx * 8");
   CHECK(only_bpf.bpf_line.empty());
