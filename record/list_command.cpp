@@ -7,18 +7,18 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/glob_match.h"
+#include "common/hex_text.h"
 #include "common/library_finder.h"
 #include "common/proc_maps.h"
-#include "common/glob_match.h"
 #include "record/diagnostics.h"
+#include "record/plan/bpf_arg_plan.h"
+#include "record/plan/site_sampling.h"
 #include "record/resolve/function_listing.h"
 #include "record/resolve/function_params.h"
 #include "record/resolve/function_symbols.h"
-#include "record/plan/site_sampling.h"
 #include "record/resolve/tracepoint_sites.h"
 #include "record/stacks/site_frame.h"
-
-#include "common/hex_text.h"
 
 namespace usdt::record {
 namespace {
@@ -62,7 +62,8 @@ bool list_file(const std::string& open_path, const std::string& display_path,
     if (!quiet_when_empty) note(err) << "'" << file->path << "' has no USDT probes\n";
     return true;
   }
-  *printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
+  *printed +=
+      print_usdt_file(*file, filters, options.verbose, out, options.strings, options.capture);
   return true;
 }
 
@@ -70,8 +71,8 @@ bool list_file(const std::string& open_path, const std::string& display_path,
 // line as uprobe:PATH:SYMBOL (-v: address, size, file offset, binding);
 // returns false (after printing the error) when the file cannot be read.
 bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<StringArgs>& strings,
-                    const LibraryFinder& finder, std::ostream& out, std::ostream& err,
-                    size_t* printed) {
+                    CaptureMode capture, const LibraryFinder& finder, std::ostream& out,
+                    std::ostream& err, size_t* printed) {
   if (has_wildcard(spec.path)) {
     print_error(err, Error("cannot list '" + spec.text + "': name one file, without wildcards"));
     return false;
@@ -107,7 +108,7 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
     if (spec.has_offset) name.append("+").append(std::to_string(spec.offset));
     const uint32_t strings_mask =
         function_string_mask(strings, *path, ret ? "uretprobe" : "uprobe", name, args);
-    print_function_args(args, ret, f.address - f.file_offset, out, strings_mask);
+    print_function_args(args, ret, f.address - f.file_offset, out, strings_mask, capture);
     // A uretprobe's hit is in the caller, after the return: no frame of its own.
     if (ret) continue;
     SiteFrame frame = frames.at(*path, f.address + spec.offset, f.file_offset + spec.offset,
@@ -120,7 +121,8 @@ bool list_functions(const ProbeSpec& spec, bool verbose, const std::vector<Strin
 }  // namespace
 
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
-                       std::ostream& out, const std::vector<StringArgs>& strings) {
+                       std::ostream& out, const std::vector<StringArgs>& strings,
+                       CaptureMode capture) {
   // The --string patterns.
   std::vector<std::pair<ProbeSpec, uint32_t>> string_specs;
   for (const StringArgs& s : strings) {
@@ -153,10 +155,13 @@ size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filte
         if (spec.matches(file.path, probe.provider, probe.name)) choices.string_mask |= mask;
       }
       SiteSampling plan = plan_site_sampling(loc.args, file.arch, choices);
+      BpfSitePlan bpf = plan_bpf_site(loc.args, file.arch, choices, loc.address);
       for (size_t i = 0; i < loc.args.size(); ++i) {
         const ArgSpec& a = loc.args[i];
+        ArgListing how = list_arg_paths(plan, bpf, i, capture);
         out << "    arg" << i << ": " << a.text << "  " << describe(a, file.arch) << "  ["
-            << describe_source(plan, i) << "]\n";
+            << how.bracket << "]\n";
+        if (!how.bpf_line.empty()) out << "      " << how.bpf_line << '\n';
       }
       if (file.arch == Arch::x86_64) {
         out << "    call frame: "
@@ -207,7 +212,8 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
   LibraryFinder finder = LibraryFinder::system();
   if (!function_specs.empty()) {
     for (const ProbeSpec& spec : function_specs) {
-      if (!list_functions(spec, options.verbose, options.strings, finder, out, err, &printed)) {
+      if (!list_functions(spec, options.verbose, options.strings, options.capture, finder, out, err,
+                          &printed)) {
         failed = true;
       }
     }
@@ -253,7 +259,8 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
       }
       if (file->probes.empty()) continue;
       ++with_probes;
-      printed += print_usdt_file(*file, filters, options.verbose, out, options.strings);
+      printed +=
+          print_usdt_file(*file, filters, options.verbose, out, options.strings, options.capture);
     }
     if (with_probes == 0) {
       note(err) << "no file mapped by PID " << pid << " has USDT probes\n";

@@ -26,8 +26,10 @@ int run_list_command(const RecordOptions& options, std::ostream& out, std::ostre
 
 // Prints the probes of one file that match the filters (all when empty);
 // returns how many probes were printed. With verbose, each argument's line
-// says how a recording reads it, --string (strings) included.
+// says how a recording reads it, --string (strings) included: on the path
+// capture names, and with auto on both (record/plan/bpf_arg_plan.h).
 size_t print_usdt_file(const UsdtFile& file, const std::vector<ProbeSpec>& filters, bool verbose,
-                       std::ostream& out, const std::vector<StringArgs>& strings = {});
+                       std::ostream& out, const std::vector<StringArgs>& strings = {},
+                       CaptureMode capture = CaptureMode::sample);
 
 }  // namespace usdt::record

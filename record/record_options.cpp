@@ -17,7 +17,7 @@ namespace {
 // traced COMMAND starts when it is not preceded by "--".
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
-    "--string", "--string-bytes", "--max-functions", "--call-graph",
+    "--string", "--string-bytes", "--max-functions", "--call-graph", "--capture",
 };
 
 // "fp", "dwarf", "fp,..." or "dwarf,...": what may follow -g as its MODE.
@@ -104,7 +104,7 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 // a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
 // The probe specs too: each is parsed once, into RecordOptions::probes.
 struct NumberTexts {
-  std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph;
+  std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph, capture;
   std::vector<std::string> probes;
 };
 
@@ -123,6 +123,13 @@ Result<uint32_t> parse_count(const std::string& option, const std::string& text,
 // The longest --duration: the recording timer needs whole seconds in a
 // time_t; ten years is long enough for any recording.
 constexpr double kMaxDurationSeconds = 10 * 365.25 * 24 * 3600;
+
+Result<CaptureMode> parse_capture_mode(const std::string& text) {
+  if (text == "auto") return CaptureMode::automatic;
+  if (text == "bpf") return CaptureMode::bpf;
+  if (text == "sample") return CaptureMode::sample;
+  return Error("--capture takes bpf, sample or auto, not '" + text + "'");
+}
 
 Result<double> parse_duration(const std::string& text) {
   double value = 0;
@@ -162,6 +169,12 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
       ("string-bytes", po::value<std::string>(&numbers->string_bytes),
        "longest string kept, in bytes (default 256, at most 4095); longer ones are cut and "
        "marked truncated")
+      ("capture", po::value<std::string>(&numbers->capture)->value_name("PATH"),
+       "how events are captured: bpf (a BPF program reads the arguments at the hit and writes "
+       "a BPF ring buffer: about half the cost per hit; needs CAP_BPF and CAP_PERFMON, or "
+       "root, and Linux 6.12), sample (perf samples of the registers and stack, and kernel "
+       "reads through tracefs), or auto (default: bpf where the kernel and permissions allow "
+       "it, else sample; one line says which and why)")
       ("max-functions", po::value<std::string>(&numbers->max_functions),
        "most functions one uprobe/uretprobe pattern may attach (default 1000); a pattern "
        "matching more is refused")
@@ -328,6 +341,11 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     Result<uint32_t> bytes = parse_count("--string-bytes", numbers.string_bytes, kMaxStringBytes);
     if (!bytes) return bytes.error();
     o.string_bytes = *bytes;
+  }
+  if (vm.count("capture") != 0) {
+    Result<CaptureMode> capture = parse_capture_mode(numbers.capture);
+    if (!capture) return capture.error();
+    o.capture = *capture;
   }
   if (vm.count("max-functions") != 0) {
     Result<uint32_t> n = parse_count("--max-functions", numbers.max_functions, 1u << 20);

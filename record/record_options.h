@@ -56,6 +56,13 @@ struct CallGraph {
 // (BYTES a multiple of 8 up to 65528, as perf checks it).
 Result<CallGraph> parse_call_graph(const std::string& text);
 
+// --capture: how events are captured (README "How recording works").
+//   bpf     a BPF program attached to the probes' perf events reads the
+//           arguments at the hit into a BPF ring buffer;
+//   sample  perf samples (registers, stack) and tracefs kernel reads;
+//   automatic  bpf where the kernel and permissions allow it, else sample.
+enum class CaptureMode : uint8_t { automatic, bpf, sample };
+
 struct RecordOptions {
   bool help = false;
   bool version = false;
@@ -77,6 +84,7 @@ struct RecordOptions {
   uint32_t string_bytes = kDefaultStringBytes;  // --string-bytes: longest string kept
   uint32_t max_functions = kDefaultMaxFunctions;  // --max-functions: per uprobe pattern
   CallGraph call_graph;                // -g / --call-graph
+  CaptureMode capture = CaptureMode::automatic;  // --capture
   // --buffer-pages was given: it wins over the larger default of -g dwarf.
   bool buffer_pages_given = false;
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)

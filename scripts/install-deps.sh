@@ -11,7 +11,10 @@ packages=(
   catch2 systemtap-sdt-dev
   binutils     # readelf, for the note cross-check test
   linux-perf   # perf, for benchmarks
-  clang        # libFuzzer target for the trace reader; the clang builds of the operand fixtures
+  clang        # libFuzzer target for the trace reader; the clang builds of the operand fixtures;
+               # the BPF capture program (clang -target bpf)
+  libbpf-dev bpftool  # the BPF capture path: libbpf loads it, bpftool embeds it (a skeleton)
+  bpftrace     # benchmarks: the in-kernel count() a BPF consumer is measured against
   lld          # integration_relro: a test program linked by lld, whose RELRO maps the semaphores twice
   git          # the revision --version reports and the package version carries
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies

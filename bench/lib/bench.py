@@ -92,6 +92,8 @@ def make_workloads(args, loop_bin):
                                  loop_bin, ("bench", "hit2"), n, threads=2),
         "reg6": loop_workload("reg6", f"loop, 6 register args, {nv:,} hits", loop_bin, ("bench", "hit6"), nv,
                               variant="reg6"),
+        "reg6-threads": loop_workload("reg6-threads", f"loop, 6 register args from 2 threads, {nv:,} hits in all",
+                                      loop_bin, ("bench", "hit6"), nv, threads=2, variant="reg6"),
         # bench:hitmem(tag, i): the index is argument 1.
         "mem": loop_workload("mem", f"loop, one stack-memory arg (8@8(%rsp)), {nv:,} hits", loop_bin,
                              ("bench", "hitmem"), nv, variant="mem", index_arg=1, tag_arg=0),
@@ -156,6 +158,7 @@ class Bench:
             tools.PerfRecord(True),
             tools.Bpftrace(),
             tools.UsdtRecord(os.path.join(b, "record", "usdt-record"), os.path.join(b, "report", "usdt-report")),
+            tools.UsdtRecordBpf(os.path.join(b, "record", "usdt-record"), os.path.join(b, "report", "usdt-report")),
         ]
         wanted = self.args.tools.split(",") if self.args.tools else None
         out = []
@@ -485,20 +488,22 @@ def parser():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--hits", type=int, default=100000, help="hits per run of loop and threads")
     ap.add_argument("--variant-hits", type=int, default=50000, help="hits per run of reg6, mem, sema")
-    ap.add_argument("--variant-tools", default="floor,bare,perf-z,usdt-record",
+    ap.add_argument("--variant-tools", default="floor,bare,perf,perf-z,bpftrace,usdt-record,usdt-record-bpf",
                     help="tools run on reg6, mem and sema (all: every tool)")
     ap.add_argument("--loss-hits", type=int, default=1000000, help="hits of the loss check runs")
     ap.add_argument("--loss-rounds", type=int, default=1, help="loss check runs per tool")
     ap.add_argument("--pg-transactions", type=int, default=1000)
     ap.add_argument("--report-pairs", type=int, default=400000)
     ap.add_argument("--workloads",
-                    default="loop,threads,reg6,mem,kread,sema,fentry,fret,postgres,isolation,detach,ctxswitch,"
+                    default="loop,threads,reg6,reg6-threads,mem,kread,sema,fentry,fret,postgres,isolation,detach,"
+                    "ctxswitch,"
                     "loss,report,micro")
     ap.add_argument("--iso-hits", type=int, default=100000000,
                     help="hits of the untraced instance in the isolation workload")
     ap.add_argument("--iso-reps", type=int, default=3,
                     help="runs of the untraced instance per condition and round (the fastest counts)")
-    ap.add_argument("--tools", default="", help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record")
+    ap.add_argument("--tools", default="",
+                    help="comma list of floor,bare,perf,perf-z,bpftrace,usdt-record,usdt-record-bpf")
     ap.add_argument("--no-dupcheck", action="store_true")
     ap.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "latest.md"))
     ap.add_argument("--history", default=verdicts.HISTORY,
@@ -549,10 +554,10 @@ def run_all(b, args, wanted, loop_bin):
     pg_note = None
     tl = b.tool_list()
     for t in tl:
-        if t.name == "usdt-record":
+        if t.name in ("usdt-record", "usdt-record-bpf"):
             t.reason = b.smoke_test_usdt_record(t, loop_bin)
             if t.reason:
-                b.log(f"usdt-record not available: {t.reason}")
+                b.log(f"{t.name} not available: {t.reason}")
     workloads = make_workloads(args, loop_bin)
     for name in wanted:
         if name in ("report", "loss", "micro", "isolation", "detach", "ctxswitch"):
@@ -561,7 +566,7 @@ def run_all(b, args, wanted, loop_bin):
             raise SystemExit(f"bench: error: unknown workload '{name}'")
         w = workloads[name]
         wtl = tl
-        if name in ("reg6", "mem", "kread", "sema") and args.variant_tools != "all":
+        if name in ("reg6", "reg6-threads", "mem", "kread", "sema") and args.variant_tools != "all":
             keep = set(args.variant_tools.split(",")) | {"untraced"}
             wtl = [t for t in tl if t.name in keep]
         if w.kind == "attach":
@@ -576,7 +581,7 @@ def run_all(b, args, wanted, loop_bin):
     if "ctxswitch" in wanted:
         b.run_ctx_switch(tl)
     if "loss" in wanted and args.loss_rounds > 0:
-        loss_tools = [t for t in tl if t.name in ("perf", "usdt-record")]
+        loss_tools = [t for t in tl if t.name in ("perf", "usdt-record", "usdt-record-bpf")]
         for name in ("loop-loss", "threads-loss"):
             b.run_workload(workloads[name], loss_tools, rounds=args.loss_rounds, store=b.loss_results)
     if "report" in wanted:

@@ -113,11 +113,13 @@ def exact_counts(title, res, hits):
                        planned=planned, failed=failed)
 
 
-def lossless(w, loss_res, hits):
+def lossless(w, loss_res, hits, tool="usdt-record"):
     """usdt-record's loss check: lost + dup + stray = 0 in every run."""
     title = f"{w}: zero lost and zero duplicated at {hits:,} hits"
-    tools = ("usdt-record",)
-    runs = good_runs(loss_res, "usdt-record")
+    if tool != "usdt-record":
+        title = f"{w}: {tool} zero lost and zero duplicated at {hits:,} hits"
+    tools = (tool,)
+    runs = good_runs(loss_res, tool)
 
     def total(r):
         parts = [r.get(k) for k in ("lost", "dup", "stray")]
@@ -132,6 +134,55 @@ def lossless(w, loss_res, hits):
                 f"usdt-record's own lost count max {most('own_lost')}")
     return over_rounds(title, loss_res, tools, {k: total(r) for k, r in runs.items()}, "==", 0,
                        measured + _errors(loss_res, tools), judge.EVERY_ROUND)
+
+
+BPF_REFS = {"perf": "perf record", "bpftrace": "bpftrace's in-kernel count()",
+            "usdt-record": "usdt-record on the sampled path"}
+
+
+def bpf_cost(w, res, ref, bound):
+    """The BPF capture path's per-hit overhead over ref's, same rounds."""
+    tool = "usdt-record-bpf"
+    title = f"{w}: BPF capture cost ≤ {bound:.2f} × {BPF_REFS[ref]}"
+    tools = ("untraced", tool, ref)
+    x = ratio_rounds(res, tool, ref)
+    measured = (f"{fmt(med(x.values()), 2)} × {ref} in workload wall time "
+                f"({fmt(med(per_round_overhead(res, tool).values()))} vs "
+                f"{fmt(med(per_round_overhead(res, ref).values()))} ns/hit); in CPU: workload "
+                f"{fmt(cpu_ratio(res, tool, ref, False), 2)} ×, workload + recorder "
+                f"{fmt(cpu_ratio(res, tool, ref, True), 2)} ×")
+    return over_rounds(title, res, tools, x, "<=", bound, measured + _errors(res, tools))
+
+
+def bpf_pgbench(res, pg_note):
+    """pgbench under the BPF path: tps against perf record's, and the
+    recorder's own CPU per event."""
+    tool = "usdt-record-bpf"
+    t1 = "pgbench under usdt-record --capture bpf ≥ under perf record"
+    t2 = "pgbench: usdt-record --capture bpf's own CPU ≤ 0.20 µs per event"
+    if res is None:
+        return [judge.not_available(t1, pg_note or "not run"), judge.not_available(t2, pg_note or "not run")]
+    y = field_ratio_rounds(res, tool, "perf", "tps")
+    m1 = f"{fmt(med(y.values()), 3)} × perf record's tps in the same round"
+    out = [over_rounds(t1, res, (tool, "perf"), y, ">=", 1.0, m1 + _errors(res, (tool, "perf")))]
+    per_event = {k: r["tool_cpu_s"] * 1e6 / r["events"] for k, r in good_runs(res, tool).items()
+                 if r.get("tool_cpu_s") is not None and r.get("events")}
+    m2 = f"{fmt(med(per_event.values()), 3)} µs of the recorder's CPU per event"
+    out.append(over_rounds(t2, res, (tool,), per_event, "<=", 0.20, m2 + _errors(res, (tool,))))
+    return out
+
+
+def bpf_targets(results, loss_results, loss_hits, pg_note):
+    """The BPF capture path's targets (usdt-record --capture bpf)."""
+    out = []
+    for w in ("loop", "threads", "reg6", "reg6-threads"):
+        res = results.get(w, {})
+        out += [bpf_cost(w, res, "perf", 0.55), bpf_cost(w, res, "bpftrace", 1.10)]
+    out.append(bpf_cost("kread", results.get("kread", {}), "usdt-record", 0.60))
+    for w in ("loop", "threads"):
+        out.append(lossless(w, loss_results.get(w + "-loss", {}), loss_hits, "usdt-record-bpf"))
+    out += bpf_pgbench(results.get("postgres"), pg_note)
+    return out
 
 
 def size_targets(results, size_floors):
@@ -230,4 +281,5 @@ def targets(results, rr, pg_note, loss_results, loss_hits, size_floors):
     out += size_targets(results, size_floors)
     out += report_targets(rr)
     out += pgbench_targets(results.get("postgres"), pg_note)
+    out += bpf_targets(results, loss_results, loss_hits, pg_note)
     return out

@@ -385,8 +385,12 @@ class Bpftrace(Tool):
 
 
 class UsdtRecord(Tool):
+    """usdt-record on the sampled path (--capture sample): perf samples and
+    tracefs kernel reads, as before the BPF path existed, so that its targets
+    keep measuring the same thing."""
     name, label = "usdt-record", "usdt-record"
     ready_marker = "Ctrl-C to end"
+    capture = "sample"
 
     def __init__(self, record, report):
         self.record, self.report = record, report
@@ -401,8 +405,9 @@ class UsdtRecord(Tool):
     def _base(self, workload, out):
         if workload.func:
             kind, symbol = workload.func
-            return [self.record, "-o", out, "-e", f"{kind}:{workload.binary}:{symbol}"]
-        argv = [self.record, "-o", out] + sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
+            return [self.record, "--capture", self.capture, "-o", out, "-e", f"{kind}:{workload.binary}:{symbol}"]
+        argv = [self.record, "--capture", self.capture, "-o", out] + \
+            sum([["-e", f"{p}:{n}"] for p, n in workload.probes], [])
         for p, n in workload.probes:
             if workload.strings:
                 argv += ["--string", f"{p}:{n}=" + ",".join(workload.strings)]
@@ -443,13 +448,20 @@ class UsdtRecord(Tool):
         return res
 
 
+class UsdtRecordBpf(UsdtRecord):
+    """usdt-record --capture bpf: the BPF capture program reads the arguments
+    at the hit into a BPF ring buffer."""
+    name, label = "usdt-record-bpf", "usdt-record --capture bpf"
+    capture = "bpf"
+
+
 class UsdtRecordAll(UsdtRecord):
     """usdt-record -a: system-wide, every process that maps the probed file.
     Attach mode only (the workload's probes name their file)."""
     name, label = "usdt-record-a", "usdt-record -a"
 
     def _base(self, workload, out):
-        return [self.record, "-o", out, "-a"] + \
+        return [self.record, "--capture", self.capture, "-o", out, "-a"] + \
             sum([["-e", f"usdt:{workload.binary}:{p}:{n}"] for p, n in workload.probes], [])
 
     def command_argv(self, workload, out, argv):

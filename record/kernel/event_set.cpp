@@ -57,6 +57,7 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
   std::vector<PerfEvent> opened;
   std::vector<EventIdSite> ids;
   std::vector<uint32_t> closed_with;
+  std::vector<std::pair<uint32_t, size_t>> hosts;  // BPF site, index in opened
   for (size_t i = 0; i < features_.cpus.size(); ++i) {
     EventTarget target{pid, features_.cpus[i], inherit};
     const size_t cpus = features_.cpus.size();
@@ -75,18 +76,27 @@ Status EventSet::add_target(pid_t pid, bool inherit, bool tracking,
       opened.push_back(std::move(*event));
     }
     for (const SiteAttach& site : sites) {
+      if (site.bpf && i > 0 && site.config.tracepoint_id == 0) continue;
       Result<PerfEvent> event = PerfEvent::open_uprobe(features_, site.config, target, options_);
       if (!event) return event.error();
+      if (site.bpf && i == 0) hosts.emplace_back(site.site_id, opened.size());
       if (Status s = event->set_output_fd(buffer_fd); !s) return s;
       ids.emplace_back(event->id(), site.site_id);
       closed_with.push_back(site.site_id);
       opened.push_back(std::move(*event));
     }
   }
+  for (const auto& [site_id, index] : hosts) bpf_hosts_.emplace_back(site_id, opened[index].fd());
   for (PerfEvent& e : opened) events_.push_back(std::move(e));
   ids_.insert(ids_.end(), ids.begin(), ids.end());
   closed_with_.insert(closed_with_.end(), closed_with.begin(), closed_with.end());
   return Status::success();
+}
+
+std::vector<std::pair<uint32_t, int>> EventSet::take_bpf_hosts() {
+  std::vector<std::pair<uint32_t, int>> out;
+  out.swap(bpf_hosts_);
+  return out;
 }
 
 Status EventSet::enable_all() {

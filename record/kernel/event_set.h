@@ -54,6 +54,12 @@ namespace usdt::record {
 struct SiteAttach {
   uint32_t site_id = 0;
   UprobeConfig config;
+  // The BPF capture program is attached to the site (bpf_capture.h): its
+  // events write no samples. A uprobe-PMU site is then opened on the first
+  // CPU only: each such event is a probe of its own, and the program runs
+  // at every hit of one, on any CPU (a tracefs event's program is the
+  // event's, shared by all its perf events).
+  bool bpf = false;
 };
 
 // A kernel event id and the site it belongs to (format::kNoSite for tracking).
@@ -92,6 +98,9 @@ class EventSet {
   std::vector<RingBuffer>& buffers() { return buffers_; }
   const std::vector<RingBuffer>& buffers() const { return buffers_; }
   size_t side_band_from() const { return features_.cpus.size(); }
+  // The BPF sites' events opened since the last call, one per site and
+  // add_target(): (site id, fd) to attach the capture program to.
+  std::vector<std::pair<uint32_t, int>> take_bpf_hosts();
   // Every id opened so far, in order; new ones are appended.
   const std::vector<EventIdSite>& ids() const { return ids_; }
   size_t event_count() const { return events_.size(); }
@@ -126,6 +135,7 @@ class EventSet {
   // Per event: the site whose tracefs event it holds (close_site_fds), or
   // format::kNoSite.
   std::vector<uint32_t> closed_with_;
+  std::vector<std::pair<uint32_t, int>> bpf_hosts_;
 };
 
 }  // namespace usdt::record

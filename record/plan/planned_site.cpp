@@ -108,6 +108,7 @@ SiteAttach to_site_attach(const PlannedSite& p, uint32_t id) {
   a.config.retprobe = p.resolved.kind == format::ProbeKind::uretprobe;
   a.config.regs_mask = p.sampling.regs_mask;
   a.config.stack_bytes = p.sampling.stack_bytes;
+  a.bpf = p.bpf;
   if (p.resolved.kind == format::ProbeKind::tracepoint) {
     a.config.tracepoint_id = p.resolved.tracepoint_id;
     a.config.raw = true;
@@ -138,7 +139,10 @@ SiteDecoding to_site_decoding(const PlannedSite& p, uint32_t id) {
 Result<std::vector<RawArg>> raw_layout(const PlannedSite& p, const TracefsEvent& event) {
   std::vector<RawArg> layout(p.sampling.sources.size());
   for (size_t i = 0; i < layout.size(); ++i) {
-    if (p.sampling.sources[i] != ArgSource::kernel_read) continue;
+    // (The BPF path's reads have no fetch-args: the program reads them.)
+    if (p.sampling.sources[i] != ArgSource::kernel_read || p.sampling.fetch_args[i].empty()) {
+      continue;
+    }
     RawArg& r = layout[i];
     const TraceField* value = event.field(value_field(i));
     if (value == nullptr) return Error("the event has no field " + value_field(i));

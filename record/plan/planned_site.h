@@ -11,10 +11,11 @@
 
 #include "formats/trace_types.h"
 #include "record/attach/uprobe_event_group.h"
+#include "record/kernel/bpf/capture_abi.h"
 #include "record/kernel/event_set.h"
-#include "record/resolve/probe_resolver.h"
 #include "record/kernel/sample_decoder.h"
 #include "record/plan/site_sampling.h"
+#include "record/resolve/probe_resolver.h"
 
 namespace usdt::record {
 
@@ -24,6 +25,11 @@ struct PlannedSite {
   // -g fp: how the site's stacks name a caller the kernel's walk misses
   // (record/stacks/fp_caller.h); unused otherwise.
   CallerRepair caller_repair;
+  // Captured by the BPF program (record/plan/bpf_arg_plan.h): sampling then
+  // holds no registers, stack or fetch-args, and bpf_site is the plan the
+  // program reads the arguments by.
+  bool bpf = false;
+  usdt_bpf_site bpf_site{};
 };
 
 format::ProbeSite to_probe_site(const PlannedSite& site, uint32_t id);

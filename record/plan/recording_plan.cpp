@@ -9,6 +9,7 @@
 
 #include "common/probe_spec.h"
 #include "record/diagnostics.h"
+#include "record/plan/bpf_arg_plan.h"
 #include "record/stacks/fp_caller.h"
 
 namespace usdt::record {
@@ -99,9 +100,15 @@ Status check_string_patterns(const RecordOptions& options,
   return Status::success();
 }
 
+// A site the BPF path can capture: a uprobe of any kind on x86-64
+// (bpf_arg_plan.h); tracepoints keep their perf samples.
+bool bpf_captures(const ResolvedSite& r) {
+  return r.kind != format::ProbeKind::tracepoint && r.arch == Arch::x86_64;
+}
+
 Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
                                             const std::vector<ResolvedSite>& resolved,
-                                            bool kernel_reads) {
+                                            bool kernel_reads, bool bpf) {
   std::vector<PlannedSite> sites;
   CallerRepairPlanner callers;
   for (const ResolvedSite& r : resolved) {
@@ -123,7 +130,15 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
     choices.string_mask = *strings;
     choices.file_base = r.file_base;
     PlannedSite p;
-    p.sampling = plan_site_sampling(r.args, r.arch, choices);
+    if (bpf && bpf_captures(r)) {
+      BpfSitePlan b = plan_bpf_site(r.args, r.arch, choices, r.file_base + r.file_offset,
+                                    r.kind == format::ProbeKind::uretprobe);
+      p.sampling = std::move(b.sampling);
+      p.bpf = true;
+      p.bpf_site = b.site;
+    } else {
+      p.sampling = plan_site_sampling(r.args, r.arch, choices);
+    }
     p.resolved = r;
     if (options.call_graph.mode == CallGraphMode::fp) p.caller_repair = callers.plan(r);
     sites.push_back(std::move(p));
@@ -135,12 +150,12 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
 
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
                                      const std::vector<ResolvedSite>& resolved, std::ostream& err,
-                                     std::optional<TracefsMount> tracefs, bool follow) {
+                                     std::optional<TracefsMount> tracefs, bool follow, bool bpf) {
   if (Status s = check_string_patterns(options, resolved, follow); !s) return s.error();
   RecordingPlan plan;
   plan.tracefs = std::move(tracefs);
   plan.per_task = !options.all;
-  Result<std::vector<PlannedSite>> sites = plan_sites(options, resolved, true);
+  Result<std::vector<PlannedSite>> sites = plan_sites(options, resolved, true, bpf);
   if (!sites) return sites.error();
   plan.sites = std::move(*sites);
   bool kernel_reads = std::any_of(plan.sites.begin(), plan.sites.end(), [](const PlannedSite& p) {
@@ -161,7 +176,7 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
             << ")\n";
       }
       plan.per_task = false;
-      sites = plan_sites(options, resolved, false);
+      sites = plan_sites(options, resolved, false, bpf);
       if (!sites) return sites.error();
       plan.sites = std::move(*sites);
     }
@@ -226,8 +241,8 @@ bool site_file_gone(const ResolvedSite& site) {
 
 Result<std::vector<PlannedSite>> plan_added_sites(const RecordOptions& options,
                                                   const std::vector<ResolvedSite>& resolved,
-                                                  bool kernel_reads) {
-  return plan_sites(options, resolved, kernel_reads);
+                                                  bool kernel_reads, bool bpf) {
+  return plan_sites(options, resolved, kernel_reads, bpf);
 }
 
 Result<std::vector<RawArg>> define_added_site(const PlannedSite& site, uint32_t id,

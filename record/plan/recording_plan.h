@@ -7,7 +7,11 @@
 //   -a:        the uprobe PMU system-wide, tracefs events for the sites
 //              that read memory in the kernel;
 //   no tracefs (a container, lockdown): the uprobe PMU system-wide for all,
-//              and no kernel reads (one warning says what that costs).
+//              and no kernel reads (one warning says what that costs);
+//   --capture bpf: the same events, each uprobe site with the BPF capture
+//              program attached (one uprobe-PMU event per site, not per
+//              CPU); its arguments are read by the program, so no site
+//              needs a kernel read.
 #pragma once
 
 #include <cstddef>
@@ -36,11 +40,13 @@ struct RecordingPlan {
 // planning again without kernel reads, when it cannot be had). tracefs:
 // already opened (tracepoints need it to be resolved), else opened here
 // when needed. follow: the recording follows new mappings, so a --string
-// pattern that matches no probe yet is no error.
+// pattern that matches no probe yet is no error. bpf: the uprobe sites are
+// captured by the BPF program (record/plan/bpf_arg_plan.h), tracepoints
+// still sampled.
 Result<RecordingPlan> plan_recording(const RecordOptions& options,
                                      const std::vector<ResolvedSite>& resolved, std::ostream& err,
                                      std::optional<TracefsMount> tracefs = std::nullopt,
-                                     bool follow = false);
+                                     bool follow = false, bool bpf = false);
 
 // Defines, in a group of this recorder's own, the tracefs events of the
 // sites that take one, after removing the groups of killed recorders; points
@@ -66,7 +72,7 @@ bool site_file_gone(const ResolvedSite& site);
 // them system-wide; kernel_reads when tracefs is there.
 Result<std::vector<PlannedSite>> plan_added_sites(const RecordOptions& options,
                                                   const std::vector<ResolvedSite>& resolved,
-                                                  bool kernel_reads);
+                                                  bool kernel_reads, bool bpf = false);
 
 // Defines the tracefs event of an added site that reads memory in the kernel
 // and points attach at it; returns its raw layout (empty for a site that

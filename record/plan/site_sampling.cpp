@@ -151,7 +151,10 @@ class Planner {
 }  // namespace
 
 bool SiteSampling::needs_kernel_reads() const {
-  return std::find(sources.begin(), sources.end(), ArgSource::kernel_read) != sources.end();
+  // Each kernel read of a sampled plan has its fetch-args; the BPF path's
+  // reads (bpf_arg_plan.h) have none and need no tracefs event.
+  return std::any_of(fetch_args.begin(), fetch_args.end(),
+                     [](const std::string& f) { return !f.empty(); });
 }
 
 SiteSampling plan_site_sampling(const std::vector<ArgSpec>& args, Arch arch,

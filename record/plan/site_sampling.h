@@ -59,6 +59,7 @@ struct SiteSampling {
   // "NAME=FETCH:TYPE ..." with the field names of kernel_read_fields().
   std::vector<std::string> fetch_args;
   uint32_t string_mask = 0;  // arguments recorded as strings
+  // Whether a tracefs event must read some argument (fetch-args).
   bool needs_kernel_reads() const;
 };
 

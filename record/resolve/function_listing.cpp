@@ -1,6 +1,7 @@
 #include "record/resolve/function_listing.h"
 
 #include "common/probe_spec.h"
+#include "record/plan/bpf_arg_plan.h"
 #include "record/plan/site_sampling.h"
 
 namespace usdt::record {
@@ -23,7 +24,7 @@ uint32_t function_string_mask(const std::vector<StringArgs>& strings, const std:
 }
 
 void print_function_args(const FunctionParams& params, bool ret, uint64_t file_base,
-                         std::ostream& out, uint32_t string_mask) {
+                         std::ostream& out, uint32_t string_mask, CaptureMode capture) {
   if (!params.fallback.empty()) {
     out << "  no " << (ret ? "return type" : "parameters") << " from DWARF: " << params.fallback
         << "; the ABI registers are recorded\n";
@@ -34,13 +35,16 @@ void print_function_args(const FunctionParams& params, bool ret, uint64_t file_b
   choices.string_mask = string_mask;
   const Arch arch = Arch::x86_64;
   SiteSampling plan = plan_site_sampling(params.args, arch, choices);
+  BpfSitePlan bpf = plan_bpf_site(params.args, arch, choices, 0, ret);
   for (size_t i = 0; i < params.args.size(); ++i) {
     const ArgSpec& a = params.args[i];
     out << "    arg" << i;
     if (i < params.names.size()) out << ' ' << params.names[i];
     if (i < params.types.size()) out << " (" << params.types[i] << ')';
     if (a.location != ArgLocation::undecodable) out << ": " << a.text << "  " << describe(a, arch);
-    out << "  [" << describe_source(plan, i) << "]\n";
+    ArgListing how = list_arg_paths(plan, bpf, i, capture);
+    out << "  [" << how.bracket << "]\n";
+    if (!how.bpf_line.empty()) out << "      " << how.bpf_line << '\n';
   }
 }
 

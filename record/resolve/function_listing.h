@@ -18,7 +18,8 @@ namespace usdt::record {
 // function's address minus its file offset (for kernel-read symbols);
 // string_mask: the arguments --string takes as strings (bit N: argument N).
 void print_function_args(const FunctionParams& params, bool ret, uint64_t file_base,
-                         std::ostream& out, uint32_t string_mask = 0);
+                         std::ostream& out, uint32_t string_mask = 0,
+                         CaptureMode capture = CaptureMode::sample);
 
 // The arguments of a function probe that --string patterns take as strings:
 // by number (argN) and by parameter name.

@@ -212,6 +212,11 @@ bool Drainer::take_usual(const perf_event_header* record) {
   uint64_t* w = batch_.packed.room(kPackedMaxWords);
   const size_t words = decoder_.pack_usual(record, w);
   if (words == 0) return false;
+  return commit_packed(words);
+}
+
+bool Drainer::commit_packed(size_t words) {
+  const uint64_t* w = batch_.packed.room(kPackedMaxWords);
   const uint32_t site = packed_site(w);
   const uint32_t pid = packed_pid(w);
   if (filter_ && site >= first_filtered_site_ && !traced_cached(pid)) return false;
@@ -242,13 +247,9 @@ void Drainer::take(const perf_event_header* record) {
     case SampleDecoder::Kind::event:
       add_event(decoder_.event());
       break;
-    case SampleDecoder::Kind::lost: {
-      const format::LostEvent& l = decoder_.lost();
-      batch_.lost.push_back(l);
-      lost_ += l.count;
-      if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
+    case SampleDecoder::Kind::lost:
+      add_lost(decoder_.lost());
       break;
-    }
     case SampleDecoder::Kind::process:  // the recorder's own renames (anchors)
       apply_process(decoder_.process());
       break;
@@ -257,12 +258,19 @@ void Drainer::take(const perf_event_header* record) {
   }
 }
 
+void Drainer::add_lost(const format::LostEvent& l) {
+  batch_.lost.push_back(l);
+  lost_ += l.count;
+  if (l.site_id < lost_per_site_.size()) lost_per_site_[l.site_id] += l.count;
+}
+
 size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
   snapshot(buffers, records);  // takes the side band; leaves the rest at the snapshot's start
   apply_process_records();
   for (size_t i = 0; i < buffers.size() && i < side_band_from_; ++i)
     drain_buffer(buffers[i], records);
+  if (source_ != nullptr) records += source_->drain_into(*this);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
   // A batch goes when full (accept()) or, partly filled, once it has waited

@@ -39,6 +39,20 @@
 
 namespace usdt::record {
 
+class Drainer;
+
+// A source of events beside the perf rings (the BPF capture ring:
+// record/session/bpf_source.h), drained in every pass after the rings and
+// before the samples that wait for their process are settled, so that its
+// events go through the same pid filter, stacks and counts.
+class EventSource {
+ public:
+  virtual ~EventSource() = default;
+  // Hands what it holds to the drainer (take_event, packed_room and
+  // commit_packed, add_lost); returns the records read.
+  virtual size_t drain_into(Drainer& drainer) = 0;
+};
+
 class Drainer {
  public:
   Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count);
@@ -90,6 +104,20 @@ class Drainer {
   std::vector<format::ProcessEvent> take_new_mappings();
   // Sites attached during the recording: counted from now on.
   void add_sites(size_t count);
+
+  // The second event source, drained with the rings; source outlives the Drainer.
+  void set_event_source(EventSource* source) { source_ = source; }
+  // For the EventSource: an event decoded elsewhere, taken as a sample's.
+  void take_event(const format::Event& event) { add_event(event); }
+  // Room for one packed event (packed_event.h) in the batch being filled;
+  // valid only without call stacks (packs()).
+  bool packs() const { return stacks_ == nullptr; }
+  uint64_t* packed_room() { return batch_.packed.room(kPackedMaxWords); }
+  // Keeps the packed event written at packed_room(); false when the pid
+  // filter has to look at it (then it is not kept: use take_event).
+  bool commit_packed(size_t words);
+  // Events the source lost (its ring was full), counted as the kernel's.
+  void add_lost(const format::LostEvent& lost);
 
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
@@ -154,6 +182,7 @@ class Drainer {
 
   SampleDecoder& decoder_;
   BatchQueue& queue_;
+  EventSource* source_ = nullptr;
   EventBatch batch_;
   uint64_t pass_ns_ = 0;        // the moment the current pass reads up to
   uint64_t batch_pass_ns_ = 0;  // the first pass that left batch_ unsent, 0: none

@@ -20,6 +20,17 @@ void print_totals(const EndReport& r, std::ostream& out) {
     out << "usdt-record: " << r.output << " holds all " << r.events
         << " events, but not its end (summary and index)\n";
   }
+  if (r.lost != 0) {
+    std::string causes;
+    for (const auto& [cause, count] : r.lost_by_cause) {
+      if (count == 0) continue;
+      causes += (causes.empty() ? "" : ", ") + std::to_string(count) + " because " + cause;
+    }
+    if (!causes.empty()) {
+      out << "usdt-record: lost: " << causes << "\n"
+          << "hint: a larger --buffer-pages gives the rings more room\n";
+    }
+  }
   if (r.call_stacks) {
     out << "usdt-record: " << r.stacks << " of " << r.events << " events carry a call stack, "
         << r.truncated_stacks << " truncated\n";

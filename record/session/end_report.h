@@ -30,6 +30,8 @@ struct EndReport {
   std::vector<uint64_t> events_per_site;
   std::vector<uint64_t> lost_per_site;
   std::vector<std::pair<std::string, uint64_t>> dropped;  // by the recorder, by cause
+  // What lost counts, by cause ("the BPF ring was full"); zero counts unsaid.
+  std::vector<std::pair<std::string, uint64_t>> lost_by_cause;
   bool call_stacks = false;     // -g: say how many events carry a stack
   uint64_t stacks = 0;          // events with a stack
   uint64_t truncated_stacks = 0;

@@ -29,6 +29,7 @@
 #include "common/result.h"
 #include "formats/trace_writer.h"
 #include "record/attach/uprobe_event_group.h"
+#include "record/kernel/bpf_capture.h"
 #include "record/kernel/event_set.h"
 #include "record/kernel/kernel_features.h"
 #include "record/kernel/sample_decoder.h"
@@ -37,6 +38,7 @@
 #include "record/resolve/mapping_follower.h"
 #include "record/resolve/probe_resolver.h"
 #include "record/session/batch_queue.h"
+#include "record/session/bpf_source.h"
 #include "record/session/child_process.h"
 #include "record/session/drainer.h"
 #include "record/session/stop_signals.h"
@@ -71,6 +73,18 @@ class RecordSession {
                               std::optional<TracefsMount> tracefs);
   // Records need the event id only to tell several sites apart.
   bool identifier() const { return follower_ != nullptr || plan_.sites.size() > 1; }
+
+  // --- session_capture.cpp: the BPF capture path (bpf_capture.h) ---
+  // Whether the uprobe sites are captured by BPF (--capture, what the
+  // kernel and permissions allow, -g), loading the capture program when
+  // they are; with auto, one line says which and why.
+  Result<bool> choose_capture(const std::vector<ResolvedSite>& resolved);
+  // Gives the loaded program the plan of every BPF site; maps its ring.
+  Status load_capture();
+  // Gives the program the plans of sites attached during the recording.
+  Status add_capture_sites(uint32_t first);
+  // Attaches the program to the BPF sites' events opened since the last call.
+  Status attach_capture_hosts();
 
   // --- session_attach.cpp ---
   Status attach();
@@ -144,6 +158,13 @@ class RecordSession {
   // defined (define_tracefs_events), left out of the attach.
   std::vector<bool> gone_;
   std::optional<EventSet> events_;
+  // The BPF capture program (its links go before the events they hold) and
+  // its ring as the drainer's second source.
+  bool capture_bpf_ = false;
+  std::vector<PerfEvent> capture_hosts_;  // the recorder's own events of tracefs sites
+  std::optional<BpfCapture> bpf_;
+  std::unique_ptr<BpfSource> bpf_source_;
+  std::set<uint32_t> bpf_attached_;  // sites whose events carry the program
   std::unique_ptr<SampleDecoder> decoder_;
   std::unique_ptr<StackCollector> stacks_;     // -g
   std::unique_ptr<MappingFollower> follower_;  // PROVIDER:NAME specs in libraries loaded later

@@ -56,7 +56,9 @@ Status RecordSession::attach() {
   } else {
     UprobeEventGroup::remove_stale_groups_if_mounted(std::cerr);
   }
+  if (bpf_source_) drainer_->set_event_source(bpf_source_.get());
   if (Status s = attach_targets(); !s) return s;
+  if (Status s = attach_capture_hosts(); !s) return s;
   register_event_ids();
   // Idle while it keeps up, so a busy workload is not slowed by the
   // encoding (writer_thread.h); only when it can be raised again.
@@ -176,6 +178,9 @@ Status RecordSession::start_recording() {
   // runs. The recording starts before the first event is enabled: no event
   // has an earlier time.
   start_ns_ = clock_ns(CLOCK_MONOTONIC);
+  // The capture program runs at the hits of a probe from the moment its
+  // event exists, enabled or not: its records start here.
+  if (bpf_) bpf_->arm(true);
   if (Status s = events_->enable_all(); !s) return s;
   if (stacks_) {
     // The mappings of the processes running now, taken once the mmap records

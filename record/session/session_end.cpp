@@ -8,14 +8,15 @@
 // runs of the command, and leaves the tracefs events to the detacher.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 
 #include "record/attach/background_detach.h"
-#include "record/diagnostics.h"
 #include "record/attach/tracefs.h"
+#include "record/diagnostics.h"
 #include "record/resolve/task_list.h"
 #include "record/session/end_report.h"
 #include "record/session/record_session.h"
@@ -36,6 +37,7 @@ void RecordSession::stop_events() {
     return;
   }
   events_->disable_all();
+  if (bpf_) bpf_->arm(false);
   // The recording ends once the last event is off: no event is later.
   end_ns_ = clock_ns(CLOCK_MONOTONIC);
   events_->flush_pending_losses();
@@ -91,6 +93,10 @@ void RecordSession::print_end_report(const format::TraceSummary& summary, bool w
   report.output = options_.output;
   report.events = summary.events;
   report.lost = summary.lost;
+  const uint64_t bpf_lost = bpf_source_ ? bpf_source_->lost() : 0;
+  report.lost_by_cause = {
+      {"the perf rings were full", summary.lost - std::min(summary.lost, bpf_lost)},
+      {"the BPF ring was full", bpf_lost}};
   report.bytes = writer_thread_->bytes_written();
   // After a failed write the file may hold part of a block beyond the
   // last whole one: what a regular file holds is its size.
@@ -176,7 +182,12 @@ std::vector<std::pair<std::string, uint64_t>> RecordSession::dropped_by_cause() 
   if (events_) {
     for (const RingBuffer& b : events_->buffers()) corrupt += b.corrupt_skips();
   }
-  return {{"malformed", decoder_->malformed()},
+  uint64_t malformed = decoder_->malformed();
+  if (bpf_source_) {
+    malformed += bpf_source_->malformed();
+    corrupt += bpf_source_->corrupt_skips();
+  }
+  return {{"malformed", malformed},
           {"unknown_event_id", decoder_->unknown_ids()},
           {"corrupt_ring_tail", corrupt},
           {"foreign_process", drainer_->foreign()},
@@ -213,6 +224,11 @@ int RecordSession::end_command() {
 }
 
 pid_t RecordSession::release_events() {
+  // The capture program's links first: they hold the events they run on.
+  if (drainer_) drainer_->set_event_source(nullptr);
+  bpf_source_.reset();
+  bpf_.reset();
+  capture_hosts_.clear();
   if (!events_) return -1;
   // Closing the last reference of a uprobe's perf event takes the kernel a
   // grace period per probe (background_detach.h): a child does it after we

@@ -37,9 +37,11 @@ std::string format_millis(uint64_t from_ns, uint64_t to_ns) {
   return buf;
 }
 
-Status watch(int epoll, int fd) {
+// edge: reported when the descriptor's waiters are woken, not while it is
+// readable (the BPF ring is readable whenever anything is unread).
+Status watch(int epoll, int fd, bool edge = false) {
   epoll_event ev{};
-  ev.events = EPOLLIN;
+  ev.events = EPOLLIN | (edge ? EPOLLET : 0u);
   ev.data.fd = fd;
   if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) return errno_error("epoll_ctl failed");
   return Status::success();
@@ -74,6 +76,9 @@ Status RecordSession::loop() {
   if (!epoll) return errno_error("cannot create an epoll instance");
   for (RingBuffer& b : events_->buffers()) {
     if (Status s = watch(epoll.get(), b.fd()); !s) return s;
+  }
+  if (bpf_source_) {
+    if (Status s = watch(epoll.get(), bpf_source_->fd(), true); !s) return s;
   }
   if (Status s = watch(epoll.get(), signals_->fd()); !s) return s;
   UniqueFd timer;
@@ -186,7 +191,7 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
                                          const std::string& path, uint64_t mapped_ns) {
   const uint32_t first = static_cast<uint32_t>(plan_.sites.size());
   Result<std::vector<PlannedSite>> planned =
-      plan_added_sites(options_, found, plan_.tracefs.has_value());
+      plan_added_sites(options_, found, plan_.tracefs.has_value(), capture_bpf_);
   if (!planned) return planned.error().context(path);
   if (!options_.quiet) {
     // What the start says of the sites it found, said of these too.
@@ -211,6 +216,10 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   }
   register_event_ids();
   drainer_->add_sites(sites.size());
+  if (bpf_) {
+    if (Status s = add_capture_sites(first); !s) return s.error().context(path);
+    if (Status s = attach_capture_hosts(); !s) return s.error().context(path);
+  }
   if (Status s = events_->enable_from(first_event); !s) return s.error().context(path);
   const uint64_t active_ns = clock_ns(CLOCK_MONOTONIC);
   // The sites go to the writer ahead of any of their events: those are

@@ -162,10 +162,16 @@ Status RecordSession::add_tracepoints(const std::vector<ProbeSpec>& specs,
 
 Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
                                            std::optional<TracefsMount> tracefs) {
-  Result<RecordingPlan> plan =
-      plan_recording(options_, resolved, std::cerr, std::move(tracefs), follower_ != nullptr);
+  Result<bool> bpf = choose_capture(resolved);
+  if (!bpf) return bpf.error();
+  capture_bpf_ = *bpf;
+  Result<RecordingPlan> plan = plan_recording(options_, resolved, std::cerr, std::move(tracefs),
+                                              follower_ != nullptr, capture_bpf_);
   if (!plan) return plan.error();
   plan_ = std::move(*plan);
+  if (capture_bpf_) {
+    if (Status s = load_capture(); !s) return s;
+  }
   if (!options_.quiet) {
     warn_function_arg_fallbacks(plan_.sites, std::cerr);
     warn_missing_args(plan_.sites, std::cerr);

@@ -15,14 +15,43 @@
 
 namespace usdt::itest {
 
+std::string capture_path() {
+  const char* path = std::getenv("USDT_ITEST_CAPTURE");
+  return path != nullptr ? path : "";
+}
+
+bool on_bpf_path() { return capture_path() == "bpf"; }
+
+std::vector<std::string> with_capture_path(const std::vector<std::string>& argv) {
+  const std::string path = capture_path();
+  if (path.empty()) return argv;
+  std::string chosen = path;
+  for (const std::string& a : argv) {
+    if (a == "--capture" || a.rfind("--capture=", 0) == 0) return argv;  // the case chose
+    // Call stacks are recorded through perf samples on either path (--capture
+    // bpf refuses -g): auto takes them there, as a user's default does.
+    if (a == "-g" || a.rfind("--call-graph", 0) == 0) chosen = "auto";
+  }
+  std::vector<std::string> out;
+  for (const std::string& a : argv) {
+    out.push_back(a);
+    if (a == recorder()) {
+      out.push_back("--capture");
+      out.push_back(chosen);
+    }
+  }
+  return out;
+}
+
 Process Process::start(const std::vector<std::string>& argv, bool pipe_stdin, bool pipe_stdout,
                        bool pipe_stderr) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (pipe_stdin) REQUIRE(pipe2(in, O_CLOEXEC) == 0);
   if (pipe_stdout) REQUIRE(pipe2(out, O_CLOEXEC) == 0);
   if (pipe_stderr) REQUIRE(pipe2(err, O_CLOEXEC) == 0);
+  const std::vector<std::string> with_capture = with_capture_path(argv);
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : with_capture) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = fork();
   REQUIRE(pid >= 0);

@@ -63,6 +63,16 @@ struct RunResult {
 // Runs a program to its end.
 RunResult run(const std::vector<std::string>& argv);
 
+// The capture path the suite runs on (USDT_ITEST_CAPTURE: "bpf" or
+// "sample", set per CTest entry; "" for the recorder's default). Every run
+// of the recorder through Process::start() and run() is given
+// --capture PATH, so that each recording test runs on both paths with the
+// same expected values.
+std::string capture_path();
+bool on_bpf_path();
+// argv with "--capture PATH" after the recorder's own path, if a path is set.
+std::vector<std::string> with_capture_path(const std::vector<std::string>& argv);
+
 // The path of the usdt-record under test, and of a test program.
 std::string recorder();
 std::string program(const std::string& name);

@@ -219,3 +219,14 @@ TEST_CASE("-g takes a MODE when one follows", "[record_options]") {
   CHECK(parse_error({"-g", "dwarf,7", "-e", "a:b", "ls"}).find("multiple of 8") !=
         std::string::npos);
 }
+
+TEST_CASE("--capture names the path", "[record_options]") {
+  using usdt::record::CaptureMode;
+  CHECK(parse_ok({"-e", "a:b", "--", "./x"}).capture == CaptureMode::automatic);
+  CHECK(parse_ok({"--capture", "bpf", "-e", "a:b", "--", "./x"}).capture == CaptureMode::bpf);
+  CHECK(parse_ok({"--capture=sample", "-e", "a:b", "./x"}).capture == CaptureMode::sample);
+  CHECK(parse_ok({"--capture", "auto", "-e", "a:b", "./x", "--capture", "y"}).command ==
+        std::vector<std::string>{"./x", "--capture", "y"});
+  CHECK(parse_error({"--capture", "ebpf", "-e", "a:b", "./x"}) ==
+        "--capture takes bpf, sample or auto, not 'ebpf'");
+}
