@@ -122,6 +122,9 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
   for (const std::string& w : notes.warnings) {
     if (!options_.quiet) warning(std::cerr) << w << '\n';
   }
+  // A spec that matches nothing is most often misspelt: an error naming the
+  // closest probes, unless the user expects a library loaded later.
+  if (!notes.waiting.empty() && !options_.allow_missing) return Error(notes.waiting.front().second);
   if (scope.follow) {
     std::vector<std::string> waiting;
     for (const auto& [spec, why] : notes.waiting) {
