@@ -191,8 +191,8 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
   // loses at most that last chunk even at a high event rate.
   format::WriterOptions writer_options;
   writer_options.chunk_bytes = 256 * 1024;
-  Result<format::TraceWriter> writer =
-      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_, writer_options);
+  Result<format::TraceWriter> writer = format::TraceWriter::create(
+      options_.output, make_metadata(features_.cpus), probe_sites_, writer_options);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   output_is_stdout_ = is_our_stdout(options_.output);

@@ -47,7 +47,9 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       [](SummaryPass& earlier, SummaryPass& later) { return earlier.merge(later); });
   print_warnings(io.err, pass->read_problems());
 
-  const SummaryFacts facts = summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
+  SummaryFacts facts =
+      summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
+  facts.completeness = pass->completeness();
   print_warnings(io.err, facts.disagreements);
   if (whole.stats.lost() > 0) {
     print_warning(io.err, std::to_string(whole.stats.lost()) +

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "report/input/event_filter.h"
+#include "report/input/file_completeness.h"
 #include "report/input/query.h"
 #include "report/input/trace_input.h"
 #include "report/summary/summary_pass.h"
@@ -45,6 +46,8 @@ struct SummaryFacts {
   bool windowed = false;  // --since or --until
   bool truncated = false;
   uint64_t chunks_bad = 0;
+  // The damaged files: up to when each one's events are complete, per CPU.
+  std::vector<FileCompleteness> completeness;
   std::vector<ProbeRow> rows;
   std::vector<ProcessCount> processes;
   std::vector<ProbeActivity> activity;  // per probe
