@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -46,15 +48,81 @@ std::optional<std::string> cstring_at(std::string_view bytes, uint32_t offset) {
   return std::string(bytes.substr(offset, end - offset));
 }
 
-// "libc.so.6" for name "libc": the part after "NAME.so", or nullopt when the
-// file is not a version of that library.
-std::optional<std::string_view> version_suffix(std::string_view file, std::string_view stem) {
-  if (file.size() < stem.size() + 3 || file.substr(0, stem.size()) != stem) return std::nullopt;
-  std::string_view rest = file.substr(stem.size());
-  if (rest.substr(0, 3) != ".so") return std::nullopt;
-  rest.remove_prefix(3);
-  if (!rest.empty() && rest[0] != '.') return std::nullopt;
-  return rest;
+// How a file name matches a library name, better ones higher; 0: not at
+// all. A name with ".so": 3 the very name, 1 the name plus version
+// components ("NAME.3.1.2"). A stem (no ".so"): 2 "STEM.so" or "STEM.so.*",
+// 1 "STEM-VERSION.so*" or "STEMVERSION.so*", VERSION digits and dots.
+int match_rank(std::string_view file, std::string_view name, bool has_so) {
+  if (file.substr(0, name.size()) != name) return 0;
+  std::string_view rest = file.substr(name.size());
+  if (has_so) {
+    if (rest.empty()) return 3;
+    return rest.size() > 1 && rest[0] == '.' && std::isdigit(static_cast<unsigned char>(rest[1]))
+               ? 1
+               : 0;
+  }
+  size_t so = rest.find(".so");
+  if (so == std::string_view::npos) return 0;
+  std::string_view after = rest.substr(so + 3);
+  if (!after.empty() && after[0] != '.') return 0;
+  std::string_view version = rest.substr(0, so);
+  if (version.empty()) return 2;
+  if (version[0] == '-') version.remove_prefix(1);
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version.front())) ||
+      !std::isdigit(static_cast<unsigned char>(version.back()))) {
+    return 0;
+  }
+  for (char c : version) {
+    if (c != '.' && !std::isdigit(static_cast<unsigned char>(c))) return 0;
+  }
+  return 1;
+}
+
+// The numbers in a file name, in order: "libruby-3.1.so.3.1" -> 3 1 3 1.
+std::vector<uint64_t> numbers_in(std::string_view s) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < s.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) {
+      ++i;
+      continue;
+    }
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+    out.push_back(ec == std::errc() ? v : 0);
+    i = static_cast<size_t>(p - s.data());
+    if (ec != std::errc()) break;
+  }
+  return out;
+}
+
+struct Candidate {
+  std::string path;
+  std::string file;  // its name
+  int rank = 0;
+};
+
+// Whether a is the better choice: the better match, then the higher version.
+bool better(const Candidate& a, const Candidate& b) {
+  if (a.rank != b.rank) return a.rank > b.rank;
+  return numbers_in(a.file) > numbers_in(b.file);
+}
+
+// The best candidate and the other files among them, by canonical path.
+LibraryFinder::Match choose(const std::vector<Candidate>& candidates) {
+  const Candidate* best = &candidates.front();
+  for (const Candidate& c : candidates) {
+    if (better(c, *best)) best = &c;
+  }
+  LibraryFinder::Match match{best->path, {}};
+  const std::string chosen = canonical_path(best->path);
+  for (const Candidate& c : candidates) {
+    std::string other = canonical_path(c.path);
+    if (other == chosen) continue;
+    if (std::find(match.others.begin(), match.others.end(), other) == match.others.end()) {
+      match.others.push_back(other);
+    }
+  }
+  return match;
 }
 
 }  // namespace
@@ -122,47 +190,48 @@ LibraryFinder LibraryFinder::system() {
 }
 
 Result<std::string> LibraryFinder::find(std::string_view name) const {
+  Result<Match> match = lookup(name);
+  if (!match) return match.error();
+  return std::move(match->path);
+}
+
+Result<LibraryFinder::Match> LibraryFinder::lookup(std::string_view name) const {
   if (name.empty() || name.find('/') != std::string_view::npos) {
     return Error(std::string("'").append(name).append("' is not a library name"));
   }
-  std::vector<std::string> stems;
-  bool exact = name.find(".so") != std::string_view::npos;
-  stems.emplace_back(name);
-  if (!exact && name.substr(0, 3) != "lib") stems.push_back(std::string("lib").append(name));
+  const bool has_so = name.find(".so") != std::string_view::npos;
+  std::vector<std::string> stems{std::string(name)};
+  if (!has_so && name.substr(0, 3) != "lib") stems.push_back(std::string("lib").append(name));
 
   for (const auto& stem : stems) {
-    // The cache, in its order (the loader's preference).
-    const LdCacheEntry* best = nullptr;
+    // The cache first (what the loader consults), then the directories in
+    // order: the first directory with a match decides, as for the loader.
+    std::vector<Candidate> candidates;
     for (const auto& e : cache_) {
-      if (exact ? e.soname != stem : !version_suffix(e.soname, stem)) continue;
-      if (best == nullptr || (!exact && compare_soname_versions(e.soname, best->soname) > 0)) best = &e;
-    }
-    if (best != nullptr) return best->path;
-
-    // The standard directories.
-    for (const auto& dir : directories_) {
-      std::string best_path, best_name;
-      std::error_code ec;
-      if (exact) {
-        std::string path = dir + "/" + stem;
-        if (is_elf_file(path)) return path;
-        continue;
+      if (int rank = match_rank(e.soname, stem, has_so); rank != 0) {
+        candidates.push_back({e.path, e.soname, rank});
       }
+    }
+    if (!candidates.empty()) return choose(candidates);
+    for (const auto& dir : directories_) {
+      std::error_code ec;
       for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         std::string file = entry.path().filename().string();
-        if (!version_suffix(file, stem)) continue;
-        std::string path = entry.path().string();
-        if (!is_elf_file(path)) continue;
-        if (best_name.empty() || compare_soname_versions(file, best_name) > 0) {
-          best_name = file;
-          best_path = path;
-        }
+        int rank = match_rank(file, stem, has_so);
+        if (rank == 0 || !is_elf_file(entry.path().string())) continue;
+        candidates.push_back({entry.path().string(), file, rank});
       }
-      if (!best_path.empty()) return best_path;
+      if (!candidates.empty()) return choose(candidates);
     }
   }
   return Error("cannot find library '" + std::string(name) +
                "' (searched /etc/ld.so.cache and the standard library directories)");
+}
+
+std::string canonical_path(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(path, ec);
+  return ec ? path : canonical.string();
 }
 
 }  // namespace usdt

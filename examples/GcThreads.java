@@ -1,5 +1,5 @@
 // A Java program with a known number of thread starts and garbage
-// collections, for the hotspot probes of libjvm.so (README "Real programs"):
+// collections, for the hotspot probes of libjvm.so (docs/recipes/java.md):
 //   java GcThreads THREADS GCS
 // starts and joins THREADS threads, then calls System.gc() GCS times, and
 // prints how many threads the JVM says were started (ThreadMXBean counts

@@ -188,6 +188,7 @@ void ChunkLocator::scan(uint64_t offset) {
     BlockHeader h = decode_block_header(in);
     if (std::string bad = check_block_header(h); !bad.empty()) {
       std::optional<uint64_t> next = find_block(resync_from);
+      st_.diag.skipped_at.push_back(offset);
       if (!next) {
         st_.problem(offset, "no valid block at " + st_.where(offset) + " (" + bad +
                                 "): the rest of the file is not read");
@@ -209,6 +210,7 @@ void ChunkLocator::scan(uint64_t offset) {
                                 std::to_string(offset));
         return;
       }
+      st_.diag.skipped_at.push_back(offset);
       st_.problem(offset, "the block at " + st_.where(offset) +
                               " claims more bytes than the file holds: resuming at the block at "
                               "offset " +

@@ -9,6 +9,7 @@ namespace usdt::format {
 namespace {
 
 constexpr uint64_t kMaxU32 = 0xffffffffu;
+constexpr uint64_t kMaxMetadataCpus = 1u << 16;
 // Longer than any name a writer makes (256 bytes): room for other writers.
 constexpr uint64_t kMaxArgName = 4096;
 
@@ -31,6 +32,8 @@ void encode_metadata(std::string& out, const TraceMetadata& m) {
   w.str(m.recorder_version);
   w.varint(m.start_monotonic_ns);
   w.varint(m.start_realtime_ns);
+  w.varint(m.cpus.size());  // 1.6
+  for (uint32_t cpu : m.cpus) w.varint(cpu);
 }
 
 Result<TraceMetadata> decode_metadata(std::string_view body) {
@@ -44,6 +47,15 @@ Result<TraceMetadata> decode_metadata(std::string_view body) {
   m.recorder_version = in.str(kMaxString);
   m.start_monotonic_ns = in.varint();
   m.start_realtime_ns = in.varint();
+  // 1.6 appends the CPUs; a 1.5 file ends here. More CPUs than bytes left
+  // (each takes one at least) is a bad count, not a reason to allocate.
+  if (in.ok() && in.remaining() > 0) {
+    const uint64_t n = in.varint_max(kMaxMetadataCpus);
+    if (n > in.remaining())
+      return Error("metadata claims " + std::to_string(n) + " CPUs, more than fit");
+    for (uint64_t i = 0; i < n && in.ok(); ++i)
+      m.cpus.push_back(static_cast<uint32_t>(in.varint_max(kMaxU32)));
+  }
   if (!in.ok()) return Error("metadata is truncated or malformed");
   return m;
 }
@@ -110,7 +122,8 @@ void encode_probe_entries(ByteWriter& w, const std::vector<ProbeSite>& sites) {
       e.str(a.spec);
       e.u8(a.size);
       e.u8(static_cast<uint8_t>((a.is_signed ? 1 : 0) | (a.is_float ? 2 : 0) |
-                                (a.is_string ? 4 : 0) | (a.is_frame ? 8 : 0)));
+                                (a.is_string ? 4 : 0) | (a.is_frame ? 8 : 0) |
+                                (a.is_pointer ? 16 : 0)));
       e.u8(static_cast<uint8_t>(a.location));
       e.u8(static_cast<uint8_t>(a.source));
     }
@@ -154,7 +167,8 @@ Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t cou
       a.is_signed = flags & 1;
       a.is_float = flags & 2;
       a.is_string = flags & 4;  // 1.1
-      a.is_frame = flags & 8;   // 1.2; later bits are ignored
+      a.is_frame = flags & 8;   // 1.2
+      a.is_pointer = flags & 16;  // 1.6; later bits are ignored
       uint8_t location = e.u8();
       uint8_t source = e.u8();
       // Values a newer writer may add become the "unknown" member.

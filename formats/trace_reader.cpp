@@ -176,5 +176,8 @@ const LostEvent& TraceReader::lost() const {
 }
 const std::optional<TraceSummary>& TraceReader::summary() const { return impl_->state.summary; }
 const ReadDiagnostics& TraceReader::diagnostics() const { return impl_->state.diag; }
+Completeness TraceReader::completeness() const {
+  return scan_completeness(impl_->state, impl_->merger->entries());
+}
 
 }  // namespace usdt::format

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "formats/completeness.h"
 #include "formats/file_layout.h"
 #include "formats/trace_types.h"
 
@@ -63,6 +64,9 @@ struct ReadDiagnostics {
   uint64_t chunks_bad = 0;       // checksum or decode failure: skipped
   uint64_t records_skipped = 0;  // unknown kinds skipped by length
   std::vector<ReadProblem> problems;
+  // Offsets where a scan skipped bytes to the next plausible block: what
+  // lay there (chunks, perhaps) is lost.
+  std::vector<uint64_t> skipped_at;
 };
 
 // Limits for hostile input; the defaults accept anything the writer makes.
@@ -148,6 +152,12 @@ class TraceReader {
   const std::optional<TraceSummary>& summary() const;
 
   const ReadDiagnostics& diagnostics() const;
+
+  // For a file that is truncated or damaged, up to when its events are
+  // complete, per CPU (formats/completeness.h). Reads the chunks once more,
+  // in file order, on the calling thread (all of them: call it for a file
+  // whose reading found damage); independent of the filter and of next().
+  Completeness completeness() const;
 
  private:
   struct Impl;

@@ -47,6 +47,10 @@ struct ArgDescriptor {
   // returns pair with their own entries. Readers take it out of the site's
   // arguments (ProbeSite::has_frame) and of its events (Event::frame).
   bool is_frame = false;
+  // A pointer (1.6): the value is an address, which text output prints in
+  // hex. The recorder knows it from the type: a DWARF parameter or return
+  // value of pointer or reference type, a tracepoint field declared with '*'.
+  bool is_pointer = false;
 };
 
 // One probe site: a place in a file where a uprobe was attached.
@@ -82,6 +86,11 @@ struct TraceMetadata {
   std::string recorder_version;
   uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC: the clock of every time_ns
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment
+  // 1.6: the CPUs whose ring buffers the recording read, ascending (every
+  // event's cpu is one of them); empty when the file does not say. A reader
+  // of a damaged file needs them: a CPU none of whose events is read may
+  // still have had some in the lost part (formats/completeness.h).
+  std::vector<uint32_t> cpus;
 };
 
 // A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's

@@ -78,6 +78,9 @@ struct RecordOptions {
   bool all = false;                   // -a: every process that runs the probed files
   std::optional<double> duration_seconds;  // --duration
   bool quiet = false;                 // -q
+  // --allow-missing: a PROVIDER:NAME that matches nothing at the start waits
+  // for a library loaded later instead of being an error.
+  bool allow_missing = false;
   uint32_t buffer_pages = kDefaultBufferPages;  // per-CPU ring buffer data pages (power of 2)
   uint32_t stack_bytes = kDefaultStackBytes;    // user stack bytes copied per sample
   std::vector<StringArgs> strings;              // --string

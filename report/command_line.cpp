@@ -7,10 +7,11 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/closest_match.h"
 #include "report/command_help.h"
 #include "report/command_options.h"
-#include "report/stats/duration.h"
 #include "report/input/wildcard.h"
+#include "report/stats/duration.h"
 
 namespace po = boost::program_options;
 
@@ -195,6 +196,19 @@ ParsedCommandLine print_and_exit(std::string text) {
   return p;
 }
 
+// Every option's spellings with their dashes ("--probe", "-j"): what an
+// unknown option is compared with for "did you mean".
+std::vector<std::string> option_spellings(const po::options_description& options) {
+  std::vector<std::string> out;
+  for (const auto& option : options.options()) {
+    if (!option->long_name().empty()) out.push_back("--" + option->long_name());
+    std::string short_name =
+        option->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    if (short_name.size() == 2 && short_name[0] == '-') out.push_back(short_name);
+  }
+  return out;
+}
+
 // The first word: a command, --version, --help, a misspelt command, or the
 // first trace (nullopt: go on parsing, with *command_word set for a command).
 std::optional<ParsedCommandLine> read_first_word(std::vector<std::string>& args, ReportOptions& o,
@@ -246,7 +260,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     po::store(po::command_line_parser(static_cast<int>(rest.size()), rest.data()).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what(), command_word);
+    return usage_error(suggest_option(e.what(), option_spellings(all)), command_word);
   }
   if (vm.count("help")) {
     std::ostringstream text;

@@ -20,7 +20,7 @@ po::options_description common_options(RawOptions& raw) {
       "jobs,j", po::value(&raw.jobs)->value_name("N"),
       "read with N threads (default: every CPU), each taking a part of the trace's time; the "
       "output is the same. A trace of too few chunks is read in one thread, which N threads "
-      "decode ahead of (see the README)");
+      "decode ahead of only with -j N (docs/internals.md)");
   return common;
 }
 

@@ -21,13 +21,16 @@ packages=(
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
   chromium fonts-dejavu-core  # the browser checks (tests/browser/) and the pictures of docs/visualize.md
 )
-# Real programs the acceptance tests trace, OpenJDK 17's libjvm.so (500+
-# probe sites: the readelf cross-check, readelf_libjvm), and the ClickHouse
-# server and client the round-trip test (integration_clickhouse) starts a
-# throwaway server of. Set USDT_MINIMAL_DEPS=1 to skip.
+# Real programs the acceptance tests and the documentation's recipes trace
+# (docs/recipes/, run by the docs_commands_* tests): PostgreSQL, Python,
+# Ruby, PHP, OpenJDK 17's libjvm.so (500+ probe sites: also the readelf
+# cross-check, readelf_libjvm), libc's debug information (named function
+# parameters); and the ClickHouse server and client the round-trip test
+# (integration_clickhouse) starts a throwaway server of. Set
+# USDT_MINIMAL_DEPS=1 to skip.
 if [ "${USDT_MINIMAL_DEPS:-0}" != 1 ]; then
-  packages+=(postgresql-15 python3.11 libstdc++6 openjdk-17-jre-headless clickhouse-server
-    clickhouse-client)
+  packages+=(postgresql-15 python3.11 libstdc++6 openjdk-17-jre-headless ruby3.1 php8.2-cli
+    libc6-dbg clickhouse-server clickhouse-client)
 fi
 
 missing=()

@@ -94,6 +94,9 @@ format::ProbeSite to_probe_site(const PlannedSite& p, uint32_t id) {
     }
     if (d.is_string) d.size = 8;
     d.is_frame = p.resolved.frame_last && i + 1 == p.resolved.args.size();
+    // An address, by its DWARF type: text output prints it in hex (1.6).
+    d.is_pointer = !d.is_string && !d.is_frame && i < p.resolved.arg_pointers.size() &&
+                   p.resolved.arg_pointers[i];
     s.args.push_back(std::move(d));
   }
   return s;

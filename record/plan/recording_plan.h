@@ -1,6 +1,6 @@
 // What a recording will attach, decided before anything is attached: each
 // probe site's sample plan (record/plan/site_sampling.h) and which path its
-// events take (README "How recording works"):
+// events take (docs/internals.md, "How recording works"):
 //   -- and -p: every site a tracefs uprobe event, opened per traced task;
 //   tracepoints: the kernel's own (tracefs events/), per traced task with --
 //              and -p, per CPU with -a;

@@ -81,20 +81,39 @@ std::string find_library(const std::string& name, const std::vector<std::string>
 
 std::vector<std::string> needed_libraries(const std::string& binary, const LibraryFinder& finder) {
   std::vector<std::string> libraries;
-  std::set<std::string> seen{binary};
+  std::set<std::string> seen{canonical_path(binary)};
   std::deque<std::string> queue{binary};
   while (!queue.empty()) {
     std::string file = queue.front();
     queue.pop_front();
     DynamicInfo info = read_dynamic(file);
     for (const std::string& name : info.needed) {
-      std::string path = find_library(name, info.search_dirs, finder);
-      if (path.empty() || !seen.insert(path).second) continue;
+      std::string found = find_library(name, info.search_dirs, finder);
+      if (found.empty()) continue;
+      // One spelling per file ("/lib/..." from ld.so.cache and "/usr/lib/..."
+      // from /proc/PID/maps are one file on a merged-/usr system).
+      std::string path = canonical_path(found);
+      if (!seen.insert(path).second) continue;
       libraries.push_back(path);
       queue.push_back(path);
     }
   }
   return libraries;
+}
+
+bool is_dynamic_executable(const std::string& path) {
+  Result<ElfFile> elf = ElfFile::open(path);
+  if (!elf) return false;
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf->get(), &phnum) != 0) return false;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr phdr;
+    if (gelf_getphdr(elf->get(), static_cast<int>(i), &phdr) != nullptr &&
+        phdr.p_type == PT_INTERP) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool semaphore_page_mapped_twice(const std::string& path, uint64_t semaphore_offset) {

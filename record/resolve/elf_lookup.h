@@ -15,9 +15,13 @@
 namespace usdt::record {
 
 // The binary's libraries, transitively, in breadth-first order, without the
-// binary itself. Libraries that cannot be found are skipped (the loader
-// would fail on them anyway; probes cannot be in them).
+// binary itself, by their canonical paths (common/library_finder.h). Libraries that cannot be found
+// are skipped (the loader would fail on them anyway; probes cannot be in them).
 std::vector<std::string> needed_libraries(const std::string& binary, const LibraryFinder& finder);
+
+// Whether the file is a dynamically linked program (it has a PT_INTERP, the
+// loader that maps its libraries); false when it cannot be read.
+bool is_dynamic_executable(const std::string& path);
 
 // Whether the page of the file that holds a semaphore is mapped by more than
 // one writable PT_LOAD segment, as lld's default RELRO layout does: the

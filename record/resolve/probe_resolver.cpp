@@ -13,10 +13,11 @@
 #include "common/probe_spec.h"
 #include "common/proc_maps.h"
 #include "common/usdt_probe.h"
+#include "record/plan/site_sampling.h"
 #include "record/resolve/elf_lookup.h"
 #include "record/resolve/function_params.h"
 #include "record/resolve/function_symbols.h"
-#include "record/plan/site_sampling.h"
+#include "record/resolve/resolve_errors.h"
 
 namespace usdt::record {
 namespace {
@@ -72,8 +73,9 @@ class Resolver {
   Resolver(const SearchScope& scope, size_t max_functions)
       : finder_(LibraryFinder::system()), max_functions_(max_functions), follow_(scope.follow) {
     if (!scope.command_binary.empty()) {
-      add_search_file({scope.command_binary, scope.command_binary});
-      for (const std::string& lib : needed_libraries(scope.command_binary, finder_)) {
+      const std::string binary = canonical_path(scope.command_binary);
+      add_search_file({binary, binary});
+      for (const std::string& lib : needed_libraries(binary, finder_)) {
         add_search_file({lib, lib});
       }
     }
@@ -184,7 +186,8 @@ class Resolver {
     }
     Result<std::string> lib = finder_.find(spec.path);
     if (!lib) return lib.error().context("probe '" + spec.text + "'");
-    return std::vector<SearchFile>{{*lib, *lib, true}};
+    const std::string path = canonical_path(*lib);
+    return std::vector<SearchFile>{{path, path, true}};
   }
 
   // uprobe/uretprobe: every function of the files whose name the symbol
@@ -213,7 +216,9 @@ class Resolver {
     }
     if (!ifuncs.empty()) {
       if (!has_wildcard(spec.name) || matches.empty()) {
-        return ifunc_error(spec, *ifuncs.front().file, ifuncs.front().function);
+        const SearchFile& file = *ifuncs.front().file;
+        Result<const std::vector<FunctionSymbol>*> all = functions_of(file);
+        return ifunc_error(spec, file.path, ifuncs.front().function, all ? *all : nullptr);
       }
       std::string names;
       for (size_t i = 0; i < ifuncs.size() && i < 5; ++i)
@@ -226,7 +231,7 @@ class Resolver {
     if (matches.empty()) {
       std::string where = files.size() == 1 ? "'" + files[0].path + "'"
                                             : std::to_string(files.size()) + " files (" +
-                                                  file_names(files) + ")";
+                                                  file_names(paths_of(files)) + ")";
       return Error("probe '" + spec.text + "': no function matches '" + spec.name + "' in " +
                    where + "\nhint: list the functions with usdt-record -l 'uprobe:" +
                    (spec.path.empty() ? std::string("PATH") : spec.path) + ":*'");
@@ -278,82 +283,24 @@ class Resolver {
     return &it->second;
   }
 
-  // "matches nothing in 3 files (a, b, c); probes there: ...", with one hint
-  // when the probe may live in a file that was not searched.
+  // What was searched for a spec that matched nothing (resolve_errors.h).
   Error no_match(const ProbeSpec& spec, const std::vector<SearchFile>& files) {
-    std::set<std::string> existing;
+    NoMatch searched;
     for (const SearchFile& f : files) {
+      searched.files.push_back(f.path);
       Result<const UsdtFile*> usdt = read(f);
       if (!usdt) continue;
-      for (const UsdtProbe& p : (*usdt)->probes) existing.insert(p.provider + ":" + p.name);
+      for (const UsdtProbe& p : (*usdt)->probes) searched.probes.insert(p.provider + ":" + p.name);
     }
-    std::string msg = "probe '" + spec.text + "' matches nothing in " +
-                      std::to_string(files.size()) + (files.size() == 1 ? " file (" : " files (") +
-                      file_names(files) + ")";
-    for (const std::string& s : skipped_) msg += "; skipped " + s;
-    if (existing.empty()) {
-      msg += files.size() == 1 ? ", which has no USDT probes" : ", which have no USDT probes";
-    } else {
-      msg += "; probes there:";
-      size_t shown = 0;
-      for (const std::string& p : existing) {
-        if (shown++ == 30) {
-          msg += " ...";
-          break;
-        }
-        msg += " " + p;
-      }
-    }
-    // Only PROVIDER:NAME searches files on its own; a named file was the user's choice.
-    if (spec.path.empty()) {
-      msg +=
-          "\nhint: libraries loaded with dlopen() (libjvm.so under java) and files behind a "
-          "wrapper script are not searched: name the file, usdt:/path/to/library.so:" +
-          spec.provider + ":" + spec.name;
-    }
-    return Error(msg);
+    searched.skipped = skipped_;
+    searched.may_load_later = spec.path.empty();
+    return no_match_error(spec, searched);
   }
 
-  // A uprobe naming an IFUNC: its implementations, when the file names them.
-  Error ifunc_error(const ProbeSpec& spec, const SearchFile& file, const FunctionSymbol& ifunc) {
-    std::vector<std::string> implementations;
-    if (Result<const std::vector<FunctionSymbol>*> all = functions_of(file)) {
-      for (const FunctionSymbol& f : **all) {
-        if (!f.ifunc && f.raw != ifunc.raw && f.raw.find(ifunc.raw + "_") != std::string::npos)
-          implementations.push_back(f.raw);
-      }
-    }
-    std::string msg = "probe '" + spec.text + "': " + ifunc.display + " in '" + file.path +
-                      "' is an IFUNC: its address is the resolver the dynamic linker runs to "
-                      "pick an implementation, not the code calls run, so a probe there would "
-                      "count bindings, not calls";
-    if (implementations.empty()) {
-      msg +=
-          "\nhint: this file names none of its implementations (a stripped library); "
-          "probe its callers instead";
-    } else {
-      std::sort(implementations.begin(), implementations.end());
-      implementations.erase(std::unique(implementations.begin(), implementations.end()),
-                            implementations.end());
-      std::string names;
-      for (const std::string& n : implementations) names += (names.empty() ? "" : ", ") + n;
-      msg += "\nhint: probe its implementations (" + names + "), e.g. -e '" +
-             (spec.kind == ProbeKind::uretprobe ? "uretprobe:" : "uprobe:") + spec.path + ":*" +
-             ifunc.raw + "_*'";
-    }
-    return Error(msg);
-  }
-
-  // The searched files' paths, the first 10 of them.
-  static std::string file_names(const std::vector<SearchFile>& files) {
-    constexpr size_t kShown = 10;
-    std::string names;
-    for (size_t i = 0; i < files.size() && i < kShown; ++i) {
-      if (i != 0) names += ", ";
-      names += files[i].path;
-    }
-    if (files.size() > kShown) names += ", ...";
-    return names;
+  static std::vector<std::string> paths_of(const std::vector<SearchFile>& files) {
+    std::vector<std::string> paths;
+    for (const SearchFile& f : files) paths.push_back(f.path);
+    return paths;
   }
 
   LibraryFinder finder_;

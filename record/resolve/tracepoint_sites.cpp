@@ -99,6 +99,8 @@ format::ArgDescriptor tracepoint_arg_descriptor(const ResolvedSite& site, size_t
   d.is_string = f.form != FieldForm::integer;
   d.size = d.is_string ? 8 : static_cast<uint8_t>(f.size);
   d.is_signed = !d.is_string && f.is_signed;
+  // "const char * filename", "void * ptr": an address (format 1.6).
+  d.is_pointer = !d.is_string && d.size == 8 && f.type.find('*') != std::string::npos;
   d.name = f.name;
   return d;
 }

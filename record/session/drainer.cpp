@@ -69,7 +69,10 @@ void Drainer::set_pid_filter(const std::vector<pid_t>& roots, uint32_t first_sit
 }
 
 void Drainer::wait(const format::Event& e) {
-  Waiting& w = waiting_next_.emplace_back();
+  // The buffer's later samples wait too: each CPU's events reach the trace
+  // in time order (FORMAT.md, writer rules).
+  holding_ = true;
+  Waiting& w = waiting_.emplace_back();
   w.event = e;
   w.stack.assign(e.stack, e.stack + e.stack_depth);
 }
@@ -95,25 +98,23 @@ void Drainer::count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id) {
   if (batch_.event_count >= kBatchRecords) flush();
 }
 
-void Drainer::settle_waiting(bool final) {
+void Drainer::settle_waiting() {
   for (Waiting& w : waiting_) {
     format::Event& e = w.event;
     e.stack = w.stack.data();
-    if (traced(e.pid)) {
+    if (!filter_ || e.site_id < first_filtered_site_ || traced(e.pid)) {
       accept(e);
     } else {
       ++foreign_;
     }
   }
   waiting_.clear();
-  waiting_.swap(waiting_next_);
-  if (final) settle_waiting(false);
 }
 
 void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   while (drain(buffers) != 0) {
   }
-  settle_waiting(true);
+  settle_waiting();
   flush();
 }
 
@@ -198,7 +199,7 @@ void Drainer::add_event(const format::Event& decoded) {
     for (format::ProcessEvent& p : stacks_->take_seeded()) batch_.processes.push_back(std::move(p));
     e = &stacked_;
   }
-  if (!filter_ || e->site_id < first_filtered_site_ || traced_cached(e->pid)) {
+  if (!holding_ && (!filter_ || e->site_id < first_filtered_site_ || traced_cached(e->pid))) {
     accept(*e);
   } else {
     wait(*e);
@@ -229,9 +230,10 @@ bool Drainer::commit_packed(size_t words) {
 void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
   size_t unreleased = 0;
   const bool packs = stacks_ == nullptr;
+  holding_ = false;
   while (const perf_event_header* record = buffer.next()) {
     ++records;
-    if (!packs || !take_usual(record)) take(record);
+    if (!packs || holding_ || !take_usual(record)) take(record);
     // After the record is read: the kernel may overwrite what is released.
     if (++unreleased == kReleaseEvery) {
       buffer.end_read();
@@ -268,11 +270,14 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   size_t records = 0;
   snapshot(buffers, records);  // takes the side band; leaves the rest at the snapshot's start
   apply_process_records();
+  // The samples that waited in the last pass: their processes' forks, older
+  // than the samples, are known now. Before this pass's samples, so that
+  // each CPU's events stay in time order.
+  settle_waiting();
   for (size_t i = 0; i < buffers.size() && i < side_band_from_; ++i)
     drain_buffer(buffers[i], records);
   if (source_ != nullptr) records += source_->drain_into(*this);
   if (stacks_ != nullptr) stacks_->end_pass();
-  settle_waiting(false);
   // A batch goes when full (accept()) or, partly filled, once it has waited
   // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
   // small batches, more than the spares prepared for an idle writer.

@@ -12,8 +12,12 @@
 // whichever CPU's buffer each came in. A child's FORK record is written
 // before the child runs, but may come after the pass's moment while the
 // child's first samples, read to the buffer's head, are taken; so a sample
-// of an unknown process waits one drain pass (every buffer is then read
-// past its time) before it is dropped as another process's.
+// of an unknown process waits for the next drain pass (whose side band is
+// read past its time) before it is dropped as another process's. The
+// samples of its buffer that follow it wait with it, and the waiting ones
+// are settled before the next pass reads any sample: each CPU's events
+// reach the trace in time order (formats/FORMAT.md, section 7), which lets
+// a reader of a damaged trace say up to when each CPU's events are complete.
 //
 // With call stacks (-g) the samples' buffers are also read only up to the
 // pass's moment, and the records that change mappings (mmap, exec, fork,
@@ -157,7 +161,9 @@ class Drainer {
   // Queues a process record (a traced process's fork makes its child
   // traced); returns it as queued, or nullptr when it is not written.
   const format::ProcessEvent* apply_process(const format::ProcessEvent& p);
-  void settle_waiting(bool final);
+  // Accepts the samples that waited in the last pass (their process is
+  // traced, or their site needs no filter), drops the others as foreign.
+  void settle_waiting();
   // Takes every buffer's snapshot up to now (drain()) and reads the side
   // band's into pass_processes_, sorted by time; counts records read.
   void snapshot(std::vector<RingBuffer>& buffers, size_t& records);
@@ -200,8 +206,11 @@ class Drainer {
   bool watch_mappings_ = false;
   std::vector<format::ProcessEvent> new_mappings_;
   std::unordered_set<uint32_t> traced_;
-  std::vector<Waiting> waiting_;       // unknown process, read in the previous pass
-  std::vector<Waiting> waiting_next_;  // unknown process, read in this pass
+  // Samples of an unknown process, read in this pass, and the samples of
+  // their buffer after them (holding_), in buffer order: settled at the
+  // next pass, once the side band up to their time has been applied.
+  std::vector<Waiting> waiting_;
+  bool holding_ = false;  // a sample of the buffer being read waits
   StackCollector* stacks_ = nullptr;
   format::Event stacked_;  // the event being given its stack
   std::vector<format::ProcessEvent> pass_processes_;  // side band, this pass

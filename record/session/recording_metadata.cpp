@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common/file_io.h"
@@ -29,7 +30,7 @@ uint64_t clock_ns(clockid_t clock) {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-format::TraceMetadata make_metadata() {
+format::TraceMetadata make_metadata(const std::vector<int>& cpus) {
   format::TraceMetadata m;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
@@ -43,6 +44,8 @@ format::TraceMetadata make_metadata() {
   m.recorder_version = USDT_TRACE_VERSION;
   m.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
   m.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+  for (int cpu : cpus) m.cpus.push_back(static_cast<uint32_t>(cpu));
+  std::sort(m.cpus.begin(), m.cpus.end());
   return m;
 }
 

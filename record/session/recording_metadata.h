@@ -1,11 +1,12 @@
 // The facts written once at the start of a trace (formats/trace_types.h
 // TraceMetadata): host, kernel, architecture, page size, the recorder's own
-// command line and version, and both clocks at one moment.
+// command line and version, both clocks at one moment, the CPUs.
 #pragma once
 
 #include <time.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "formats/trace_types.h"
 
@@ -14,7 +15,8 @@ namespace usdt::record {
 // The clock in nanoseconds.
 uint64_t clock_ns(clockid_t clock);
 
-// Fills the metadata of a recording starting now.
-format::TraceMetadata make_metadata();
+// Fills the metadata of a recording starting now, on the CPUs whose ring
+// buffers it reads.
+format::TraceMetadata make_metadata(const std::vector<int>& cpus);
 
 }  // namespace usdt::record

@@ -122,6 +122,9 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
   for (const std::string& w : notes.warnings) {
     if (!options_.quiet) warning(std::cerr) << w << '\n';
   }
+  // A spec that matches nothing is most often misspelt: an error naming the
+  // closest probes, unless the user expects a library loaded later.
+  if (!notes.waiting.empty() && !options_.allow_missing) return Error(notes.waiting.front().second);
   if (scope.follow) {
     std::vector<std::string> waiting;
     for (const auto& [spec, why] : notes.waiting) {
@@ -194,8 +197,8 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
   // loses at most that last chunk even at a high event rate.
   format::WriterOptions writer_options;
   writer_options.chunk_bytes = 256 * 1024;
-  Result<format::TraceWriter> writer =
-      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_, writer_options);
+  Result<format::TraceWriter> writer = format::TraceWriter::create(
+      options_.output, make_metadata(features_.cpus), probe_sites_, writer_options);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   output_is_stdout_ = is_our_stdout(options_.output);

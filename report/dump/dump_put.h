@@ -85,6 +85,17 @@ inline char* put_truncated_indexes(char* p, const format::Event& e, size_t nargs
 // Decimal digits of v < 10^8 from a table of 4-digit groups (digits4[x] is
 // x as four zero-padded digits): the head without leading zeros, then the
 // tail. Stores up to 8 bytes.
+// An address: "0x" and lowercase hex digits, without leading zeros.
+inline char* put_hex_address(char* p, uint64_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  *p++ = '0';
+  *p++ = 'x';
+  int shift = 60;
+  while (shift > 0 && (v >> shift) == 0) shift -= 4;
+  for (; shift >= 0; shift -= 4) *p++ = kDigits[(v >> shift) & 0xf];
+  return p;
+}
+
 inline char* put_below_1e8(char* p, uint32_t v, const uint32_t* digits4) {
   uint32_t head = v, tail = 0;
   const bool split = v >= 10000;

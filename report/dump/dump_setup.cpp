@@ -33,6 +33,7 @@ void text_prefix(const ProbeInfo& p, const SiteInfo& site, SitePrefix& prefix) {
   prefix.padded = padded_copy(shown);
   prefix.padded_len = shown.size();
   for (int i = 0; i < format::kMaxArgs; ++i) prefix.types[i] = arg_type_at(&site, i);
+  prefix.pointers = site.pointer_mask;
   if (!site.has_names) return;
   // Events may carry more arguments than the site describes: argN for those.
   for (size_t i = 0; i < format::kMaxArgs; ++i) {

@@ -60,6 +60,7 @@ struct SitePrefix {
   std::vector<char> padded;
   size_t padded_len = 0;
   ArgType types[format::kMaxArgs] = {};
+  uint16_t pointers = 0;  // text only: bit i, argument i prints in hex (an address)
   // text only, for a site whose arguments have names: " name=" or " argN="
   // per argument (else the fixed kTextArgLabels), and their total length.
   std::vector<std::string> labels;

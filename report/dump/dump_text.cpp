@@ -147,6 +147,8 @@ class TextDump : public PassConsumer {
         p = put(p, std::string_view("null"));
       } else if (e.is_string(k)) {
         p = put_text_string(p, e.string_arg(k).bytes, e.string_arg(k).truncated);
+      } else if ((sp.pointers >> i) & 1) {
+        p = put_hex_address(p, e.args[i]);
       } else {
         p = put_arg(p, e.args[i], sp.types[i], false);
       }
@@ -161,6 +163,8 @@ class TextDump : public PassConsumer {
       p = put_arg_label(p, sp, i);
       if (!e.has_arg(static_cast<int>(i))) {
         p = put(p, std::string_view("null"));
+      } else if ((sp.pointers >> i) & 1) {
+        p = put_hex_address(p, e.args[i]);
       } else if (uint64_t v = e.args[i]; sp.types[i] == ArgType::unsigned_int && v < 100000000u) {
         p = put_below_1e8(p, static_cast<uint32_t>(v), digits4);
       } else if (sp.types[i] == ArgType::signed_int && static_cast<int64_t>(v) > -100000000 &&

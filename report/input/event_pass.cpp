@@ -39,22 +39,35 @@ std::vector<uint64_t> EventPass::ordered_bounds() const {
   return input_->segment_bounds(static_cast<unsigned>(parts));
 }
 
+const std::vector<FileCompleteness>& EventPass::completeness() const {
+  if (!completeness_) completeness_ = damaged_files(*input_);
+  return *completeness_;
+}
+
 std::vector<std::string> EventPass::read_problems() const {
   std::vector<std::string> out;
-  for (const TraceFileInfo& f : input_->files()) {
+  const std::vector<FileCompleteness>& damaged = completeness();
+  for (uint32_t i = 0; i < input_->files().size(); ++i) {
+    const TraceFileInfo& f = input_->files()[i];
     const format::ReadDiagnostics& d = f.diagnostics;
+    std::string incomplete;
+    for (const FileCompleteness& c : damaged) {
+      if (c.file == i) incomplete = incomplete_text(*input_, c);
+    }
     if (d.truncated) {
       std::string where;
       for (const format::ReadProblem& p : d.problems) where = " at offset " + std::to_string(p.offset);
-      out.push_back("'" + f.path + "' is truncated" + where + ": showing the events before the cut");
+      out.push_back("'" + f.path + "' is truncated" + where + ": " + incomplete);
     }
-    if (d.chunks_bad > 0) {
+    if (d.chunks_bad > 0 || !d.skipped_at.empty()) {
       std::string first;
       for (const format::ReadProblem& p : d.problems) {
         if (first.empty()) first = " (first at offset " + std::to_string(p.offset) + ": " + p.message + ")";
       }
-      out.push_back("'" + f.path + "': skipped " + std::to_string(d.chunks_bad) + " corrupted chunk" +
-                    (d.chunks_bad == 1 ? "" : "s") + first + "; their events are missing");
+      std::string what = d.chunks_bad > 0 ? "skipped " + std::to_string(d.chunks_bad) +
+                                                " corrupted chunk" + (d.chunks_bad == 1 ? "" : "s")
+                                          : "skipped damaged bytes";
+      out.push_back("'" + f.path + "': " + what + first + (d.truncated ? "" : "; " + incomplete));
     }
     if (d.records_skipped > 0) {
       out.push_back("'" + f.path + "': skipped " + std::to_string(d.records_skipped) +

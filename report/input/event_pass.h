@@ -43,6 +43,7 @@
 #include "common/result.h"
 #include "formats/trace_types.h"
 #include "report/input/event_filter.h"
+#include "report/input/file_completeness.h"
 #include "report/input/ordered_segments.h"
 #include "report/input/process_history.h"
 #include "report/input/query.h"
@@ -160,6 +161,9 @@ class EventPass {
   // After reading: one message per problem a file had (truncation,
   // corrupted chunks, skipped records), for the command to print as warnings.
   std::vector<std::string> read_problems() const;
+  // After reading: up to when each damaged file's events are complete
+  // (report/input/file_completeness.h), found once, on the first call.
+  const std::vector<FileCompleteness>& completeness() const;
 
  private:
   EventPass(TraceInput& input, EventFilter filter, unsigned threads);
@@ -173,6 +177,7 @@ class EventPass {
   EventFilter filter_;
   std::vector<uint32_t> domains_;
   unsigned threads_;
+  mutable std::optional<std::vector<FileCompleteness>> completeness_;
 };
 
 // ---------------------------------------------------------------------------

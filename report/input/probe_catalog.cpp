@@ -63,6 +63,10 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
       info.arg_types.push_back(arg_type_of(a));
       info.arg_sizes.push_back(a.size);
       info.has_strings = info.has_strings || a.is_string;
+      if (a.is_pointer && !a.is_string && info.arg_types.size() <= format::kMaxArgs) {
+        info.pointer_mask =
+            static_cast<uint16_t>(info.pointer_mask | 1u << (info.arg_types.size() - 1));
+      }
       info.arg_names.push_back(a.name);
       info.has_names = info.has_names || !a.name.empty();
     }

@@ -52,6 +52,7 @@ struct SiteInfo {
   std::vector<ArgType> arg_types;  // one per descriptor of the site
   std::vector<uint8_t> arg_sizes;  // bytes, per descriptor
   bool has_strings = false;        // some argument is a string
+  uint16_t pointer_mask = 0;       // bit i: argument i is an address (format 1.6)
   // Per descriptor: its name (format 1.2), or empty when it has none. Names
   // are usable as selectors: the reader keeps only [A-Za-z0-9_.] names.
   std::vector<std::string> arg_names;

@@ -1,3 +1,4 @@
+#include <optional>
 #include <string>
 
 #include "report/output/summary_json.h"
@@ -14,6 +15,10 @@ void write_totals(JsonWriter& w, const SummaryFacts& facts, const TraceInput& in
   w.key("lost").uint(stats.lost());
   w.key("truncated").boolean(facts.truncated);
   w.key("chunks_bad").uint(facts.chunks_bad);
+  // After it, events of a damaged file may be missing (on the clock of
+  // start_ns); null when nothing is damaged or the time is unknown.
+  std::optional<uint64_t> incomplete = earliest_incomplete(input, facts.completeness);
+  w.key("incomplete_after_ns").uint_or_null(incomplete.has_value(), incomplete.value_or(0));
   w.key("start_ns").uint(facts.span.start);
   w.key("end_ns").uint(facts.span.end);
   w.key("duration_ns").uint(facts.duration);
@@ -83,7 +88,24 @@ void write_hosts(JsonWriter& w, const SummaryFacts& facts, const ProbeCatalog& c
   w.end_array();
 }
 
-void write_files(JsonWriter& w, const TraceInput& input, const SummaryStats& stats) {
+// A damaged file's completeness: per CPU, the time (on the clock of
+// start_ns) up to which its events are complete, null when unknown.
+void write_complete_until(JsonWriter& w, const TraceInput& input, const FileCompleteness& c) {
+  if (!c.completeness) return;
+  const int64_t shift = input.files()[c.file].shift_ns;
+  w.key("complete_until").begin_array();
+  for (const format::CpuCompleteness& cpu : c.completeness->cpus) {
+    w.begin_object().key("cpu").uint(cpu.cpu).key("ns");
+    w.uint_or_null(
+        cpu.complete_until_ns.has_value(),
+        static_cast<uint64_t>(static_cast<int64_t>(cpu.complete_until_ns.value_or(0)) + shift));
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_files(JsonWriter& w, const SummaryFacts& facts, const TraceInput& input,
+                 const SummaryStats& stats) {
   w.key("files").begin_array();
   for (size_t i = 0; i < input.files().size(); ++i) {
     const TraceFileInfo& f = input.files()[i];
@@ -91,7 +113,11 @@ void write_files(JsonWriter& w, const TraceInput& input, const SummaryStats& sta
     w.key("events").uint(stats.events_of_file(static_cast<uint32_t>(i)));
     w.key("summary_events").uint_or_null(f.summary.has_value(), f.summary ? f.summary->events : 0);
     w.key("truncated").boolean(f.diagnostics.truncated);
-    w.key("chunks_bad").uint(f.diagnostics.chunks_bad).end_object();
+    w.key("chunks_bad").uint(f.diagnostics.chunks_bad);
+    for (const FileCompleteness& c : facts.completeness) {
+      if (c.file == i) write_complete_until(w, input, c);
+    }
+    w.end_object();
   }
   w.end_array();
 }
@@ -114,7 +140,7 @@ std::string summary_json(const SummaryFacts& facts, const TraceInput& input, con
     w.begin_object().key("cpu").uint(cpu).key("lost").uint(count).end_object();
   }
   w.end_array();
-  write_files(w, input, stats);
+  write_files(w, facts, input, stats);
   w.end_object();
   j += '\n';
   return j;

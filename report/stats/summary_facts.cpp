@@ -203,6 +203,7 @@ Result<Summary> read_summary(const ReportOptions& options, TraceInput& input, st
       [](SummaryPass& earlier, SummaryPass& later) { return earlier.merge(later); });
   for (const std::string& w : pass->read_problems()) warnings->push_back(w);
   SummaryFacts facts = summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
+  facts.completeness = pass->completeness();
   for (const std::string& w : facts.disagreements) warnings->push_back(w);
   return Summary{std::move(whole), std::move(facts)};
 }

@@ -12,6 +12,7 @@
 
 #include "common/result.h"
 #include "report/input/event_filter.h"
+#include "report/input/file_completeness.h"
 #include "report/input/query.h"
 #include "report/input/trace_input.h"
 #include "report/stats/summary_pass.h"
@@ -46,6 +47,8 @@ struct SummaryFacts {
   bool windowed = false;  // --since or --until
   bool truncated = false;
   uint64_t chunks_bad = 0;
+  // The damaged files: up to when each one's events are complete, per CPU.
+  std::vector<FileCompleteness> completeness;
   std::vector<ProbeRow> rows;
   std::vector<ProcessCount> processes;
   std::vector<ProbeActivity> activity;  // per probe

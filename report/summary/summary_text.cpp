@@ -16,6 +16,25 @@ std::string pad_right(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
+// Whether files are truncated or corrupted, and up to when each one's
+// events are complete, per CPU: what a reader gets of a damaged file is not
+// a prefix in time (formats/completeness.h).
+std::string damage_text(const SummaryFacts& facts, const TraceInput& input) {
+  std::string t;
+  for (const FileCompleteness& c : facts.completeness) {
+    const TraceFileInfo& f = input.files()[c.file];
+    const std::string which = input.files().size() > 1 ? f.path + ": " : "";
+    if (f.diagnostics.truncated) t += "truncated: yes: " + which + incomplete_text(input, c) + "\n";
+    if (f.diagnostics.chunks_bad > 0 || !f.diagnostics.skipped_at.empty()) {
+      t += "corrupted: " + which + std::to_string(f.diagnostics.chunks_bad) + " chunk(s) skipped" +
+           (f.diagnostics.truncated ? "" : ": " + incomplete_text(input, c)) + "\n";
+    }
+    if (std::string cpus = cpus_text(input, c); !cpus.empty())
+      t += "complete:  " + which + cpus + "\n";
+  }
+  return t;
+}
+
 // The files, the span, the event count, what is missing and dropped.
 std::string head_text(const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   std::string t;
@@ -32,8 +51,7 @@ std::string head_text(const SummaryFacts& facts, const TraceInput& input, const 
          format_seconds(stats.last_time() - input.timeline_start()) + " s)";
   }
   t += "\n";
-  if (facts.truncated) t += "truncated: yes: events after the cut are missing\n";
-  if (facts.chunks_bad > 0) t += "corrupted: " + std::to_string(facts.chunks_bad) + " chunk(s) skipped\n";
+  t += damage_text(facts, input);
   std::string dropped_text;
   for (const auto& [cause, count] : facts.dropped) {
     if (cause == format::kLostProcessRecords) {

@@ -97,6 +97,7 @@ fmt::TraceMetadata metadata(const char* host, uint64_t mono, uint64_t real) {
   m.recorder_version = "0.1.0";
   m.start_monotonic_ns = mono;
   m.start_realtime_ns = real;
+  m.cpus = {0, 1};  // as the recorder lists the CPUs it read (format 1.6)
   return m;
 }
 

@@ -91,7 +91,8 @@ Recording record_dlopen(const std::string& name, const std::vector<std::string>&
                         bool held = false) {
   ensure_tracefs();
   Recording rec{temp_trace(name), {}};
-  std::vector<std::string> argv{recorder(), "-o", rec.trace, "-e", "dynlib:call"};
+  std::vector<std::string> argv{recorder(),        "-o", rec.trace,
+                                "--allow-missing", "-e", "dynlib:call"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--");
   argv.push_back("/usr/bin/env");
@@ -192,7 +193,7 @@ TEST_CASE("a library dlopen()ed during the recording is attached; every later ca
   const long kRacing = 200, kAfter = 300;
   const std::string trace = temp_trace("later_dlopen");
   Process p = Process::start(
-      {recorder(), "-o", trace, "-e", "dynlib:call", "--", "/usr/bin/env",
+      {recorder(), "-o", trace, "--allow-missing", "-e", "dynlib:call", "--", "/usr/bin/env",
        "ITEST_DLOPEN_GAP_US=1000", "ITEST_DLOPEN_PAUSE_AT=" + std::to_string(kRacing),
        program("itest_dlopen"), "file", own.lib1, std::to_string(kRacing + kAfter)},
       true, true, true);
@@ -336,9 +337,9 @@ TEST_CASE("-p follows the process's later dlopen()", "[.root][later_pid]") {
   std::string out;
   REQUIRE(read_until(target, "ready", out));
   std::string trace = temp_trace("later_pid");
-  Process rec = Process::start(
-      {recorder(), "-o", trace, "-e", "dynlib:call", "-p", std::to_string(target.pid())}, false,
-      false, true);
+  Process rec = Process::start({recorder(), "-o", trace, "--allow-missing", "-e", "dynlib:call",
+                                "-p", std::to_string(target.pid())},
+                               false, false, true);
   run_through_load(target, rec, own.lib1, out);
   // -p ends when the process is gone.
   const std::string rest = rec.read_rest(true);
@@ -374,8 +375,8 @@ TEST_CASE("-a follows every process's new mappings", "[.root][later_all]") {
   std::string out;
   REQUIRE(read_until(target, "ready", out));
   std::string trace = temp_trace("later_all");
-  Process rec =
-      Process::start({recorder(), "-o", trace, "-a", "-e", "dynlib:call"}, false, false, true);
+  Process rec = Process::start(
+      {recorder(), "-o", trace, "-a", "--allow-missing", "-e", "dynlib:call"}, false, false, true);
   run_through_load(target, rec, own.lib1, out);
   rec.signal(SIGINT);
   const std::string rest = rec.read_rest(true);

@@ -7,7 +7,7 @@ exe="$1"
 shift
 reason=""
 if [ "$(id -u)" != "0" ]; then
-  reason="not root (uprobe perf events need root or CAP_SYS_ADMIN; see README.md, Permissions)"
+  reason="not root (uprobe perf events need root or CAP_SYS_ADMIN; see docs/guide.md, Permissions)"
 elif [ ! -r /sys/bus/event_source/devices/uprobe/type ]; then
   reason="the kernel has no uprobe PMU"
 fi

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "common/file_io.h"
 
@@ -131,7 +132,10 @@ TEST_CASE("falls back to the directories, ELF files only", "[library_finder]") {
   auto exact = finder.find("libdemo.so.3");
   REQUIRE(exact.ok());
   CHECK(*exact == dir + "/libdemo.so.3");
-  CHECK_FALSE(finder.find("libdemo.so").ok());  // a linker script is not a library
+  // libdemo.so is a linker script, not a library: the name finds a version.
+  auto dev_name = finder.find("libdemo.so");
+  REQUIRE(dev_name.ok());
+  CHECK(*dev_name == dir + "/libdemo.so.12");
   std::filesystem::remove_all(dir);
 }
 
@@ -154,4 +158,58 @@ TEST_CASE("library name heuristics", "[library_finder]") {
   CHECK(looks_like_library_name("foo.so.1"));
   CHECK_FALSE(looks_like_library_name("/usr/lib/libc.so.6"));
   CHECK_FALSE(looks_like_library_name("postgres"));
+}
+
+TEST_CASE("library names as a user types them find the versioned file", "[library_finder]") {
+  // As ld.so.cache lists Ruby 3.1 and 3.0 (two packages installed), plus a
+  // development link and an unrelated library whose name starts alike.
+  LibraryFinder finder(
+      {{"libruby-3.1.so.3.1", "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1", kX8664Libc6},
+       {"libruby-3.0.so.3.0", "/usr/lib/x86_64-linux-gnu/libruby-3.0.so.3.0", kX8664Libc6},
+       {"librubyx.so.1", "/usr/lib/librubyx.so.1", kX8664Libc6},
+       {"libruby-tools.so.2", "/usr/lib/libruby-tools.so.2", kX8664Libc6}},
+      {});
+  const std::string v31 = "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1";
+  for (const char* name : {"ruby", "libruby", "libruby-3.1", "libruby-3.1.so", "libruby-3.1.so.3.1",
+                           "libruby-3.1.so.3"}) {
+    auto found = finder.find(name);
+    INFO(name);
+    REQUIRE(found.ok());
+    CHECK(*found == v31);
+  }
+  auto older = finder.find("libruby-3.0.so");
+  REQUIRE(older.ok());
+  CHECK(*older == "/usr/lib/x86_64-linux-gnu/libruby-3.0.so.3.0");
+  // A short name that matches two versions: the newest, and the other noted.
+  auto ambiguous = finder.lookup("ruby");
+  REQUIRE(ambiguous.ok());
+  CHECK(ambiguous->path == v31);
+  CHECK(ambiguous->others ==
+        std::vector<std::string>{"/usr/lib/x86_64-linux-gnu/libruby-3.0.so.3.0"});
+  // The exact name is not ambiguous; neither is a name only one file has.
+  CHECK(finder.lookup("libruby-3.1.so.3.1")->others.empty());
+  CHECK_FALSE(finder.find("libruby-3.2.so").ok());
+  CHECK_FALSE(finder.find("libruby-3").ok());
+}
+
+TEST_CASE("a plain NAME.so* is preferred to NAME-VERSION.so*", "[library_finder]") {
+  LibraryFinder finder({{"libfoo-2.so.2", "/opt/libfoo-2.so.2", kX8664Libc6},
+                        {"libfoo.so.1", "/opt/libfoo.so.1", kX8664Libc6}},
+                       {});
+  auto found = finder.find("foo");
+  REQUIRE(found.ok());
+  CHECK(*found == "/opt/libfoo.so.1");
+}
+
+TEST_CASE("canonical_path resolves links, and keeps a path it cannot resolve", "[library_finder]") {
+  char tmpl[] = "/tmp/usdt_canonical_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  { std::ofstream(dir + "/libx.so.1.2") << "x"; }
+  REQUIRE(symlink("libx.so.1.2", (dir + "/libx.so.1").c_str()) == 0);
+  CHECK(canonical_path(dir + "/libx.so.1") == dir + "/libx.so.1.2");
+  CHECK(canonical_path(dir + "/../" + std::filesystem::path(dir).filename().string() +
+                       "/libx.so.1.2") == dir + "/libx.so.1.2");
+  CHECK(canonical_path("/nonexistent/libnope.so") == "/nonexistent/libnope.so");
+  std::filesystem::remove_all(dir);
 }

@@ -173,7 +173,10 @@ TEST_CASE("patterns through -e and several targets", "[list_command]") {
 TEST_CASE("a library by name", "[list_command]") {
   auto r = run("-l libstdc++");
   CHECK(r.status == 0);
-  CHECK(r.out.find("libstdc++.so.6:libstdcxx:throw\n") != std::string::npos);
+  // By its canonical path (libstdc++.so.6 is a link to libstdc++.so.6.0.N).
+  INFO(r.out);
+  CHECK(r.out.find("/libstdc++.so.6") != std::string::npos);
+  CHECK(r.out.find(":libstdcxx:throw\n") != std::string::npos);
 }
 
 TEST_CASE("bad targets: one error line each", "[list_command]") {
@@ -188,7 +191,8 @@ TEST_CASE("bad targets: one error line each", "[list_command]") {
   auto noprobes = run("-l " FIXTURE_NOPROBES);
   CHECK(noprobes.status == 0);
   CHECK(noprobes.out.empty());
-  CHECK(noprobes.err == "usdt-record: note: '" FIXTURE_NOPROBES "' has no USDT probes\n");
+  CHECK(noprobes.err == "usdt-record: note: '" FIXTURE_NOPROBES
+                        "' and the libraries it needs have no USDT probes\n");
 }
 
 TEST_CASE("a bad target does not hide the others", "[list_command]") {
