@@ -6,7 +6,7 @@
 
 #include "report/stats/histogram_bucket.h"
 #include "report/stats/duration.h"
-#include "report/input/flat_map.h"
+#include "common/flat_map.h"
 #include "report/output/json_text.h"
 #include "report/input/wildcard.h"
 
@@ -95,7 +95,7 @@ TEST_CASE("exact means with three decimals", "[json_text]") {
 
 TEST_CASE("FlatMap behaves like unordered_map under random inserts and erases", "[flat_map]") {
   std::mt19937_64 rng(7);
-  FlatMap<uint64_t> m;
+  usdt::FlatMap<uint64_t> m;
   std::unordered_map<uint64_t, uint64_t> ref;
   for (int i = 0; i < 200000; ++i) {
     uint64_t key = rng() % 5000;
