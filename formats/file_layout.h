@@ -17,8 +17,9 @@ constexpr char kTrailerMagic[8] = {'U', 'S', 'D', 'T', 'E', 'N', 'D', '\n'};
 constexpr uint16_t kVersionMajor = 1;
 // 1.1: string arguments, drops by cause; 1.2: argument names, function probe
 // names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
-// sites added during the recording.
-constexpr uint16_t kVersionMinor = 5;
+// sites added during the recording; 1.5: the start of the span; 1.6: parts
+// of a series and snapshots (metadata).
+constexpr uint16_t kVersionMinor = 6;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;

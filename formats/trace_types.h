@@ -72,6 +72,34 @@ struct ProbeSite {
   uint64_t active_since_ns = 0;
 };
 
+// Which file of a recording this is (1.6, FORMAT.md 3.3.1): the whole
+// recording, a part of a series (--switch-output) or a snapshot
+// (--flight-recorder). Readers take values they do not know as whole.
+enum class FileRole : uint8_t { whole = 0, part = 1, snapshot = 2 };
+
+// A file's place among the files of its recording (1.6). Files before 1.6
+// read as role whole with the other fields empty.
+struct SeriesInfo {
+  FileRole role = FileRole::whole;
+  std::string recording_id;  // 32 hex digits shared by the recording's files; "" for whole
+  uint32_t sequence = 0;     // the part's or snapshot's number, from 1
+  // The time of the carried comm records at the file's start (the names of
+  // threads that began before it), alone in its first chunk; 0 = none.
+  uint64_t carried_ns = 0;
+  // A snapshot: the records it holds lie in [window_begin_ns, window_end_ns].
+  uint64_t window_begin_ns = 0;
+  uint64_t window_end_ns = 0;
+  // A snapshot: what asked for it ("signal", "control", "exit", or a
+  // trigger's text) and, for a trigger, the event that fired it.
+  std::string trigger;
+  uint32_t trigger_site = 0xffffffffu;  // kNoSite: no event
+  uint64_t trigger_time_ns = 0;         // latency: the end's
+  uint32_t trigger_pid = 0;
+  uint32_t trigger_tid = 0;
+  uint64_t trigger_start_ns = 0;  // latency: the start's time
+  uint64_t suppressed = 0;        // triggers that took no snapshot since the previous one
+};
+
 // Facts about the recording, written once at the start of the file.
 struct TraceMetadata {
   std::string hostname;
@@ -82,6 +110,7 @@ struct TraceMetadata {
   std::string recorder_version;
   uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC: the clock of every time_ns
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at the same moment
+  SeriesInfo series;                // 1.6
 };
 
 // A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's
