@@ -3,6 +3,7 @@
 
 #include "report/output/json_writer.h"
 #include "report/summary/summary_facts.h"
+#include "report/summary/summary_series.h"
 
 namespace usdt::report {
 
@@ -91,7 +92,9 @@ void write_files(JsonWriter& w, const TraceInput& input, const SummaryStats& sta
     w.key("events").uint(stats.events_of_file(static_cast<uint32_t>(i)));
     w.key("summary_events").uint_or_null(f.summary.has_value(), f.summary ? f.summary->events : 0);
     w.key("truncated").boolean(f.diagnostics.truncated);
-    w.key("chunks_bad").uint(f.diagnostics.chunks_bad).end_object();
+    w.key("chunks_bad").uint(f.diagnostics.chunks_bad);
+    write_series_json(w, input, static_cast<uint32_t>(i));
+    w.end_object();
   }
   w.end_array();
 }
