@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "record/output/output_options.h"
+
 namespace usdt::record {
 namespace po = boost::program_options;
 namespace {
@@ -24,6 +26,14 @@ const std::set<std::string_view> kValueOptions = {
 bool is_call_graph_mode(std::string_view arg) {
   std::string_view mode = arg.substr(0, arg.find(','));
   return mode == "fp" || mode == "dwarf";
+}
+
+bool takes_value(const std::string& arg) {
+  if (kValueOptions.count(arg) != 0) return true;
+  for (const std::string& o : output_value_options()) {
+    if (arg == o) return true;
+  }
+  return false;
 }
 
 bool is_list_flag(std::string_view arg) {
@@ -106,6 +116,7 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 struct NumberTexts {
   std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph;
   std::vector<std::string> probes;
+  OutputTexts output;
 };
 
 // A whole unsigned decimal number up to max, or an error naming the option
@@ -174,6 +185,7 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "dwarf[,BYTES] (the registers and BYTES of the user stack, default 8192, a multiple "
        "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
        "--buffer-pages grows to hold such events)");
+  add_output_options(desc, &numbers->output);
   return desc;
 }
 
@@ -196,7 +208,7 @@ Status check_recording(const RecordOptions& o) {
                  ", not " + std::to_string(o.string_bytes));
   }
   if (o.output.empty()) return Error("-o needs a file name");
-  return Status::success();
+  return check_output_policy(o.output_policy, o.call_graph.enabled());
 }
 
 }  // namespace
@@ -265,7 +277,7 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     }
     if (a.size() > 1 && a[0] == '-') {
       ours.push_back(a);
-      if (kValueOptions.count(a) != 0 && i + 1 < args.size()) ours.push_back(args[++i]);
+      if (takes_value(a) && i + 1 < args.size()) ours.push_back(args[++i]);
       continue;
     }
     if (!listing) {
@@ -347,6 +359,9 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     if (!strings) return strings.error();
     o.strings.push_back(std::move(*strings));
   }
+  Result<OutputPolicy> policy = read_output_options(vm, numbers.output);
+  if (!policy) return policy.error();
+  o.output_policy = std::move(*policy);
   if (o.help || o.version) return o;
 
   if (o.list) {

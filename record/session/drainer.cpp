@@ -43,9 +43,23 @@ void Drainer::prepare_batches() {
 void Drainer::flush() {
   batch_pass_ns_ = 0;
   if (batch_.empty()) return;
+  batch_.drained_through_ns = drained_through_ns_;
   queue_.push(std::move(batch_));
   batch_ = queue_.take_empty();
   batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+}
+
+void Drainer::request(OutputRequest request) {
+  flush();
+  batch_.requests.push_back(std::move(request));
+  flush();
+}
+
+void Drainer::send_progress(uint64_t now_ns, uint64_t interval_ns) {
+  if (now_ns - progress_sent_ns_ < interval_ns) return;
+  progress_sent_ns_ = now_ns;
+  if (batch_.empty()) batch_.progress = true;
+  flush();
 }
 
 void Drainer::add(const format::ProcessEvent& event) {
@@ -114,6 +128,8 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   while (drain(buffers) != 0) {
   }
   settle_waiting(true);
+  // The events are off (the session disabled them first): nothing is left.
+  drained_through_ns_ = UINT64_MAX;
   flush();
 }
 
@@ -265,6 +281,8 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
     drain_buffer(buffers[i], records);
   if (stacks_ != nullptr) stacks_->end_pass();
   settle_waiting(false);
+  drained_through_ns_ = previous_pass_ns_;
+  previous_pass_ns_ = pass_ns_;
   // A batch goes when full (accept()) or, partly filled, once it has waited
   // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
   // small batches, more than the spares prepared for an idle writer.
