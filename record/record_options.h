@@ -91,7 +91,9 @@ struct RecordOptions {
 // flags and skip the combination checks.
 Result<RecordOptions> parse_record_options(int argc, const char* const* argv);
 
-// The --help text.
+// The --help text (record_help.cpp).
 std::string record_help_text();
+// The options' lines of it, as the parser declares them.
+std::string record_options_text();
 
 }  // namespace usdt::record

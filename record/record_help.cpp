@@ -1,0 +1,81 @@
+// usdt-record --help (record_options.h): the usage, the probe forms, the
+// options as the parser declares them, and examples.
+#include <sstream>
+
+#include "record/record_options.h"
+
+namespace usdt::record {
+
+std::string record_help_text() {
+  std::ostringstream text;
+  text << "usage:\n"
+          "  usdt-record -l [-v] [PATTERN...] TARGET...     list the USDT probes of files or libraries\n"
+          "  usdt-record -l [-v] [PATTERN...] -p PID        list the probes of a running process\n"
+          "  usdt-record -l [-v] 'uprobe:PATH:PATTERN'      list the functions PATTERN selects\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -- COMMAND [ARG...]\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -p PID[,PID...]\n"
+          "  usdt-record [OPTIONS] -e PROBE... -o FILE -a\n"
+          "\n"
+          "Records USDT probes (sys/sdt.h) through uprobes into a compressed trace file;\n"
+          "read it with usdt-report. Ctrl-C or SIGTERM ends a recording cleanly.\n"
+          "--duration, Ctrl-C, SIGTERM and a write error (a full disk) end a recording alike:\n"
+          "a COMMAND still running gets SIGTERM, then SIGKILL after 2 s (-p processes are\n"
+          "left alone); after a write error the file keeps what fitted and the exit status is 1.\n"
+          "-p takes process or thread ids; a thread id traces its whole process.\n"
+          "\n"
+          "TARGET is a path to an ELF file or a library name (libstdc++, libstdc++.so.6),\n"
+          "found like the dynamic loader does (ld.so.cache, then the standard directories).\n"
+          "With -l, an argument that is not an existing file and contains ':' is a PATTERN\n"
+          "in the PROBE syntax below that filters the listing (as does -e PROBE).\n"
+          "\n"
+          "PROBE forms ('*' and '?' wildcards allowed in every part):\n"
+          "  usdt:PATH:PROVIDER:NAME      e.g. usdt:/usr/bin/python3.11:python:function__entry\n"
+          "  usdt:PATH:NAME               any provider\n"
+          "  PROVIDER:NAME                in the command's binary and libraries, or -p's mapped files\n"
+          "                               (-a: every process's), and in every library the traced\n"
+          "                               processes load later (dlopen, memfd): attached then\n"
+          "  NAME                         any provider, any of those files\n"
+          "  uprobe:PATH:SYMBOL[+OFFSET]  function entry (arguments: the 6 ABI argument registers)\n"
+          "  uretprobe:PATH:SYMBOL        function return (argument 0 = the return value)\n"
+          "  tracepoint:SUBSYS:EVENT      a kernel tracepoint; its fields are the arguments\n"
+          "SYMBOL is looked up in .symtab and .dynsym; C++ names are matched and shown demangled\n"
+          "('uprobe:./server:ns::Server::handle*'; quote a symbol holding a lone ':'). Every\n"
+          "function a SYMBOL pattern selects is attached (static functions of one name too), at\n"
+          "most --max-functions; aliases at one address are attached once. In traces they are\n"
+          "named uprobe:SYMBOL and uretprobe:SYMBOL.\n"
+          "PATH may be a library name; a PATH that contains ':' needs the usdt:PATH:PROVIDER:NAME form.\n"
+          "Tracepoints are per traced task with -- and -p (children included), system-wide with -a;\n"
+          "-l 'tracepoint:sched:*' lists them, -v with their fields.\n"
+          "\n"
+          << record_options_text()
+          << "\n"
+             "The traced COMMAND follows '--' or the last option.\n"
+             "\n"
+             "Recording for a long time (docs/production.md): --max-size caps the trace file;\n"
+             "--switch-output writes a series of complete files (usdt-report reads their directory as\n"
+             "one recording) and --max-files keeps the newest; --flight-recorder keeps the recent past\n"
+             "in memory and writes it as a snapshot on SIGUSR2, through --control, when a --snapshot-on\n"
+             "trigger fires, and at the end. Each file is named NAME.0001.trace, ... (-o without .trace),\n"
+             "NAME.000N.trace.partial while it is written.\n"
+             "\n"
+             "examples:\n"
+             "  usdt-record -l /usr/lib/postgresql/15/bin/postgres\n"
+             "  usdt-record -l -v 'postgresql:query__*' /usr/lib/postgresql/15/bin/postgres\n"
+             "  usdt-record -l -p 1234\n"
+             "  usdt-record -e 'python:function__*' -o py.trace -- python3.11 script.py\n"
+             "  usdt-record -e 'postgresql:query__*' -p 1234 --duration 10\n"
+             "  usdt-record -e 'postgresql:query__*' --string 'postgresql:query__start=arg0' -p 1234\n"
+             "  usdt-record -e usdt:libstdc++:libstdcxx:throw -a --duration 5\n"
+             "  usdt-record -e tracepoint:syscalls:sys_enter_write -e 'demo:*' -- ./demo\n"
+             "  usdt-record --call-graph dwarf -e 'postgresql:query__start' -p 1234 --duration 10\n"
+             "  usdt-record -l 'uprobe:libc.so.6:malloc*'\n"
+             "  usdt-record -e uprobe:libc.so.6:malloc -e uretprobe:libc.so.6:malloc -o m.trace -- ls\n"
+             "  usdt-record -e 'postgresql:query__*' -p 1234 -o pg.trace --switch-output 100M --max-files 3\n"
+             "  usdt-record -e 'postgresql:query__*' -p 1234 -o pg.trace --flight-recorder 64M\n"
+             "  usdt-record -e 'postgresql:query__*' -p 1234 -o slow.trace --flight-recorder 256M \\\n"
+             "      --snapshot-on 'latency postgresql:query__start postgresql:query__done > 500ms' \\\n"
+             "      --before 30s --after 5s\n";
+  return text.str();
+}
+
+}  // namespace usdt::record
