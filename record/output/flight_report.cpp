@@ -15,9 +15,13 @@ std::string at_text(uint64_t ns, uint64_t enabled_ns) {
 
 std::string snapshot_line(const SnapshotDone& d, uint64_t enabled_ns) {
   if (d.error) return "snapshot " + d.path + " failed: " + d.error->message();
-  std::string line = "snapshot " + d.path + " (" + d.trigger + "): " + std::to_string(d.events) +
-                     " events from " + at_text(d.window_begin_ns, enabled_ns) + " to " +
-                     at_text(d.window_end_ns, enabled_ns);
+  std::string line = "snapshot " + d.path + " (" + d.trigger + "): ";
+  if (d.window_end_ns < d.window_begin_ns) {
+    line += "empty: the memory no longer held its window";
+  } else {
+    line += std::to_string(d.events) + " events from " + at_text(d.window_begin_ns, enabled_ns) +
+            " to " + at_text(d.window_end_ns, enabled_ns);
+  }
   if (d.deleted) line += ", deleted since (--max-files)";
   return line;
 }
@@ -89,6 +93,10 @@ OutputReport flight_report(const FlightFigures& f) {
             duration_text(flight.ns);
   }
   over += "), " + std::to_string(ring.released_saved()) + " after a snapshot saved them";
+  if (ring.released_partly_saved() != 0) {
+    over += ", " + std::to_string(ring.released_partly_saved()) +
+            " in chunks a snapshot's window cut (some of them in the snapshot)";
+  }
   r.lines.push_back(over);
   for (const SnapshotDone& d : *f.done) r.lines.push_back(snapshot_line(d, f.enabled_ns));
   for (size_t t = 0; t < f.policy->triggers.size(); ++t) r.lines.push_back(trigger_line(f, t));

@@ -27,6 +27,8 @@ void FlightRing::pop_oldest(Cause cause) {
   events_ -= c.header.events;
   if (oldest.saved) {
     released_saved_ += c.header.events;
+  } else if (oldest.saved_part) {
+    released_partly_saved_ += c.header.events;
   } else if (cause == Cause::full) {
     overwritten_full_ += c.header.events;
   } else {
@@ -47,7 +49,11 @@ std::vector<std::shared_ptr<const RingChunk>> FlightRing::take(uint64_t begin, u
   for (Held& h : chunks_) {
     const format::ChunkHeader& header = h.chunk->header;
     if (header.records() == 0 || header.max_time_ns < begin || header.min_time_ns > end) continue;
-    h.saved = true;
+    if (header.min_time_ns >= begin && header.max_time_ns <= end) {
+      h.saved = true;
+    } else {
+      h.saved_part = true;
+    }
     out.push_back(h.chunk);
   }
   return out;

@@ -45,7 +45,8 @@ class FlightRing {
   void expire(uint64_t newest_ns);
 
   // The chunks held that may hold records of [begin, end], oldest first;
-  // marks them saved (a snapshot took them).
+  // marks them saved (a snapshot took them: whole when they lie inside the
+  // window, in part when it cuts them).
   std::vector<std::shared_ptr<const RingChunk>> take(uint64_t begin, uint64_t end);
 
   // The latest time of any record pushed out (0: none yet).
@@ -60,13 +61,17 @@ class FlightRing {
   // Events pushed out before any snapshot took them, by cause.
   uint64_t overwritten_full() const { return overwritten_full_; }
   uint64_t overwritten_old() const { return overwritten_old_; }
-  // Events pushed out after a snapshot took them.
+  // Events pushed out after a snapshot took them; those of chunks a
+  // snapshot took only in part (at its window's edges: some of their events
+  // are in it, which ones the ring does not count) apart.
   uint64_t released_saved() const { return released_saved_; }
+  uint64_t released_partly_saved() const { return released_partly_saved_; }
 
  private:
   struct Held {
     std::shared_ptr<const RingChunk> chunk;
-    bool saved = false;
+    bool saved = false;         // whole, by some snapshot
+    bool saved_part = false;    // in part, by some snapshot
   };
   enum class Cause { full, old };
   void pop_oldest(Cause cause);
@@ -81,6 +86,7 @@ class FlightRing {
   uint64_t overwritten_full_ = 0;
   uint64_t overwritten_old_ = 0;
   uint64_t released_saved_ = 0;
+  uint64_t released_partly_saved_ = 0;
 };
 
 }  // namespace usdt::record

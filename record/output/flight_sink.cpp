@@ -164,7 +164,9 @@ Status FlightSink::take_snapshot(uint64_t begin, uint64_t end, const std::string
   // of the recording, within the duration.
   uint64_t lo = std::max({begin, ring_.horizon() + 1, enabled_ns(), uint64_t{1}});
   if (policy_.flight.ns != 0 && end > policy_.flight.ns) lo = std::max(lo, end - policy_.flight.ns);
-  if (end < lo) end = lo;
+  // The memory no longer holds any of the window: an empty snapshot (its
+  // window ends before it begins), which says so.
+  if (end < lo) end = lo - 1;
   format::SeriesInfo series;
   series.role = format::FileRole::snapshot;
   series.recording_id = files_.recording_id;

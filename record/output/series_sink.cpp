@@ -104,7 +104,8 @@ Status SeriesSink::close_part(const std::vector<std::pair<std::string, uint64_t>
 }
 
 bool SeriesSink::due() const {
-  if (!part_) return false;
+  // A part holds at least one record: no empty files, whatever the size.
+  if (!part_ || span_.empty()) return false;
   if (switch_asked_) return true;
   switch (policy_.switch_output.kind) {
     case SwitchKind::size: return part_->bytes_written() >= policy_.switch_output.bytes;

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include <algorithm>
+
 #include "formats/chunk_codec.h"
 #include "formats/zstd_codec.h"
 
@@ -113,7 +115,9 @@ SnapshotDone write_snapshot(const SnapshotJob& job, const std::function<void()>&
   if (s) {
     format::TraceSummary summary;
     summary.enabled_monotonic_ns = job.metadata.series.window_begin_ns;
-    summary.end_monotonic_ns = job.metadata.series.window_end_ns;
+    // An empty window (the memory no longer held it) spans nothing.
+    summary.end_monotonic_ns =
+        std::max(job.metadata.series.window_end_ns, job.metadata.series.window_begin_ns);
     summary.events = writer.events_written();
     summary.lost = writer.lost_written();
     summary.events_per_site = writer.events_per_site();

@@ -75,16 +75,18 @@ TEST_CASE("what a snapshot took counts apart when it is pushed out", "[flight_ri
   FlightRing ring(200, 0);
   ring.push(chunk(100, 200, 10, 100));
   ring.push(chunk(200, 300, 20, 100));
-  auto taken = ring.take(250, 400);
-  REQUIRE(taken.size() == 1);
-  CHECK(taken[0]->header.min_time_ns == 200);
+  auto taken = ring.take(200, 400);
+  REQUIRE(taken.size() == 2);  // the first one cut, the second one whole
+  CHECK(taken[1]->header.min_time_ns == 200);
   CHECK(ring.take(0, 50).empty());
-  ring.push(chunk(300, 400, 30, 100));  // pushes out the unsaved first one
-  ring.push(chunk(400, 500, 40, 100));  // and the saved second one
-  CHECK(ring.overwritten_full() == 10);
+  ring.push(chunk(300, 400, 30, 100));  // pushes out the first one, saved in part
+  ring.push(chunk(400, 500, 40, 100));  // and the second one, saved whole
+  ring.push(chunk(500, 600, 50, 100));  // and the third one, never saved
+  CHECK(ring.released_partly_saved() == 10);
   CHECK(ring.released_saved() == 20);
-  // The snapshot still holds its chunk.
-  CHECK(taken[0]->header.events == 20);
+  CHECK(ring.overwritten_full() == 30);
+  // The snapshot still holds its chunks.
+  CHECK(taken[1]->header.events == 20);
 }
 
 TEST_CASE("names of the chunks pushed out are carried, exited threads forgotten", "[flight_ring]") {
