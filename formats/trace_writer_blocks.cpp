@@ -111,9 +111,7 @@ Status TraceWriter::finish(const TraceSummary& summary) {
 
 uint64_t TraceWriter::bytes_written() const { return impl_->offset; }
 uint64_t TraceWriter::events_written() const { return impl_->events_written; }
-const std::vector<uint64_t>& TraceWriter::events_per_site() const {
-  return impl_->tally.events();
-}
+const std::vector<uint64_t>& TraceWriter::events_per_site() const { return impl_->tally.events(); }
 const std::vector<uint64_t>& TraceWriter::lost_per_site() const { return impl_->tally.lost(); }
 uint64_t TraceWriter::lost_written() const { return impl_->tally.lost_total(); }
 uint64_t TraceWriter::pending_records() const { return impl_->builder.records(); }

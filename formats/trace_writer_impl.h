@@ -146,8 +146,8 @@ struct TraceWriter::Impl {
     const size_t sites = tally.sites();
     const size_t summary = 10 * (8 + 2 * sites) + 4096;
     const size_t entries = index.chunks.size() + more_chunks;
-    const size_t index_body = 16 + kIndexEntrySize * entries + 16 +
-                              8 * (index.objects.size() + index.added_sites.size());
+    const size_t index_body =
+        16 + kIndexEntrySize * entries + 16 + 8 * (index.objects.size() + index.added_sites.size());
     return 2 * kBlockHeaderSize + zstd_compress_bound(summary) + zstd_compress_bound(index_body) +
            kTrailerSize;
   }

@@ -92,8 +92,7 @@ class PairMatcher {
   // would have in one pass; f(i, node) hears of later's i-th kept end with
   // the node of the start it closed (readable during the call, key_text()
   // set for a string key), or nullptr when it stays unmatched (counted).
-  void merge_kept_ends(const PairMatcher& later,
-                       const std::function<void(size_t, const Node*)>& f);
+  void merge_kept_ends(const PairMatcher& later, const std::function<void(size_t, const Node*)>& f);
   // merge_open_starts: later's open starts go on top of these, each key's
   // in order; moved(later_index, index) for each; then the counts add up.
   void merge_open_starts(const PairMatcher& later,
@@ -130,8 +129,8 @@ class PairMatcher {
 
   // on_event for what the inline path leaves: argument keys, returns with
   // a frame.
-  [[gnu::noinline]] Outcome on_event_general(uint32_t site, uint32_t domain,
-                                             const format::Event& e, uint64_t time, uint64_t tag);
+  [[gnu::noinline]] Outcome on_event_general(uint32_t site, uint32_t domain, const format::Event& e,
+                                             uint64_t time, uint64_t tag);
   [[gnu::noinline]] void keep_end(const Key& key, uint32_t site, const format::Event& e,
                                   uint64_t time, uint64_t tag);
   [[gnu::always_inline]] void init_start(uint32_t index, uint32_t site, uint32_t domain,

@@ -16,7 +16,8 @@ inline format::TraceMetadata file_metadata(const format::TraceMetadata& recordin
   format::TraceMetadata m = recording;
   if (file_start_ns != 0 && file_start_ns != recording.start_monotonic_ns) {
     m.start_monotonic_ns = file_start_ns;
-    m.start_realtime_ns = recording.start_realtime_ns + (file_start_ns - recording.start_monotonic_ns);
+    m.start_realtime_ns =
+        recording.start_realtime_ns + (file_start_ns - recording.start_monotonic_ns);
   }
   m.series = std::move(series);
   return m;

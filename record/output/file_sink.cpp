@@ -35,8 +35,8 @@ OutputReport FileSink::report() const {
   r.events_in_files = writer_.events_written();
   r.complete = finished_;
   if (writer_.full()) {
-    r.lines.push_back("stopped at --max-size " + std::to_string(max_size_) + " bytes: " +
-                      std::to_string(writer_.events_refused()) +
+    r.lines.push_back("stopped at --max-size " + std::to_string(max_size_) +
+                      " bytes: " + std::to_string(writer_.events_refused()) +
                       " events did not fit (counted as dropped, max_size)");
   }
   if (!objects_left_out_.empty()) {

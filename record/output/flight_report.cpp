@@ -28,9 +28,8 @@ std::string snapshot_line(const SnapshotDone& d, uint64_t enabled_ns) {
 
 std::string trigger_line(const FlightFigures& f, size_t t) {
   const OutputPolicy& p = *f.policy;
-  std::string line = "trigger '" + p.triggers[t].text + "' fired " +
-                     std::to_string((*f.fired)[t]) + " times: " +
-                     std::to_string((*f.taken)[t]) + " snapshots";
+  std::string line = "trigger '" + p.triggers[t].text + "' fired " + std::to_string((*f.fired)[t]) +
+                     " times: " + std::to_string((*f.taken)[t]) + " snapshots";
   const uint64_t limit = (*f.suppressed_limit)[t], busy = (*f.suppressed_busy)[t];
   if (limit + busy != 0) {
     line += ", " + std::to_string(limit + busy) + " suppressed (" + std::to_string(limit) +
@@ -77,20 +76,20 @@ OutputReport flight_report(const FlightFigures& f) {
   r.description = "to " + std::to_string(kept) + " snapshot" + (kept == 1 ? "" : "s") + " (" +
                   f.naming->pattern() + ")";
   const FlightRecorder& flight = f.policy->flight;
-  std::string held = "flight recorder (" +
-                     (flight.ns != 0 ? "the last " + duration_text(flight.ns) + ", at most "
-                                     : std::string()) +
-                     size_text(flight.bytes) + "): it held " + std::to_string(ring.events()) +
-                     " events in " + std::to_string(ring.bytes()) + " bytes at the end";
+  std::string held =
+      "flight recorder (" +
+      (flight.ns != 0 ? "the last " + duration_text(flight.ns) + ", at most " : std::string()) +
+      size_text(flight.bytes) + "): it held " + std::to_string(ring.events()) + " events in " +
+      std::to_string(ring.bytes()) + " bytes at the end";
   if (ring.oldest_ns() != 0) held += ", from " + at_text(ring.oldest_ns(), f.enabled_ns);
   r.lines.push_back(held);
-  std::string over = "flight recorder: " +
-                     std::to_string(ring.overwritten_full() + ring.overwritten_old()) +
-                     " events overwritten before any snapshot saved them (" +
-                     std::to_string(ring.overwritten_full()) + " when the ring was full";
+  std::string over =
+      "flight recorder: " + std::to_string(ring.overwritten_full() + ring.overwritten_old()) +
+      " events overwritten before any snapshot saved them (" +
+      std::to_string(ring.overwritten_full()) + " when the ring was full";
   if (flight.ns != 0) {
-    over += ", " + std::to_string(ring.overwritten_old()) + " older than " +
-            duration_text(flight.ns);
+    over +=
+        ", " + std::to_string(ring.overwritten_old()) + " older than " + duration_text(flight.ns);
   }
   over += "), " + std::to_string(ring.released_saved()) + " after a snapshot saved them";
   if (ring.released_partly_saved() != 0) {

@@ -27,7 +27,7 @@ struct FlightFigures {
   const std::vector<uint64_t>* taken = nullptr;
   const std::vector<uint64_t>* suppressed_limit = nullptr;
   const std::vector<uint64_t>* suppressed_busy = nullptr;
-  uint64_t enabled_ns = 0;  // "+0 s" of the windows
+  uint64_t enabled_ns = 0;             // "+0 s" of the windows
   std::vector<std::string> unmatched;  // triggers whose probes matched no site
 };
 

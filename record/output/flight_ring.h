@@ -37,7 +37,8 @@ struct RingChunk {
 
 class FlightRing {
  public:
-  FlightRing(uint64_t max_bytes, uint64_t max_age_ns) : max_bytes_(max_bytes), max_age_ns_(max_age_ns) {}
+  FlightRing(uint64_t max_bytes, uint64_t max_age_ns)
+      : max_bytes_(max_bytes), max_age_ns_(max_age_ns) {}
 
   // Adds the newest chunk, then pushes out what no longer fits.
   void push(std::shared_ptr<const RingChunk> chunk);
@@ -70,8 +71,8 @@ class FlightRing {
  private:
   struct Held {
     std::shared_ptr<const RingChunk> chunk;
-    bool saved = false;         // whole, by some snapshot
-    bool saved_part = false;    // in part, by some snapshot
+    bool saved = false;       // whole, by some snapshot
+    bool saved_part = false;  // in part, by some snapshot
   };
   enum class Cause { full, old };
   void pop_oldest(Cause cause);

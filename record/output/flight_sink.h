@@ -75,7 +75,7 @@ class FlightSink : public TraceSink {
   std::deque<uint64_t> taken_at_;  // trigger snapshots' times, for --max-snapshots
   uint64_t suppressed_since_last_ = 0;
   std::vector<uint64_t> fired_, taken_, suppressed_limit_, suppressed_busy_;  // per trigger
-  uint64_t newest_ns_ = 0;  // the latest record time seen
+  uint64_t newest_ns_ = 0;           // the latest record time seen
   uint64_t drained_through_ns_ = 0;  // every record before it has come (EventBatch)
   uint32_t sequence_ = 0;
   SnapshotWriter writer_;

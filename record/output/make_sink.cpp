@@ -14,7 +14,8 @@ Result<std::unique_ptr<TraceSink>> make_sink(const OutputPolicy& policy, const s
   if (policy.single_file()) {
     format::WriterOptions options = writer_options;
     options.max_bytes = policy.max_size;
-    Result<format::TraceWriter> writer = format::TraceWriter::create(output, metadata, sites, options);
+    Result<format::TraceWriter> writer =
+        format::TraceWriter::create(output, metadata, sites, options);
     if (!writer) return writer.error();
     return std::unique_ptr<TraceSink>(
         std::make_unique<FileSink>(std::move(*writer), output, policy.max_size));

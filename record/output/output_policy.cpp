@@ -27,11 +27,20 @@ bool scaled(uint64_t n, uint64_t unit, uint64_t* out) {
 // The bytes a size suffix stands for (K, M, G, T: powers of 1024, with an
 // optional B or iB), 0 when it is not one.
 uint64_t size_unit(const std::string& suffix) {
-  static const std::pair<const char*, uint64_t> kUnits[] = {
-      {"", 1},           {"B", 1},           {"K", 1ull << 10},   {"KB", 1ull << 10},
-      {"KiB", 1ull << 10}, {"M", 1ull << 20}, {"MB", 1ull << 20},  {"MiB", 1ull << 20},
-      {"G", 1ull << 30}, {"GB", 1ull << 30}, {"GiB", 1ull << 30}, {"T", 1ull << 40},
-      {"TB", 1ull << 40}, {"TiB", 1ull << 40}};
+  static const std::pair<const char*, uint64_t> kUnits[] = {{"", 1},
+                                                            {"B", 1},
+                                                            {"K", 1ull << 10},
+                                                            {"KB", 1ull << 10},
+                                                            {"KiB", 1ull << 10},
+                                                            {"M", 1ull << 20},
+                                                            {"MB", 1ull << 20},
+                                                            {"MiB", 1ull << 20},
+                                                            {"G", 1ull << 30},
+                                                            {"GB", 1ull << 30},
+                                                            {"GiB", 1ull << 30},
+                                                            {"T", 1ull << 40},
+                                                            {"TB", 1ull << 40},
+                                                            {"TiB", 1ull << 40}};
   for (const auto& [name, unit] : kUnits) {
     if (suffix == name) return unit;
   }
@@ -41,10 +50,13 @@ uint64_t size_unit(const std::string& suffix) {
 // The nanoseconds a time suffix stands for, 0 when it is not one (lower
 // case, as perf's: 5m is five minutes, 5M five mebibytes).
 uint64_t time_unit(const std::string& suffix) {
-  static const std::pair<const char*, uint64_t> kUnits[] = {
-      {"ns", 1},           {"us", 1000},         {"ms", 1000000},
-      {"s", 1000000000ull}, {"m", 60000000000ull}, {"h", 3600000000000ull},
-      {"d", 86400000000000ull}};
+  static const std::pair<const char*, uint64_t> kUnits[] = {{"ns", 1},
+                                                            {"us", 1000},
+                                                            {"ms", 1000000},
+                                                            {"s", 1000000000ull},
+                                                            {"m", 60000000000ull},
+                                                            {"h", 3600000000000ull},
+                                                            {"d", 86400000000000ull}};
   for (const auto& [name, unit] : kUnits) {
     if (suffix == name) return unit;
   }
@@ -96,8 +108,7 @@ Result<SwitchOutput> parse_switch_output(const std::string& text) {
   }
   Result<uint64_t> bytes = parse_size(text, "--switch-output");
   if (!bytes) {
-    return Error("--switch-output takes signal, a size (100M) or a time (10m), not '" + text +
-                 "'");
+    return Error("--switch-output takes signal, a size (100M) or a time (10m), not '" + text + "'");
   }
   out.kind = SwitchKind::size;
   out.bytes = *bytes;
@@ -151,8 +162,10 @@ Status parse_max_snapshots(const std::string& text, OutputPolicy& policy) {
          minutes <= 10ull * 366 * 24 * 60;
   }
   if (!ok) {
-    return Error("--max-snapshots takes N or N/MINUTES (at most N trigger snapshots in any "
-                 "MINUTES minutes), not '" + text + "'");
+    return Error(
+        "--max-snapshots takes N or N/MINUTES (at most N trigger snapshots in any "
+        "MINUTES minutes), not '" +
+        text + "'");
   }
   policy.max_snapshots = n;
   policy.snapshot_period_ns = minutes * 60000000000ull;
@@ -161,8 +174,9 @@ Status parse_max_snapshots(const std::string& text, OutputPolicy& policy) {
 
 Status check_output_policy(const OutputPolicy& p, bool call_graph) {
   if (p.max_size != 0 && (p.series() || p.flight.enabled)) {
-    return Error("--max-size caps one trace file: with --switch-output use --max-files, with "
-                 "--flight-recorder the ring's size");
+    return Error(
+        "--max-size caps one trace file: with --switch-output use --max-files, with "
+        "--flight-recorder the ring's size");
   }
   if (p.series() && p.flight.enabled) {
     return Error("give only one of --switch-output and --flight-recorder");
@@ -171,19 +185,22 @@ Status check_output_policy(const OutputPolicy& p, bool call_graph) {
     return Error("--max-files needs --switch-output or --flight-recorder");
   }
   if (!p.triggers.empty() && !p.flight.enabled) {
-    return Error("--snapshot-on needs --flight-recorder SIZE|DURATION: a snapshot is "
-                 "taken from what the flight recorder holds");
+    return Error(
+        "--snapshot-on needs --flight-recorder SIZE|DURATION: a snapshot is "
+        "taken from what the flight recorder holds");
   }
   if ((p.before_ns || p.after_ns != 0) && p.triggers.empty()) {
     return Error("--before and --after set the window of --snapshot-on triggers");
   }
   if (p.control && !p.flight.enabled && p.switch_output.kind == SwitchKind::none) {
-    return Error("--control needs --flight-recorder or --switch-output (its 'snapshot' "
-                 "command takes a snapshot, or switches to the next file)");
+    return Error(
+        "--control needs --flight-recorder or --switch-output (its 'snapshot' "
+        "command takes a snapshot, or switches to the next file)");
   }
   if (call_graph && (p.series() || p.flight.enabled)) {
-    return Error("-g cannot be combined with --switch-output or --flight-recorder yet: the "
-                 "symbols of the files in stacks are written at the end of a recording only");
+    return Error(
+        "-g cannot be combined with --switch-output or --flight-recorder yet: the "
+        "symbols of the files in stacks are written at the end of a recording only");
   }
   return Status::success();
 }

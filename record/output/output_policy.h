@@ -32,7 +32,7 @@ struct SwitchOutput {
 struct FlightRecorder {
   bool enabled = false;
   uint64_t bytes = 0;
-  uint64_t ns = 0;  // 0: by size only
+  uint64_t ns = 0;            // 0: by size only
   bool exit_snapshot = true;  // --no-exit-snapshot clears it
 };
 

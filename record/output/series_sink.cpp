@@ -108,12 +108,14 @@ bool SeriesSink::due() const {
   if (!part_ || span_.empty()) return false;
   if (switch_asked_) return true;
   switch (policy_.switch_output.kind) {
-    case SwitchKind::size: return part_->bytes_written() >= policy_.switch_output.bytes;
+    case SwitchKind::size:
+      return part_->bytes_written() >= policy_.switch_output.bytes;
     case SwitchKind::time:
       return std::chrono::steady_clock::now() - opened_at_ >=
              std::chrono::nanoseconds(policy_.switch_output.ns);
     case SwitchKind::signal:
-    case SwitchKind::none: return false;
+    case SwitchKind::none:
+      return false;
   }
   return false;
 }

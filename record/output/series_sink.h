@@ -68,15 +68,14 @@ class SeriesSink : public TraceSink {
   // Ends the open part: its summary (this part's counts), renamed, the
   // oldest parts deleted beyond --max-files. drops: the recording's drops
   // by cause (the last part) or none.
-  Status close_part(const std::vector<std::pair<std::string, uint64_t>>& drops,
-                    uint64_t closed_ns);
+  Status close_part(const std::vector<std::pair<std::string, uint64_t>>& drops, uint64_t closed_ns);
   bool due() const;
 
   RecordingFiles files_;
   SeriesNaming naming_;
   OutputPolicy policy_;
   std::optional<format::TraceWriter> part_;
-  uint32_t sequence_ = 0;  // of the open part, or of the last one closed
+  uint32_t sequence_ = 0;   // of the open part, or of the last one closed
   uint64_t opened_ns_ = 0;  // when the open part began (its span's start)
   std::chrono::steady_clock::time_point opened_at_;
   RecordSpan span_;  // of the open part's records

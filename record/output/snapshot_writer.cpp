@@ -164,7 +164,8 @@ void SnapshotWriter::run() {
     } catch (const std::exception& e) {
       done.sequence = job.sequence;
       done.path = job.path;
-      done.error = Error(std::string("internal error writing snapshot ") + job.path + ": " + e.what());
+      done.error =
+          Error(std::string("internal error writing snapshot ") + job.path + ": " + e.what());
     }
     job = SnapshotJob();  // lets go of its chunks before waiting again
     lock.lock();

@@ -27,9 +27,9 @@ namespace usdt::record {
 
 struct SnapshotJob {
   uint32_t sequence = 0;
-  std::string path;     // final name
-  std::string partial;  // written under this name first
-  format::TraceMetadata metadata;  // with its series fields
+  std::string path;                      // final name
+  std::string partial;                   // written under this name first
+  format::TraceMetadata metadata;        // with its series fields
   std::vector<format::ProbeSite> sites;  // the probe table
   std::vector<std::pair<std::vector<format::ProbeSite>, uint64_t>> added;  // added sites blocks
   std::vector<format::ProcessEvent> carried;  // comm records at metadata.series.carried_ns

@@ -43,9 +43,10 @@ std::vector<format::ProcessEvent> ThreadNames::carried(uint64_t time) const {
     e.comm = t.comm;
     out.push_back(std::move(e));
   }
-  std::sort(out.begin(), out.end(), [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
-    return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
+              return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
+            });
   return out;
 }
 

@@ -19,7 +19,7 @@ namespace usdt::record {
 
 // What the end report says of the output, beyond the recording's totals.
 struct OutputReport {
-  std::string description;      // "written to x.trace", "in 7 files x.0001.trace .. x.0007.trace"
+  std::string description;  // "written to x.trace", "in 7 files x.0001.trace .. x.0007.trace"
   std::vector<std::string> lines;  // further lines (snapshots, files deleted, ring figures)
   uint64_t bytes = 0;              // on disk, in the files kept
   uint64_t events_in_files = 0;    // events in the files written (deleted ones included)

@@ -183,8 +183,8 @@ Result<TriggerSpec> parse_trigger(const std::string& text) {
     return parse_latency(*t, std::move(spec));
   }
   if ((*t)[0] != "probe") {
-    return Error("--snapshot-on '" + text + "': starts with 'latency' or 'probe', not '" +
-                 (*t)[0] + "'");
+    return Error("--snapshot-on '" + text + "': starts with 'latency' or 'probe', not '" + (*t)[0] +
+                 "'");
   }
   spec.kind = TriggerSpec::Kind::probe;
   if (t->size() < 2) return Error("--snapshot-on '" + text + "': expected 'probe PROBE'");
@@ -204,12 +204,18 @@ bool compare_number(const TriggerCondition& c, uint64_t value, bool is_signed) {
     return as_signed ? static_cast<int64_t>(a) < static_cast<int64_t>(b) : a < b;
   };
   switch (c.op) {
-    case CompareOp::eq: return value == c.value;
-    case CompareOp::ne: return value != c.value;
-    case CompareOp::lt: return less(value, c.value);
-    case CompareOp::le: return !less(c.value, value);
-    case CompareOp::gt: return less(c.value, value);
-    case CompareOp::ge: return !less(value, c.value);
+    case CompareOp::eq:
+      return value == c.value;
+    case CompareOp::ne:
+      return value != c.value;
+    case CompareOp::lt:
+      return less(value, c.value);
+    case CompareOp::le:
+      return !less(c.value, value);
+    case CompareOp::gt:
+      return less(c.value, value);
+    case CompareOp::ge:
+      return !less(value, c.value);
   }
   return false;
 }

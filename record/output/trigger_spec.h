@@ -37,7 +37,7 @@ enum class CompareOp : uint8_t { eq, ne, lt, le, gt, ge };
 struct TriggerCondition {
   TriggerArg arg;
   CompareOp op = CompareOp::eq;
-  bool is_string = false;  // VALUE was a quoted string (eq and ne only)
+  bool is_string = false;    // VALUE was a quoted string (eq and ne only)
   bool is_negative = false;  // VALUE was written with a minus: compare as signed
   uint64_t value = 0;        // the integer's 64-bit pattern
   std::string text;          // the string's bytes

@@ -61,10 +61,10 @@ void TraceSet::join_series() {
       const format::SeriesInfo& next = series_of(files[k]);
       if (next.window_begin_ns > before.window_end_ns) continue;
       const uint64_t to = std::min(before.window_end_ns, next.window_end_ns);
-      series_notes_.push_back(
-          "snapshots '" + files_[files[k - 1]].path + "' and '" + files_[files[k]].path +
-          "' of one recording overlap for " + seconds_text(to - next.window_begin_ns) +
-          " s: what both hold is counted twice (read them one at a time)");
+      series_notes_.push_back("snapshots '" + files_[files[k - 1]].path + "' and '" +
+                              files_[files[k]].path + "' of one recording overlap for " +
+                              seconds_text(to - next.window_begin_ns) +
+                              " s: what both hold is counted twice (read them one at a time)");
     }
   }
   for (size_t i = 0; i < readers_.size(); ++i) {

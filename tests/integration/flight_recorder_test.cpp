@@ -66,10 +66,10 @@ TEST_CASE("flight recorder snapshots hold exactly the newest events: signal, FIF
   const std::string dir = temp_dir("flight");
   const std::string out = dir + "/fr.trace";
   const std::string fifo = dir + "/control";
-  Process rec = Process::start({recorder(), "--buffer-pages", "8192", "-e", "itest:tick", "-o", out,
-                                "--flight-recorder", "128K", "--control", "fifo:" + fifo, "--",
-                                program("itest_requests")},
-                               true, true, true);
+  Process rec = Process::start(
+      {recorder(), "--buffer-pages", "8192", "-e", "itest:tick", "-o", out, "--flight-recorder",
+       "128K", "--control", "fifo:" + fifo, "--", program("itest_requests")},
+      true, true, true);
   REQUIRE(rec.read_line() == std::optional<std::string>("ready"));
   REQUIRE(rec.wait_for_stderr("recording"));
   // 500000 ticks: some 1.2 MB compressed, ten times the ring.
@@ -117,10 +117,26 @@ TEST_CASE("a latency trigger takes exactly one snapshot holding the slow request
   const std::string trigger = "latency itest:req_start itest:req_done > 100ms --key arg0";
   // 40000 requests, request 20000 slow (300 ms): the 20000 before it take
   // far longer than the 20 ms window before it; then 5000 quick ones.
-  RunResult r = run({recorder(), "--buffer-pages", "8192", "-e", "itest:req_*", "-o",
-                     dir + "/slow.trace", "--flight-recorder", "64M", "--snapshot-on", trigger,
-                     "--before", "20ms", "--after", "20ms", "--no-exit-snapshot", "--",
-                     program("itest_requests"), "requests 40000 20000 300", "requests 5000 -1 0"});
+  RunResult r = run({recorder(),
+                     "--buffer-pages",
+                     "8192",
+                     "-e",
+                     "itest:req_*",
+                     "-o",
+                     dir + "/slow.trace",
+                     "--flight-recorder",
+                     "64M",
+                     "--snapshot-on",
+                     trigger,
+                     "--before",
+                     "20ms",
+                     "--after",
+                     "20ms",
+                     "--no-exit-snapshot",
+                     "--",
+                     program("itest_requests"),
+                     "requests 40000 20000 300",
+                     "requests 5000 -1 0"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   REQUIRE(files_in(dir, ".trace") == std::vector<std::string>{dir + "/slow.0001.trace"});
@@ -174,8 +190,8 @@ TEST_CASE("--max-snapshots suppresses repeated triggers and counts them",
   const std::string trigger = "latency itest:req_start itest:req_done > 100ms --key arg0";
   RunResult r = run({recorder(), "-e", "itest:req_*", "-o", dir + "/rl.trace", "--flight-recorder",
                      "16M", "--snapshot-on", trigger, "--max-snapshots", "1/60",
-                     "--no-exit-snapshot", "--", program("itest_requests"),
-                     "requests 100 50 150", "requests 100 50 150", "requests 100 50 150"});
+                     "--no-exit-snapshot", "--", program("itest_requests"), "requests 100 50 150",
+                     "requests 100 50 150", "requests 100 50 150"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(files_in(dir, ".trace") == std::vector<std::string>{dir + "/rl.0001.trace"});
@@ -187,10 +203,10 @@ TEST_CASE("SIGKILL while a snapshot is written leaves the earlier snapshots inta
           "[.root][flight_sigkill]") {
   const std::string dir = temp_dir("kill");
   // The test fault holds the second snapshot once its file has begun.
-  Process rec = Process::start({"/usr/bin/env", "USDT_RECORD_TEST_FAULT=snapshot_stall",
-                                recorder(), "-e", "itest:tick", "-o", dir + "/k.trace",
-                                "--flight-recorder", "1M", "--", program("itest_requests")},
-                               true, true, true);
+  Process rec = Process::start(
+      {"/usr/bin/env", "USDT_RECORD_TEST_FAULT=snapshot_stall", recorder(), "-e", "itest:tick",
+       "-o", dir + "/k.trace", "--flight-recorder", "1M", "--", program("itest_requests")},
+      true, true, true);
   REQUIRE(rec.read_line() == std::optional<std::string>("ready"));
   REQUIRE(rec.wait_for_stderr("recording"));
   command(rec, "tick 20000", "ticked 20000");

@@ -24,9 +24,8 @@ namespace {
 // the drain loop is held up, so the counts are exact.
 std::vector<std::string> record_requests(const std::string& out, int bursts,
                                          const std::vector<std::string>& options) {
-  std::vector<std::string> argv = {recorder(),        "--buffer-pages", "8192", "-e",
-                                   "itest:req_start", "-e",             "itest:req_done",
-                                   "-o",              out};
+  std::vector<std::string> argv = {recorder(), "--buffer-pages", "8192", "-e", "itest:req_start",
+                                   "-e",       "itest:req_done", "-o",   out};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("--");
   argv.push_back(program("itest_requests"));
@@ -57,9 +56,8 @@ void check_reads_alone(const std::string& path) {
   REQUIRE(t.summary.has_value());
   CHECK(t.summary->events == t.events.size());
   CHECK(t.lost_count() == 0);
-  const bool named = std::any_of(t.processes.begin(), t.processes.end(), [](const auto& p) {
-    return p.comm.find("itest_requests") == 0;
-  });
+  const bool named = std::any_of(t.processes.begin(), t.processes.end(),
+                                 [](const auto& p) { return p.comm.find("itest_requests") == 0; });
   CHECK(named);
 }
 
@@ -103,8 +101,9 @@ TEST_CASE("--switch-output writes complete files that hold every event once and 
   CHECK(json_number(a, "events") == 400000);
   CHECK(json_number(b, "events") == 400000);
   CHECK(json_number(a, "lost") == json_number(b, "lost"));
-  const std::vector<std::string> latency = {"latency", "--start", "itest:req_start", "--end",
-                                            "itest:req_done", "--key", "arg0", "--format", "json"};
+  const std::vector<std::string> latency = {"latency", "--start",        "itest:req_start",
+                                            "--end",   "itest:req_done", "--key",
+                                            "arg0",    "--format",       "json"};
   std::vector<std::string> la = latency, lb = latency;
   la.push_back(dir);
   lb.push_back(single);

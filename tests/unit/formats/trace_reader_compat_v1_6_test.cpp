@@ -184,7 +184,8 @@ TEST_CASE("metadata without the 1.6 fields reads as a whole recording", "[trace_
   // role, recording_id "", sequence, carried_ns, the window (2), trigger "",
   // trigger_site 0xffffffff (5 bytes), its time, pid, tid and start, suppressed
   const size_t series_bytes = 1 + 1 + 1 + 1 + 2 + 1 + 5 + 4 + 1;
-  auto decoded = decode_metadata(std::string_view(old_body).substr(0, old_body.size() - series_bytes));
+  auto decoded =
+      decode_metadata(std::string_view(old_body).substr(0, old_body.size() - series_bytes));
   REQUIRE(decoded.ok());
   CHECK(decoded->series.role == FileRole::whole);
   CHECK(decoded->series.recording_id.empty());

@@ -116,8 +116,8 @@ TEST_CASE("a later segment's kept ends close the earlier segment's starts", "[pa
   later_rules.later_segment = true;
   PairMatcher later(later_rules);
   const std::vector<std::pair<uint32_t, Event>> events = {
-      {kStart, ev(1, 10)}, {kStart, ev(1, 20)}, {kEnd, ev(2, 25)},
-      {kEnd, ev(1, 30)},   {kStart, ev(3, 35)}, {kEnd, ev(1, 40)}, {kEnd, ev(1, 45)}};
+      {kStart, ev(1, 10)}, {kStart, ev(1, 20)}, {kEnd, ev(2, 25)}, {kEnd, ev(1, 30)},
+      {kStart, ev(3, 35)}, {kEnd, ev(1, 40)},   {kEnd, ev(1, 45)}};
   for (size_t i = 0; i < events.size(); ++i) {
     PairMatcher& m = i < 3 ? first : later;
     m.on_event(events[i].first, 0, events[i].second, events[i].second.time_ns);

@@ -72,7 +72,7 @@ EventBatch ticks(uint64_t first, uint64_t n, uint64_t drained_through = 0) {
 
 struct Read {
   fmt::TraceMetadata metadata;
-  std::vector<uint64_t> times;  // of the events
+  std::vector<uint64_t> times;     // of the events
   std::vector<std::string> names;  // comm records
   bool complete = false;
 };

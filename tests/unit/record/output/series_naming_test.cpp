@@ -36,7 +36,8 @@ TEST_CASE("recording ids are 32 hex digits, and differ", "[series_naming]") {
 namespace {
 
 ProcessEvent record(ProcessEventKind kind, uint64_t time, uint32_t pid, uint32_t tid,
-                    const std::string& comm = "", uint32_t parent_pid = 0, uint32_t parent_tid = 0) {
+                    const std::string& comm = "", uint32_t parent_pid = 0,
+                    uint32_t parent_tid = 0) {
   ProcessEvent p;
   p.kind = kind;
   p.time_ns = time;

@@ -83,12 +83,12 @@ TEST_CASE("numbers compare unsigned unless signed", "[trigger_spec]") {
 
 TEST_CASE("bad triggers say what was expected", "[trigger_spec]") {
   for (const char* bad :
-       {"", "latncy a:b c:d > 1s", "latency a:b c:d", "latency a:b c:d < 1s",
-        "latency a:b c:d > 1", "latency a:b c:d > 1s --key", "latency a:b c:d > 1s --by arg0",
-        "latency a:b c:d > 1s --key arg12", "probe", "probe a:b if", "probe a:b if arg0 ==",
-        "probe a:b if arg0 > \"x\"", "probe a:b if arg0 = 1", "probe a:b if arg0 == 1 2",
-        "probe a:b if 0arg == 1", "probe a:b if arg0 == \"open", "probe a:b when arg0 == 1",
-        "probe a:b if arg0 == 99999999999999999999"}) {
+       {"", "latncy a:b c:d > 1s", "latency a:b c:d", "latency a:b c:d < 1s", "latency a:b c:d > 1",
+        "latency a:b c:d > 1s --key", "latency a:b c:d > 1s --by arg0",
+        "latency a:b c:d > 1s --key arg12", "probe", "probe a:b if",
+        "probe a:b if arg0 ==", "probe a:b if arg0 > \"x\"", "probe a:b if arg0 = 1",
+        "probe a:b if arg0 == 1 2", "probe a:b if 0arg == 1", "probe a:b if arg0 == \"open",
+        "probe a:b when arg0 == 1", "probe a:b if arg0 == 99999999999999999999"}) {
     INFO(bad);
     auto t = parse_trigger(bad);
     REQUIRE_FALSE(t);

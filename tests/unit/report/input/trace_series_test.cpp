@@ -43,8 +43,9 @@ const char kRecording[] = "0123456789abcdef0123456789abcdef";
 
 // Part `sequence` of a series: events at 1000 * sequence + 1 .. + 10 (ten),
 // one genuine comm record, and from part 2 on the carried names first.
-void write_part(const std::string& path, uint32_t sequence, fmt::FileRole role = fmt::FileRole::part,
-                uint64_t window_begin = 0, uint64_t window_end = 0) {
+void write_part(const std::string& path, uint32_t sequence,
+                fmt::FileRole role = fmt::FileRole::part, uint64_t window_begin = 0,
+                uint64_t window_end = 0) {
   const uint64_t base = 1000ull * sequence;
   fmt::TraceMetadata m;
   m.hostname = "h";
@@ -173,7 +174,8 @@ TEST_CASE("a directory without traces and a pattern without files say so", "[tra
   ScratchDir dir;
   auto empty = TraceSet::open({dir.path});
   REQUIRE_FALSE(empty);
-  CHECK(empty.error().message() == "'" + dir.path + "' is a directory without trace files (*.trace)");
+  CHECK(empty.error().message() ==
+        "'" + dir.path + "' is a directory without trace files (*.trace)");
   auto none = TraceSet::open({dir.file("x.*.trace")});
   REQUIRE_FALSE(none);
   CHECK(none.error().message() == "no file matches '" + dir.file("x.*.trace") + "'");
