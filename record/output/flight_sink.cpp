@@ -180,7 +180,9 @@ Status FlightSink::take_snapshot(uint64_t begin, uint64_t end, const std::string
     series.trigger_time_ns = hit->time_ns;
     series.trigger_pid = hit->pid;
     series.trigger_tid = hit->tid;
-    series.trigger_start_ns = hit->start_ns;
+    // A latency trigger's start; 0 for a probe trigger (FORMAT.md 3.3.1).
+    const bool latency = policy_.triggers[hit->trigger].kind == TriggerSpec::Kind::latency;
+    series.trigger_start_ns = latency ? hit->start_ns : 0;
   }
   series.suppressed = suppressed_since_last_;
   suppressed_since_last_ = 0;

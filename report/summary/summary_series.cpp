@@ -25,7 +25,7 @@ std::string trigger_text(const TraceInput& input, uint32_t file) {
     t += "           fired by: " + site_name(input, file, s.trigger_site) + " in pid " +
          std::to_string(s.trigger_pid) + " tid " + std::to_string(s.trigger_tid) + " at " +
          at_text(input, file, s.trigger_time_ns);
-    if (s.trigger_start_ns != s.trigger_time_ns && s.trigger_time_ns >= s.trigger_start_ns) {
+    if (s.trigger_start_ns != 0 && s.trigger_time_ns >= s.trigger_start_ns) {
       t += " (a pair from " + at_text(input, file, s.trigger_start_ns) + " that lasted " +
            format_seconds(s.trigger_time_ns - s.trigger_start_ns) + " s)";
     }
@@ -43,15 +43,15 @@ std::string trigger_text(const TraceInput& input, uint32_t file) {
 std::string series_text(const TraceInput& input, uint32_t file) {
   const format::SeriesInfo& s = input.files()[file].metadata.series;
   switch (s.role) {
-    case format::FileRole::whole: return {};
+    case format::FileRole::whole:
+      return {};
     case format::FileRole::part:
       return "           part " + std::to_string(s.sequence) + " of a series (recording " +
              s.recording_id + ")\n";
     case format::FileRole::snapshot:
       return "           snapshot " + std::to_string(s.sequence) + " of a flight recorder " +
-             "(recording " + s.recording_id + "): from " +
-             at_text(input, file, s.window_begin_ns) + " to " +
-             at_text(input, file, s.window_end_ns) + "\n" + trigger_text(input, file);
+             "(recording " + s.recording_id + "): from " + at_text(input, file, s.window_begin_ns) +
+             " to " + at_text(input, file, s.window_end_ns) + "\n" + trigger_text(input, file);
   }
   return {};
 }
@@ -76,7 +76,8 @@ void write_series_json(JsonWriter& w, const TraceInput& input, uint32_t file) {
       w.null();
     }
     w.key("trigger_time_ns").uint_or_null(fired, on_timeline(s.trigger_time_ns));
-    w.key("trigger_start_ns").uint_or_null(fired, on_timeline(s.trigger_start_ns));
+    w.key("trigger_start_ns")
+        .uint_or_null(fired && s.trigger_start_ns != 0, on_timeline(s.trigger_start_ns));
     w.key("trigger_pid").uint_or_null(fired, s.trigger_pid);
     w.key("trigger_tid").uint_or_null(fired, s.trigger_tid);
     w.key("suppressed").uint(s.suppressed);
