@@ -6,6 +6,8 @@ namespace usdt::record {
 namespace po = boost::program_options;
 
 void add_output_options(po::options_description& desc, OutputTexts* t) {
+  // One option a paragraph, as record_options.cpp lists them.
+  // clang-format off
   desc.add_options()
       ("max-size", po::value<std::string>(&t->max_size)->value_name("SIZE"),
        "stop the recording cleanly when the trace file would pass SIZE (100M, 2G), its end "
@@ -13,8 +15,8 @@ void add_output_options(po::options_description& desc, OutputTexts* t) {
       ("switch-output", po::value<std::string>(&t->switch_output)->value_name("SIZE|TIME|signal"),
        "write a series of complete trace files NAME.0001.trace, NAME.0002.trace, ... (NAME: -o "
        "without .trace), the next one when the current reaches SIZE (100M), has been open "
-       "TIME (10m, 1h), or on SIGUSR2 (signal); each reads alone, and usdt-report reads them "
-       "together as one recording")
+       "TIME (10m, 1h), or on SIGUSR2 (signal; SIGUSR2 switches with the others too); each "
+       "reads alone, and usdt-report reads them together as one recording")
       ("max-files", po::value<std::string>(&t->max_files)->value_name("N"),
        "with --switch-output or --flight-recorder: keep the newest N files, deleting older "
        "ones this recording wrote")
@@ -39,12 +41,13 @@ void add_output_options(po::options_description& desc, OutputTexts* t) {
       ("max-snapshots", po::value<std::string>(&t->max_snapshots)->value_name("N[/MINUTES]"),
        "at most N trigger snapshots in any MINUTES minutes (default 1/1); triggers beyond "
        "are counted as suppressed");
+  // clang-format on
 }
 
 const std::vector<std::string>& output_value_options() {
   static const std::vector<std::string> options = {
-      "--max-size", "--switch-output", "--max-files", "--flight-recorder", "--control",
-      "--snapshot-on", "--before", "--after", "--max-snapshots"};
+      "--max-size",    "--switch-output", "--max-files", "--flight-recorder", "--control",
+      "--snapshot-on", "--before",        "--after",     "--max-snapshots"};
   return options;
 }
 
@@ -62,9 +65,10 @@ Result<OutputPolicy> read_output_options(const po::variables_map& vm, const Outp
   }
   if (vm.count("max-files") != 0) {
     uint32_t n = 0;
-    auto [ptr, ec] = std::from_chars(t.max_files.data(), t.max_files.data() + t.max_files.size(), n);
-    if (t.max_files.empty() || ec != std::errc() || ptr != t.max_files.data() + t.max_files.size() ||
-        n == 0 || n > 1000000) {
+    auto [ptr, ec] =
+        std::from_chars(t.max_files.data(), t.max_files.data() + t.max_files.size(), n);
+    if (t.max_files.empty() || ec != std::errc() ||
+        ptr != t.max_files.data() + t.max_files.size() || n == 0 || n > 1000000) {
       return Error("--max-files must be a whole number from 1 to 1000000, not '" + t.max_files +
                    "'");
     }

@@ -32,8 +32,8 @@ WriterThread::Hooks hooks_for(TestFault fault) {
 
 Status RecordSession::attach() {
   const OutputPolicy& policy = options_.output_policy;
-  Result<StopSignals> signals = StopSignals::install(
-      policy.flight.enabled || policy.switch_output.kind == SwitchKind::signal);
+  // SIGUSR2 takes a snapshot, or starts the next file of any series.
+  Result<StopSignals> signals = StopSignals::install(policy.flight.enabled || policy.series());
   if (!signals) return signals.error();
   signals_ = std::move(*signals);
   if (policy.control) {

@@ -7,8 +7,8 @@
 //   runs, remove our tracefs events. The exit status is that of a clean end.
 //   SIGCHLD: the traced command may have exited.
 //   SIGUSR2, only when the output takes it (--flight-recorder,
-//   --switch-output=signal): a snapshot, or the next file of a series;
-//   otherwise its default action, as before.
+//   --switch-output): a snapshot, or the next file of a series; otherwise
+//   its default action, as before.
 //   SIGPIPE: ignored (ignore_broken_pipes()), so that the write that met a
 //   closed pipe fails with EPIPE instead of killing the recorder: on the
 //   trace (-o into a pipe whose reader went away) that is a write error,
