@@ -25,7 +25,23 @@ int arg_index(const TriggerArg& arg, const format::ProbeSite& site) {
   return -1;
 }
 
+bool matches_any(const ProbeSpec& spec, const std::vector<format::ProbeSite>& sites) {
+  for (const format::ProbeSite& site : sites) {
+    if (spec.matches(site.path, site.provider, site.name)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string unmatched_probe(const TriggerSpec& trigger,
+                            const std::vector<format::ProbeSite>& sites) {
+  if (trigger.kind == TriggerSpec::Kind::probe) {
+    return matches_any(trigger.probe, sites) ? "" : trigger.probe.text;
+  }
+  if (!matches_any(trigger.start, sites)) return trigger.start.text;
+  return matches_any(trigger.end, sites) ? "" : trigger.end.text;
+}
 
 // An event held until its time is complete, with its own copy of its strings.
 struct TriggerWatch::Held {

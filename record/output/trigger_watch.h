@@ -30,6 +30,11 @@ struct TriggerHit {
   uint64_t start_ns = 0;  // a latency trigger: the start's time; else time_ns
 };
 
+// Why a trigger cannot fire with these sites: the probe spec of it that
+// matches none of them ("" when every one matches some site).
+std::string unmatched_probe(const TriggerSpec& trigger,
+                            const std::vector<format::ProbeSite>& sites);
+
 class TriggerWatch {
  public:
   TriggerWatch(std::vector<TriggerSpec> triggers, const std::vector<format::ProbeSite>& sites);
@@ -62,7 +67,7 @@ class TriggerWatch {
 
   std::vector<TriggerSpec> triggers_;
   std::vector<format::ProbeSite> sites_;
-  std::vector<uint8_t> watched_;  // per site: some trigger names it
+  std::vector<uint8_t> watched_;                   // per site: some trigger names it
   std::vector<std::unique_ptr<Latency>> latency_;  // per trigger (null for probe triggers)
   // Per trigger, per site: its role (latency), or whether it matches (probe).
   std::vector<std::vector<uint8_t>> probe_sites_;

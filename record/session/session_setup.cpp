@@ -14,6 +14,7 @@
 #include "common/probe_spec.h"
 #include "record/diagnostics.h"
 #include "record/output/make_sink.h"
+#include "record/output/trigger_watch.h"
 #include "record/plan/planned_site.h"
 #include "record/plan/site_sampling.h"
 #include "record/resolve/target_processes.h"
@@ -208,6 +209,13 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
   if (!sink) return sink.error();
   sink_ = std::move(*sink);
   output_ = sink_.get();
+  for (const TriggerSpec& trigger : options_.output_policy.triggers) {
+    const std::string probe = unmatched_probe(trigger, probe_sites_);
+    if (probe.empty() || options_.quiet) continue;
+    warning(std::cerr) << "--snapshot-on '" << trigger.text << "': " << probe
+                       << " matches no probe site of the recording"
+                       << (follower_ ? " yet (a library loaded later may have it)" : "") << '\n';
+  }
   created_path_ = sink_->created_path();
   output_is_stdout_ = is_our_stdout(options_.output);
   return Status::success();
