@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "record/output/output_options.h"
+#include "record/record_option_values.h"
 
 namespace usdt::record {
 namespace po = boost::program_options;
@@ -44,72 +45,6 @@ bool is_list_flag(std::string_view arg) {
   return arg.find('l') != std::string_view::npos;
 }
 
-Result<std::vector<pid_t>> parse_pids(const std::vector<std::string>& values) {
-  std::vector<pid_t> pids;
-  for (const auto& value : values) {
-    std::string_view rest = value;
-    while (true) {
-      size_t comma = rest.find(',');
-      std::string_view item = rest.substr(0, comma);
-      long pid = 0;
-      auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
-      if (item.empty() || ec != std::errc() || p != item.data() + item.size() || pid <= 0 ||
-          pid > 0x7fffffff) {
-        return Error("invalid PID '" + std::string(item) + "' in -p " + value);
-      }
-      pids.push_back(static_cast<pid_t>(pid));
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-  }
-  return pids;
-}
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-// "postgresql:query__start=arg0,arg2" -> the pattern and the argument mask;
-// "uprobe:./server:work=query" -> the pattern and a parameter name.
-Result<StringArgs> parse_string_args(const std::string& value) {
-  size_t eq = value.rfind('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
-    return Error("--string needs PROBE=ARG[,ARG...] (argN or a parameter's name), not '" + value + "'");
-  }
-  StringArgs out;
-  Result<ProbeSpec> probe = ProbeSpec::parse(std::string_view(value).substr(0, eq));
-  if (!probe) return probe.error().context("--string");
-  out.probe = std::move(*probe);
-  std::string_view rest = std::string_view(value).substr(eq + 1);
-  while (true) {
-    size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    unsigned n = 0;
-    const bool numbered = item.size() > 3 && item.substr(0, 3) == "arg" &&
-                          std::isdigit(static_cast<unsigned char>(item[3]));
-    bool ok = numbered;
-    if (ok) {
-      auto [p, ec] = std::from_chars(item.data() + 3, item.data() + item.size(), n);
-      ok = ec == std::errc() && p == item.data() + item.size() && n < 12;
-    }
-    if (!numbered && is_identifier(item)) {
-      // A parameter's name (uprobes with DWARF), matched against the sites later.
-      out.arg_names.emplace_back(item);
-    } else if (!ok) {
-      return Error("--string " + value + ": '" + std::string(item) +
-                   "' is not an argument (arg0 to arg11, or a parameter's name)");
-    } else {
-      out.arg_mask |= 1u << n;
-    }
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
 // The numbers are taken as text and converted here: Boost reads "-1" into
 // a uint32_t as 4294967295 and "1e30" or "nan" into a double without a word.
 // The probe specs too: each is parsed once, into RecordOptions::probes.
@@ -118,34 +53,6 @@ struct NumberTexts {
   std::vector<std::string> probes;
   OutputTexts output;
 };
-
-// A whole unsigned decimal number up to max, or an error naming the option
-// and the value as the user typed it.
-Result<uint32_t> parse_count(const std::string& option, const std::string& text, uint32_t max) {
-  uint32_t value = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || value > max) {
-    return Error(option + " must be a whole number up to " + std::to_string(max) + ", not '" + text +
-                 "'");
-  }
-  return value;
-}
-
-// The longest --duration: the recording timer needs whole seconds in a
-// time_t; ten years is long enough for any recording.
-constexpr double kMaxDurationSeconds = 10 * 365.25 * 24 * 3600;
-
-Result<double> parse_duration(const std::string& text) {
-  double value = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !(value > 0) ||
-      !(value <= kMaxDurationSeconds)) {
-    return Error("--duration must be a number of seconds above 0 and at most " +
-                 std::to_string(static_cast<uint64_t>(kMaxDurationSeconds)) + " (ten years), not '" +
-                 text + "'");
-  }
-  return value;
-}
 
 po::options_description make_options(RecordOptions* o, std::vector<std::string>* pid_values,
                                      NumberTexts* numbers, std::vector<std::string>* string_values) {
@@ -253,13 +160,13 @@ Result<CallGraph> parse_call_graph(const std::string& text) {
   return Error("--call-graph takes fp[,DEPTH] or dwarf[,BYTES], not '" + text + "'" + hint);
 }
 
-Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+namespace {
 
-  // Split off the traced command: everything after "--", or (when not
-  // listing) from the first positional argument on, as perf does. The
-  // command's own options must not be parsed as ours.
-  std::vector<std::string> ours, rest;
+// Splits off the traced command (rest): everything after "--", or (when
+// not listing) from the first positional argument on, as perf does. The
+// command's own options must not be parsed as ours.
+void split_arguments(const std::vector<std::string>& args, std::vector<std::string>& ours,
+                     std::vector<std::string>& rest) {
   bool listing = false;
   size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -286,33 +193,12 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     }
     ours.push_back(a);
   }
+}
 
-  RecordOptions o;
-  std::vector<std::string> pid_values;
-  NumberTexts numbers;
-  std::vector<std::string> string_values;
-  auto desc = make_options(&o, &pid_values, &numbers, &string_values);
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value<std::vector<std::string>>(&o.list_args));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description positional;
-  positional.add("positional", -1);
-
-  po::variables_map vm;
-  try {
-    auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(ours).options(all).positional(positional).style(style).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return Error(e.what());
-  }
-  o.help = vm.count("help") != 0;
-  o.version = vm.count("version") != 0;
-  o.list = vm.count("list") != 0;
-  o.verbose = vm.count("verbose") != 0;
-  o.all = vm.count("all") != 0;
-  o.quiet = vm.count("quiet") != 0;
+// The options whose values are read from their text (NumberTexts), into o.
+Status read_values(const po::variables_map& vm, const NumberTexts& numbers,
+                   const std::vector<std::string>& pid_values,
+                   const std::vector<std::string>& string_values, RecordOptions& o) {
   if (vm.count("duration") != 0) {
     Result<double> duration = parse_duration(numbers.duration);
     if (!duration) return duration.error();
@@ -362,6 +248,43 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
   Result<OutputPolicy> policy = read_output_options(vm, numbers.output);
   if (!policy) return policy.error();
   o.output_policy = std::move(*policy);
+  return Status::success();
+}
+
+}  // namespace
+
+Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> ours, rest;
+  split_arguments(args, ours, rest);
+
+  RecordOptions o;
+  std::vector<std::string> pid_values;
+  NumberTexts numbers;
+  std::vector<std::string> string_values;
+  auto desc = make_options(&o, &pid_values, &numbers, &string_values);
+  po::options_description hidden;
+  hidden.add_options()("positional", po::value<std::vector<std::string>>(&o.list_args));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("positional", -1);
+
+  po::variables_map vm;
+  try {
+    auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(ours).options(all).positional(positional).style(style).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Error(e.what());
+  }
+  o.help = vm.count("help") != 0;
+  o.version = vm.count("version") != 0;
+  o.list = vm.count("list") != 0;
+  o.verbose = vm.count("verbose") != 0;
+  o.all = vm.count("all") != 0;
+  o.quiet = vm.count("quiet") != 0;
+  if (auto s = read_values(vm, numbers, pid_values, string_values, o); !s) return s.error();
   if (o.help || o.version) return o;
 
   if (o.list) {
