@@ -18,8 +18,9 @@ constexpr uint16_t kVersionMajor = 1;
 // 1.1: string arguments, drops by cause; 1.2: argument names, function probe
 // names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
 // sites added during the recording; 1.5: the start of the recording's span;
-// 1.6: pointer arguments.
-constexpr uint16_t kVersionMinor = 6;
+// 1.6: pointer arguments, the recording's CPUs; 1.7: parts of a series and
+// snapshots (metadata).
+constexpr uint16_t kVersionMinor = 7;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;

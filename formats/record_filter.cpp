@@ -19,7 +19,8 @@ void RecordFilter::set(ReadFilter f, size_t site_count) {
   only_segment_ = filter_.site_ids.empty() && !filter_.pid && !filter_.tid &&
                   !filter_.time_min_ns && !filter_.time_max_ns && filter_.events;
   filtering_ = !filter_.site_ids.empty() || filter_.pid || filter_.tid || filter_.time_min_ns ||
-               filter_.time_max_ns || segment_ || !filter_.events;
+               filter_.time_max_ns || segment_ || !filter_.events ||
+               filter_.skip_carried_ns.has_value();
   site_wanted_.clear();
   site_bloom_wanted_ = ~uint64_t{0};
   if (!filter_.site_ids.empty()) {
@@ -45,6 +46,10 @@ bool RecordFilter::owns(const ChunkHeader& h) const { return in_segment(h.min_ti
 
 bool RecordFilter::chunk_may_match(const ChunkHeader& h) const {
   const auto& f = filter_;
+  if (f.skip_carried_ns && h.events == 0 && h.lost_records == 0 &&
+      h.min_time_ns == *f.skip_carried_ns && h.max_time_ns == *f.skip_carried_ns) {
+    return false;
+  }
   if (f.segment_begin_ns && h.max_time_ns < *f.segment_begin_ns) return false;
   if (f.segment_end_ns && h.min_time_ns >= *f.segment_end_ns) return false;
   if (f.time_max_ns && h.min_time_ns > *f.time_max_ns) return false;

@@ -34,6 +34,21 @@ void encode_metadata(std::string& out, const TraceMetadata& m) {
   w.varint(m.start_realtime_ns);
   w.varint(m.cpus.size());  // 1.6
   for (uint32_t cpu : m.cpus) w.varint(cpu);
+  // 1.7: the file's place among its recording's files.
+  const SeriesInfo& s = m.series;
+  w.u8(static_cast<uint8_t>(s.role));
+  w.str(s.recording_id);
+  w.varint(s.sequence);
+  w.varint(s.carried_ns);
+  w.varint(s.window_begin_ns);
+  w.varint(s.window_end_ns);
+  w.str(s.trigger);
+  w.varint(s.trigger_site);
+  w.varint(s.trigger_time_ns);
+  w.varint(s.trigger_pid);
+  w.varint(s.trigger_tid);
+  w.varint(s.trigger_start_ns);
+  w.varint(s.suppressed);
 }
 
 Result<TraceMetadata> decode_metadata(std::string_view body) {
@@ -57,6 +72,24 @@ Result<TraceMetadata> decode_metadata(std::string_view body) {
       m.cpus.push_back(static_cast<uint32_t>(in.varint_max(kMaxU32)));
   }
   if (!in.ok()) return Error("metadata is truncated or malformed");
+  // 1.7: parts and snapshots. A 1.6 metadata ends here.
+  if (in.remaining() == 0) return m;
+  SeriesInfo& s = m.series;
+  const uint8_t role = in.u8();
+  s.role = role <= 2 ? static_cast<FileRole>(role) : FileRole::whole;
+  s.recording_id = in.str(kMaxString);
+  s.sequence = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  s.carried_ns = in.varint();
+  s.window_begin_ns = in.varint();
+  s.window_end_ns = in.varint();
+  s.trigger = in.str(kMaxString);
+  s.trigger_site = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  s.trigger_time_ns = in.varint();
+  s.trigger_pid = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  s.trigger_tid = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  s.trigger_start_ns = in.varint();
+  s.suppressed = in.varint();
+  if (!in.ok()) return Error("metadata's series fields are truncated or malformed");
   return m;
 }
 

@@ -50,6 +50,10 @@ struct ReadFilter {
   // false: no events at all, only process and lost records; chunks without
   // those are not read (a pass that only needs the process records).
   bool events = true;
+  // A part of a series read after the part before it (1.7, FORMAT.md
+  // 3.3.1): its carried process records, the chunk of process records only
+  // all at this time, are left out.
+  std::optional<uint64_t> skip_carried_ns;
 };
 
 // A problem found while reading: where and what.

@@ -76,6 +76,34 @@ struct ProbeSite {
   uint64_t active_since_ns = 0;
 };
 
+// Which file of a recording this is (1.7, FORMAT.md 3.3.1): the whole
+// recording, a part of a series (--switch-output) or a snapshot
+// (--flight-recorder). Readers take values they do not know as whole.
+enum class FileRole : uint8_t { whole = 0, part = 1, snapshot = 2 };
+
+// A file's place among the files of its recording (1.7). Files before 1.7
+// read as role whole with the other fields empty.
+struct SeriesInfo {
+  FileRole role = FileRole::whole;
+  std::string recording_id;  // 32 hex digits shared by the recording's files; "" for whole
+  uint32_t sequence = 0;     // the part's or snapshot's number, from 1
+  // The time of the carried comm records at the file's start (the names of
+  // threads that began before it), alone in its first chunk; 0 = none.
+  uint64_t carried_ns = 0;
+  // A snapshot: the records it holds lie in [window_begin_ns, window_end_ns].
+  uint64_t window_begin_ns = 0;
+  uint64_t window_end_ns = 0;
+  // A snapshot: what asked for it ("signal", "control", "exit", or a
+  // trigger's text) and, for a trigger, the event that fired it.
+  std::string trigger;
+  uint32_t trigger_site = 0xffffffffu;  // kNoSite: no event
+  uint64_t trigger_time_ns = 0;         // latency: the end's
+  uint32_t trigger_pid = 0;
+  uint32_t trigger_tid = 0;
+  uint64_t trigger_start_ns = 0;  // latency: the start's time
+  uint64_t suppressed = 0;        // triggers that took no snapshot since the previous one
+};
+
 // Facts about the recording, written once at the start of the file.
 struct TraceMetadata {
   std::string hostname;
@@ -91,6 +119,7 @@ struct TraceMetadata {
   // of a damaged file needs them: a CPU none of whose events is read may
   // still have had some in the lost part (formats/completeness.h).
   std::vector<uint32_t> cpus;
+  SeriesInfo series;                // 1.7
 };
 
 // A string argument: its bytes (no NUL, possibly invalid UTF-8), cut at the recording's

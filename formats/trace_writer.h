@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "formats/block_output.h"
 #include "formats/trace_types.h"
 
 namespace usdt::format {
@@ -23,12 +24,22 @@ struct WriterOptions {
   // slow stream still reaches the disk. Idle writers flush nothing by
   // themselves: call flush() from a timer to bound the loss on a crash.
   uint32_t flush_interval_ms = 1000;
+  // The most bytes the file may take (0: no limit). A chunk that would
+  // leave no room for the end (summary, index, trailer) is not written: its
+  // events are refused (events_refused()), so are all that come after it
+  // (full()), and finish() still ends the file within the limit.
+  uint64_t max_bytes = 0;
 };
 
 class TraceWriter {
  public:
   // Creates (truncates) path and writes the header, metadata and probe table.
   static Result<TraceWriter> create(const std::string& path, const TraceMetadata& metadata,
+                                    const std::vector<ProbeSite>& sites,
+                                    WriterOptions options = {});
+  // The same, into any output (the file's bytes in order).
+  static Result<TraceWriter> create(std::unique_ptr<BlockOutput> output,
+                                    const TraceMetadata& metadata,
                                     const std::vector<ProbeSite>& sites,
                                     WriterOptions options = {});
   TraceWriter(TraceWriter&&) noexcept;
@@ -74,6 +85,14 @@ class TraceWriter {
   // sites (events_per_site indexed by id).
   Status add_sites(const std::vector<ProbeSite>& sites, uint64_t active_since_ns);
 
+  // Writes a chunk block that another writer of the same recording encoded
+  // (BlockOutput::write_chunk: its header and per-site counts), as it is,
+  // after flushing the pending chunk: its sites must be this file's (the
+  // same probe table and added sites). Refused (not sticky) when its counts
+  // name a site this file does not have.
+  Status append_chunk_block(std::string_view block, const ChunkHeader& header,
+                            const SiteCounts& counts);
+
   // Compresses and writes the pending chunk, if any.
   Status flush();
 
@@ -84,6 +103,17 @@ class TraceWriter {
   // still buffered for the next chunk are not counted).
   uint64_t bytes_written() const;
   uint64_t events_written() const;
+  // Of the chunks written: events and lost events per site (indexed by site
+  // id, added sites too), and lost events in all: what the summary of this
+  // file counts.
+  const std::vector<uint64_t>& events_per_site() const;
+  const std::vector<uint64_t>& lost_per_site() const;
+  uint64_t lost_written() const;
+  // Records appended but not yet in a written chunk.
+  uint64_t pending_records() const;
+  // max_bytes: whether the file is full, and the events refused since.
+  bool full() const;
+  uint64_t events_refused() const;
 
  private:
   struct Impl;

@@ -102,4 +102,6 @@ uint64_t zstd_content_size(std::string_view frame) {
   return n;
 }
 
+size_t zstd_compress_bound(size_t n) { return ZSTD_compressBound(n); }
+
 }  // namespace usdt::format

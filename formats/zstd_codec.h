@@ -53,6 +53,9 @@ class ZstdDecompressor {
   std::unique_ptr<Impl> impl_;
 };
 
+// The most bytes compress() makes of n bytes (a frame's worst case).
+size_t zstd_compress_bound(size_t n);
+
 // The content size a frame declares, or UINT64_MAX when it declares none or
 // is not a frame; for budgeting before decompress().
 uint64_t zstd_content_size(std::string_view frame);

@@ -53,6 +53,7 @@ po::options_description make_options(RecordOptions* o, OptionTexts* t) {
       "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
       "--buffer-pages grows to hold such events)");
   // clang-format on
+  add_output_options(desc, &t->output);
   return desc;
 }
 
@@ -131,6 +132,13 @@ std::string record_help_text() {
       << "\n"
          "The traced COMMAND follows '--' or the last option.\n"
          "\n"
+         "Recording for a long time (docs/production.md): --max-size caps the trace file;\n"
+         "--switch-output writes a series of complete files (usdt-report reads their directory\n"
+         "as one recording) and --max-files keeps the newest; --flight-recorder keeps the recent\n"
+         "past in memory and writes it as a snapshot on SIGUSR2, through --control, when a\n"
+         "--snapshot-on trigger fires, and at the end. Each file is named NAME.0001.trace, ...\n"
+         "(-o without .trace), NAME.000N.trace.partial while it is written.\n"
+         "\n"
          "Exit status: 0 success (with -- COMMAND: the command's own status, or 128 + the\n"
          "signal that killed it); 1 failure (a probe that matches nothing, no permission, a\n"
          "write error); 2 misuse (an unknown option, a bad value, a malformed probe).\n"
@@ -149,7 +157,13 @@ std::string record_help_text() {
          "  usdt-record -e 'hotspot:gc__*' --allow-missing -- java -cp . Main\n"
          "  usdt-record -l 'uprobe:libc.so.6:malloc*'\n"
          "  usdt-record -e uprobe:libc.so.6:malloc -e uretprobe:libc.so.6:malloc -o m.trace -- "
-         "ls\n";
+         "ls\n"
+         "  usdt-record -e 'postgresql:query__*' -p 1234 -o pg.trace --switch-output 100M "
+         "--max-files 3\n"
+         "  usdt-record -e 'postgresql:query__*' -p 1234 -o pg.trace --flight-recorder 64M\n"
+         "  usdt-record -e 'postgresql:query__*' -p 1234 -o slow.trace --flight-recorder 256M \\\n"
+         "      --snapshot-on 'latency postgresql:query__start postgresql:query__done > 500ms' \\\n"
+         "      --before 30s --after 5s\n";
   return text.str();
 }
 

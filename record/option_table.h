@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "record/output/output_options.h"
 #include "record/record_options.h"
 
 namespace usdt::record {
@@ -18,6 +19,7 @@ namespace usdt::record {
 struct OptionTexts {
   std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph, capture;
   std::vector<std::string> probes, pids, strings;
+  OutputTexts output;  // --max-size, --switch-output, --flight-recorder, ...
 };
 
 // The options, storing into o and texts (both must outlive the parse).

@@ -28,6 +28,12 @@ bool is_call_graph_mode(std::string_view arg) {
   return mode == "fp" || mode == "dwarf";
 }
 
+bool takes_value(const std::string& arg) {
+  if (kValueOptions.count(arg) != 0) return true;
+  const std::vector<std::string>& output = output_value_options();
+  return std::find(output.begin(), output.end(), arg) != output.end();
+}
+
 bool is_list_flag(std::string_view arg) {
   if (arg == "--list") return true;
   // -l alone or in a cluster of flags such as -lv (not "-e..." or "-o..." with a value).
@@ -62,7 +68,7 @@ SplitArgs split_command(const std::vector<std::string>& args) {
     }
     if (a.size() > 1 && a[0] == '-') {
       out.ours.push_back(a);
-      if (kValueOptions.count(a) != 0 && i + 1 < args.size()) out.ours.push_back(args[++i]);
+      if (takes_value(a) && i + 1 < args.size()) out.ours.push_back(args[++i]);
       continue;
     }
     if (!listing) {
@@ -162,6 +168,9 @@ Status apply_values(const po::variables_map& vm, const OptionTexts& t, RecordOpt
     if (!strings) return strings.error();
     o.strings.push_back(std::move(*strings));
   }
+  Result<OutputPolicy> policy = read_output_options(vm, t.output);
+  if (!policy) return policy.error();
+  o.output_policy = std::move(*policy);
   return Status::success();
 }
 
@@ -198,7 +207,7 @@ Status check_recording(const RecordOptions& o) {
                  ", not " + std::to_string(o.string_bytes));
   }
   if (o.output.empty()) return Error("-o needs a file name");
-  return Status::success();
+  return check_output_policy(o.output_policy, o.call_graph.enabled());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "common/probe_spec.h"
 #include "common/result.h"
+#include "record/output/output_policy.h"
 
 namespace usdt::record {
 
@@ -91,6 +92,9 @@ struct RecordOptions {
   // --buffer-pages was given: it wins over the larger default of -g dwarf.
   bool buffer_pages_given = false;
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)
+  // Where the trace goes and how much is kept: --max-size, --switch-output,
+  // --flight-recorder and their companions (record/output/output_policy.h).
+  OutputPolicy output_policy;
 };
 
 // Parses argv. An Error is a usage error (exit status 2): unknown option,

@@ -53,6 +53,7 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
   }
   for (const std::string& w : (*set)->warnings()) print_warning(err, w + " (left out)");
   for (const std::string& w : (*set)->duplicates()) print_warning(err, w);
+  for (const std::string& w : (*set)->series_notes()) print_warning(err, w);
   return run_command(parsed.options, **set, CommandIo{out, err});
 }
 

@@ -162,6 +162,9 @@ void BatchQueue::recycle(EventBatch batch) {
   batch.processes.clear();
   batch.lost.clear();
   batch.added_sites.clear();
+  batch.requests.clear();
+  batch.drained_through_ns = 0;
+  batch.progress = false;
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpareBatches) spare_.push_back(std::move(batch));
 }

@@ -57,6 +57,14 @@ class PackedWords {
   size_t capacity_ = 0;
 };
 
+// Asked of the output between two batches (record/output/trace_sink.h): a
+// flight recorder's snapshot, or the next file of a series, now.
+struct OutputRequest {
+  enum class Kind : uint8_t { snapshot, switch_file } kind = Kind::snapshot;
+  std::string cause;  // "signal", "control"
+  uint64_t at_ns = 0;  // CLOCK_MONOTONIC when it was asked: the drain loop read all before
+};
+
 struct EventBatch {
   // The events, packed (packed_event.h): a third of a format::Event with two
   // arguments. The batches an idle writer leaves queued are memory the drain
@@ -79,12 +87,21 @@ struct EventBatch {
   // the first of their events; active_since_ns is when they became active.
   std::vector<format::ProbeSite> added_sites;
   uint64_t added_since_ns = 0;
+  // Requests after this batch's records (a batch may hold nothing else).
+  std::vector<OutputRequest> requests;
+  // Every record with an earlier time (CLOCK_MONOTONIC) has been queued,
+  // in this batch or before (the drain loop's passes; 0: not known): how
+  // far a trigger's window is complete.
+  uint64_t drained_through_ns = 0;
+  // Sent only to carry drained_through_ns forward in a quiet recording.
+  bool progress = false;
   std::chrono::steady_clock::time_point queued_at{};  // set by push()
 
   // Appends an event, copying its strings and stack into the batch.
   void add(const format::Event& event);
   bool empty() const {
-    return event_count == 0 && processes.empty() && lost.empty() && added_sites.empty();
+    return event_count == 0 && processes.empty() && lost.empty() && added_sites.empty() &&
+           requests.empty() && !progress;
   }
   size_t size() const { return event_count + processes.size() + lost.size(); }
 

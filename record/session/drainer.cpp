@@ -43,9 +43,23 @@ void Drainer::prepare_batches() {
 void Drainer::flush() {
   batch_pass_ns_ = 0;
   if (batch_.empty()) return;
+  batch_.drained_through_ns = drained_through_ns_;
   queue_.push(std::move(batch_));
   batch_ = queue_.take_empty();
   batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+}
+
+void Drainer::request(OutputRequest request) {
+  flush();
+  batch_.requests.push_back(std::move(request));
+  flush();
+}
+
+void Drainer::send_progress(uint64_t now_ns, uint64_t interval_ns) {
+  if (now_ns - progress_sent_ns_ < interval_ns) return;
+  progress_sent_ns_ = now_ns;
+  if (batch_.empty()) batch_.progress = true;
+  flush();
 }
 
 void Drainer::add(const format::ProcessEvent& event) {
@@ -115,6 +129,8 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   while (drain(buffers) != 0) {
   }
   settle_waiting();
+  // The events are off (the session disabled them first): nothing is left.
+  drained_through_ns_ = UINT64_MAX;
   flush();
 }
 
@@ -278,6 +294,10 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
     drain_buffer(buffers[i], records);
   if (source_ != nullptr) records += source_->drain_into(*this);
   if (stacks_ != nullptr) stacks_->end_pass();
+  // Every sample stamped before the previous pass's reading is accepted now:
+  // those of this pass that wait for their process are settled in the next.
+  drained_through_ns_ = previous_pass_ns_;
+  previous_pass_ns_ = pass_ns_;
   // A batch goes when full (accept()) or, partly filled, once it has waited
   // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
   // small batches, more than the spares prepared for an idle writer.

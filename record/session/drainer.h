@@ -127,6 +127,12 @@ class Drainer {
   void add(const format::ProcessEvent& event);
   // Queues the batch being filled now.
   void flush();
+  // Queues a request for the output after everything drained so far.
+  void request(OutputRequest request);
+  // Queues an empty batch that carries how far the drain has come
+  // (EventBatch::drained_through_ns), for a trigger's window to complete in
+  // a quiet recording; at most one per interval_ns.
+  void send_progress(uint64_t now_ns, uint64_t interval_ns);
 
   uint64_t events() const { return events_; }
   uint64_t lost() const { return lost_; }
@@ -191,6 +197,12 @@ class Drainer {
   EventSource* source_ = nullptr;
   EventBatch batch_;
   uint64_t pass_ns_ = 0;        // the moment the current pass reads up to
+  // Every record before this was read by the end of the last pass: the
+  // moment the pass before it began (a sample of an unknown process waits
+  // one pass before it is taken).
+  uint64_t drained_through_ns_ = 0;
+  uint64_t previous_pass_ns_ = 0;
+  uint64_t progress_sent_ns_ = 0;
   uint64_t batch_pass_ns_ = 0;  // the first pass that left batch_ unsent, 0: none
   uint64_t events_ = 0;
   uint64_t lost_ = 0;

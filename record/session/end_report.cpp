@@ -11,13 +11,17 @@ namespace {
 // The totals: events, losses, bytes, what the file holds, stacks, drops.
 void print_totals(const EndReport& r, std::ostream& out) {
   out << "usdt-record: " << r.events << " events recorded, " << r.lost << " lost, " << r.bytes
-      << " bytes written to " << r.output << '\n';
+      << " bytes written " << (r.where.empty() ? "to " + r.output : r.where) << '\n';
+  for (const std::string& line : r.output_lines) out << "usdt-record: " << line << '\n';
+  // One file, or the several a series or a flight recorder wrote.
+  const std::string files =
+      r.where.empty() || r.where == "to " + r.output ? r.output : std::string("the files written");
   if (r.write_failed && r.events_in_file < r.events) {
-    out << "usdt-record: " << r.output << " holds " << r.events_in_file << " of the " << r.events
+    out << "usdt-record: " << files << " hold" << (files == r.output ? "s " : " ") << r.events_in_file << " of the " << r.events
         << " events: the other " << r.events - r.events_in_file
         << " were not written (the chunk the error met, and all that came after it)\n";
   } else if (r.write_failed) {
-    out << "usdt-record: " << r.output << " holds all " << r.events
+    out << "usdt-record: " << files << " hold" << (files == r.output ? "s" : "") << " all " << r.events
         << " events, but not its end (summary and index)\n";
   }
   if (r.lost != 0) {

@@ -14,7 +14,11 @@
 namespace usdt::record {
 
 struct EndReport {
-  std::string output;
+  std::string output;  // -o
+  // Where the bytes went ("to x.trace", "to 3 files x.0005.trace ..
+  // x.0007.trace"), and what the output says besides (output/trace_sink.h).
+  std::string where;
+  std::vector<std::string> output_lines;
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t bytes = 0;

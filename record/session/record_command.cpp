@@ -33,8 +33,8 @@ int RecordSession::run() {
     print_error(std::cerr, s.error());
     // Nothing was recorded: leave no half-made trace behind.
     writer_thread_.reset();
-    writer_.reset();
-    unlink(options_.output.c_str());
+    sink_.reset();
+    if (!created_path_.empty()) unlink(created_path_.c_str());
     return 1;
   }
   std::optional<Error> failure;

@@ -37,9 +37,11 @@
 #include "record/record_options.h"
 #include "record/resolve/mapping_follower.h"
 #include "record/resolve/probe_resolver.h"
+#include "record/output/trace_sink.h"
 #include "record/session/batch_queue.h"
 #include "record/session/bpf_source.h"
 #include "record/session/child_process.h"
+#include "record/session/control_fifo.h"
 #include "record/session/drainer.h"
 #include "record/session/stop_signals.h"
 #include "record/session/writer_thread.h"
@@ -51,8 +53,10 @@ namespace usdt::record {
 // an exception thrown in one of the recorder's threads, to check that every
 // way out cleans up; or context_swap: record as on a kernel without inherit
 // + PERF_SAMPLE_READ (KernelFeatures), whose task contexts may be swapped.
+// snapshot_stall: a flight recorder's snapshot writer stops for good once
+// its second snapshot file has begun (for a test to kill the recorder in it).
 // none in any real recording.
-enum class TestFault { none, writer, watchdog, drain, context_swap };
+enum class TestFault { none, writer, watchdog, drain, context_swap, snapshot_stall };
 TestFault test_fault_from_environment();
 
 class RecordSession {
@@ -98,6 +102,10 @@ class RecordSession {
 
   // --- session_loop.cpp ---
   Status loop();
+  // SIGUSR2 or a control command: a snapshot, or the next file of a
+  // series, after everything drained so far.
+  void ask_output(const std::string& cause, uint64_t at_ns);
+  void read_control(uint64_t asked_ns);
   bool targets_alive();
   // Attaches the probes of files the traced processes mapped since the
   // last pass (record/resolve/mapping_follower.h).
@@ -144,7 +152,12 @@ class RecordSession {
   KernelFeatures features_;
   std::vector<format::ProbeSite> probe_sites_;
   std::vector<SiteAttach> attach_;
-  std::optional<format::TraceWriter> writer_;
+  // The output (record/output/trace_sink.h), until the writer thread owns
+  // it; output_ still reaches it then, for set_enabled_ns() only.
+  std::unique_ptr<TraceSink> sink_;
+  TraceSink* output_ = nullptr;
+  std::string created_path_;  // the file made at set-up, removed if the start fails
+  std::optional<ControlFifo> control_;
   bool output_is_stdout_ = false;  // the trace goes to the recorder's stdout
   std::optional<StopSignals> signals_;
   std::optional<ChildProcess> child_;

@@ -31,9 +31,14 @@ WriterThread::Hooks hooks_for(TestFault fault) {
 }  // namespace
 
 Status RecordSession::attach() {
-  Result<StopSignals> signals = StopSignals::install();
+  const OutputPolicy& policy = options_.output_policy;
+  // SIGUSR2 takes a snapshot, or starts the next file of any series.
+  Result<StopSignals> signals = StopSignals::install(policy.flight.enabled || policy.series());
   if (!signals) return signals.error();
   signals_ = std::move(*signals);
+  if (policy.control) {
+    if (Status s = ControlFifo::open(*policy.control, control_); !s) return s;
+  }
 
   const uint32_t pages =
       ring_buffer_pages(options_.call_graph, options_.buffer_pages, options_.buffer_pages_given,
@@ -63,10 +68,9 @@ Status RecordSession::attach() {
   // Idle while it keeps up, so a busy workload is not slowed by the
   // encoding (writer_thread.h); only when it can be raised again.
   writer_thread_ = std::make_unique<WriterThread>(
-      std::move(*writer_), queue_,
+      std::move(sink_), queue_,
       can_leave_idle_priority() ? WriterThread::Priority::idle : WriterThread::Priority::normal,
       hooks_for(fault_));
-  writer_.reset();
   return start_recording();
 }
 
@@ -181,6 +185,7 @@ Status RecordSession::start_recording() {
   // The capture program runs at the hits of a probe from the moment its
   // event exists, enabled or not: its records start here.
   if (bpf_) bpf_->arm(true);
+  output_->set_enabled_ns(start_ns_);
   if (Status s = events_->enable_all(); !s) return s;
   if (stacks_) {
     // The mappings of the processes running now, taken once the mmap records

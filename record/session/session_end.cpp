@@ -79,7 +79,7 @@ int RecordSession::finish(const std::optional<Error>& failure) {
     warn_forked_children();
     print_end_report(summary, file_incomplete);
   }
-  if (file_incomplete) {
+  if (file_incomplete && options_.output_policy.single_file()) {
     std::cerr << "usdt-record: what was written before the error stays readable in "
               << options_.output << '\n';
   }
@@ -90,22 +90,26 @@ int RecordSession::finish(const std::optional<Error>& failure) {
 
 void RecordSession::print_end_report(const format::TraceSummary& summary, bool write_failed) const {
   EndReport report;
+  const OutputReport output = writer_thread_->output_report();
   report.output = options_.output;
+  report.where = output.description;
+  report.output_lines = output.lines;
   report.events = summary.events;
   report.lost = summary.lost;
   const uint64_t bpf_lost = bpf_source_ ? bpf_source_->lost() : 0;
   report.lost_by_cause = {
       {"the perf rings were full", summary.lost - std::min(summary.lost, bpf_lost)},
       {"the BPF ring was full", bpf_lost}};
-  report.bytes = writer_thread_->bytes_written();
+  report.bytes = output.bytes;
   // After a failed write the file may hold part of a block beyond the
   // last whole one: what a regular file holds is its size.
   struct stat st {};
-  if (write_failed && ::stat(options_.output.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  if (write_failed && options_.output_policy.single_file() &&
+      ::stat(options_.output.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     report.bytes = static_cast<uint64_t>(st.st_size);
   }
   report.write_failed = write_failed;
-  report.events_in_file = writer_thread_->events_written();
+  report.events_in_file = output.events_in_files;
   report.seconds = static_cast<double>(end_ns_ - start_ns_) / 1e9;
   report.start_ns = start_ns_;
   report.end_ns = end_ns_;

@@ -22,6 +22,9 @@ namespace {
 
 // How often -p liveness is checked when no buffer wakes the loop.
 constexpr int kPollMillis = 200;
+// With triggers, how often a quiet recording tells the output how far the
+// drain has come (a trigger's --after window completes by it).
+constexpr uint64_t kProgressNs = 100 * 1000 * 1000;
 
 // "1.234" seconds, "12.3" milliseconds (0 for a negative span).
 std::string format_seconds(uint64_t from_ns, uint64_t to_ns) {
@@ -81,6 +84,9 @@ Status RecordSession::loop() {
     if (Status s = watch(epoll.get(), bpf_source_->fd(), true); !s) return s;
   }
   if (Status s = watch(epoll.get(), signals_->fd()); !s) return s;
+  if (control_) {
+    if (Status s = watch(epoll.get(), control_->fd()); !s) return s;
+  }
   UniqueFd timer;
   if (options_.duration_seconds) {
     Result<UniqueFd> armed = duration_timer(*options_.duration_seconds);
@@ -97,19 +103,29 @@ Status RecordSession::loop() {
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
     writer_thread_->pass_begins();  // ended by keep_up() below
     bool stop = false;
+    bool output_asked = false;
+    bool control_ready = false;
     for (int i = 0; i < n; ++i) {
       if (ready[i].data.fd == signals_->fd()) {
         bool child_exited = false;
-        if (signals_->read_pending(child_exited)) stop = true;
+        if (signals_->read_pending(child_exited, output_asked)) stop = true;
       } else if (timer && ready[i].data.fd == timer.get()) {
         stop = true;
+      } else if (control_ && ready[i].data.fd == control_->fd()) {
+        control_ready = true;
       }
     }
+    // What was asked is answered with everything recorded before it.
+    const uint64_t asked_ns = clock_ns(CLOCK_MONOTONIC);
     if (fault_ == TestFault::drain) throw std::bad_alloc();
     drainer_->drain(events_->buffers());
     if (follower_) follow_new_mappings();
+    if (output_asked) ask_output("signal", asked_ns);
+    if (control_ready) read_control(asked_ns);
+    if (!options_.output_policy.triggers.empty()) drainer_->send_progress(asked_ns, kProgressNs);
     writer_thread_->keep_up();
     if (writer_thread_->failed()) return Status::success();  // reported by finish()
+    if (writer_thread_->full()) return Status::success();    // --max-size: reported by finish()
     if (stop) return Status::success();
     if (child_) {
       int status;
@@ -124,6 +140,27 @@ Status RecordSession::loop() {
         next_liveness = now + kPollMillis * 1000000ull;
         if (!targets_alive()) return Status::success();
       }
+    }
+  }
+}
+
+void RecordSession::ask_output(const std::string& cause, uint64_t at_ns) {
+  OutputRequest request;
+  request.kind = options_.output_policy.flight.enabled ? OutputRequest::Kind::snapshot
+                                                       : OutputRequest::Kind::switch_file;
+  request.cause = cause;
+  request.at_ns = at_ns;
+  drainer_->request(std::move(request));
+}
+
+void RecordSession::read_control(uint64_t asked_ns) {
+  for (const std::string& command : control_->read_commands()) {
+    if (command == "snapshot") {
+      ask_output("control", asked_ns);
+      control_->ack();
+    } else if (!options_.quiet) {
+      warning(std::cerr) << "--control: unknown command '" << command
+                         << "' (the command is snapshot)\n";
     }
   }
 }

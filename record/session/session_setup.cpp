@@ -5,10 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <iostream>
+#include <memory>
+#include <thread>
 
 #include "common/probe_spec.h"
 #include "record/diagnostics.h"
+#include "record/output/make_sink.h"
+#include "record/output/trigger_watch.h"
 #include "record/plan/planned_site.h"
 #include "record/plan/site_sampling.h"
 #include "record/resolve/target_processes.h"
@@ -63,6 +69,7 @@ TestFault test_fault_from_environment() {
   if (name == "watchdog") return TestFault::watchdog;
   if (name == "drain") return TestFault::drain;
   if (name == "context_swap") return TestFault::context_swap;
+  if (name == "snapshot_stall") return TestFault::snapshot_stall;
   return TestFault::none;
 }
 
@@ -197,10 +204,28 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
   // loses at most that last chunk even at a high event rate.
   format::WriterOptions writer_options;
   writer_options.chunk_bytes = 256 * 1024;
-  Result<format::TraceWriter> writer = format::TraceWriter::create(
-      options_.output, make_metadata(features_.cpus), probe_sites_, writer_options);
-  if (!writer) return writer.error();
-  writer_ = std::move(*writer);
+  std::function<void()> hold;
+  if (fault_ == TestFault::snapshot_stall) {
+    // The first snapshot completes; the second stops once its file has begun.
+    hold = [snapshots = std::make_shared<std::atomic<int>>(0)] {
+      if (snapshots->fetch_add(1) == 0) return;
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    };
+  }
+  Result<std::unique_ptr<TraceSink>> sink =
+      make_sink(options_.output_policy, options_.output, make_metadata(features_.cpus), probe_sites_,
+                writer_options, std::move(hold));
+  if (!sink) return sink.error();
+  sink_ = std::move(*sink);
+  output_ = sink_.get();
+  for (const TriggerSpec& trigger : options_.output_policy.triggers) {
+    const std::string probe = unmatched_probe(trigger, probe_sites_);
+    if (probe.empty() || options_.quiet) continue;
+    warning(std::cerr) << "--snapshot-on '" << trigger.text << "': " << probe
+                       << " matches no probe site of the recording"
+                       << (follower_ ? " yet (a library loaded later may have it)" : "") << '\n';
+  }
+  created_path_ = sink_->created_path();
   output_is_stdout_ = is_our_stdout(options_.output);
   return Status::success();
 }

@@ -28,10 +28,11 @@ void restore_inherited_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-Result<StopSignals> StopSignals::install() {
+Result<StopSignals> StopSignals::install(bool output_signal) {
   sigset_t set, old;
   sigemptyset(&set);
   for (int stop : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set, stop);
+  if (output_signal) sigaddset(&set, SIGUSR2);
   if (sigprocmask(SIG_BLOCK, &set, &old) != 0) return errno_error("cannot block signals");
   int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (fd < 0) {
@@ -46,7 +47,7 @@ StopSignals::~StopSignals() {
   if (fd_.valid()) sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
 }
 
-bool StopSignals::read_pending(bool& child_exited) {
+bool StopSignals::read_pending(bool& child_exited, bool& output_asked) {
   bool stop = false;
   signalfd_siginfo info;
   for (;;) {
@@ -55,6 +56,8 @@ bool StopSignals::read_pending(bool& child_exited) {
     if (n != static_cast<ssize_t>(sizeof info)) break;
     if (info.ssi_signo == SIGCHLD) {
       child_exited = true;
+    } else if (info.ssi_signo == SIGUSR2) {
+      output_asked = true;
     } else {
       stop = true;
     }

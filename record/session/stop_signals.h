@@ -6,6 +6,9 @@
 //   drain the rings, write the summary, end a traced command that still
 //   runs, remove our tracefs events. The exit status is that of a clean end.
 //   SIGCHLD: the traced command may have exited.
+//   SIGUSR2, only when the output takes it (--flight-recorder,
+//   --switch-output): a snapshot, or the next file of a series; otherwise
+//   its default action, as before.
 //   SIGPIPE: ignored (ignore_broken_pipes()), so that the write that met a
 //   closed pipe fails with EPIPE instead of killing the recorder: on the
 //   trace (-o into a pipe whose reader went away) that is a write error,
@@ -38,8 +41,8 @@ void restore_inherited_signals();
 
 class StopSignals {
  public:
-  // Blocks the signals and opens the signalfd.
-  static Result<StopSignals> install();
+  // Blocks the signals and opens the signalfd; output_signal: SIGUSR2 too.
+  static Result<StopSignals> install(bool output_signal = false);
   StopSignals(StopSignals&&) noexcept = default;
   StopSignals& operator=(StopSignals&&) noexcept = default;
   // Restores the previous signal mask.
@@ -48,8 +51,9 @@ class StopSignals {
   int fd() const { return fd_.get(); }
 
   // Reads every pending signal; returns true if one asked to stop (and then
-  // re-arms SIGINT's default action). Sets child_exited for SIGCHLD.
-  bool read_pending(bool& child_exited);
+  // re-arms SIGINT's default action). Sets child_exited for SIGCHLD, and
+  // output_asked for SIGUSR2.
+  bool read_pending(bool& child_exited, bool& output_asked);
 
  private:
   StopSignals(UniqueFd fd, sigset_t old_mask) : fd_(std::move(fd)), old_mask_(old_mask) {}

@@ -40,9 +40,9 @@ std::string internal_error(const char* thread, const std::exception* e) {
 
 }  // namespace
 
-WriterThread::WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority,
+WriterThread::WriterThread(std::unique_ptr<TraceSink> sink, BatchQueue& queue, Priority priority,
                            Hooks hooks)
-    : writer_(std::move(writer)), queue_(queue), priority_(priority), hooks_(std::move(hooks)) {
+    : sink_(std::move(sink)), queue_(queue), priority_(priority), hooks_(std::move(hooks)) {
   if (priority_ == Priority::idle) {
     queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords);
   }
@@ -164,8 +164,7 @@ void WriterThread::run() {
 void WriterThread::write_batches() {
   lower();
   EventBatch batch;
-  bool pending = false;  // appended since the last flush
-  auto last_flush = std::chrono::steady_clock::now();
+  auto last_tick = std::chrono::steady_clock::now();
   for (;;) {
     BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
     if (got == BatchQueue::PopResult::closed) break;
@@ -176,49 +175,27 @@ void WriterThread::write_batches() {
     }
     if (!timeout && hooks_.before_batch) hooks_.before_batch();
     auto now = std::chrono::steady_clock::now();
-    if (timeout || now - last_flush >= kFlushInterval) {
-      if (pending) {
-        if (Status flushed = writer_.flush(); !flushed) {
-          fail(flushed.error());
-          continue;
-        }
-        pending = false;
-        unflushed_since_.store(0);
+    if (timeout || now - last_tick >= kFlushInterval) {
+      // The pending chunk goes out, and what the output does by time.
+      if (Status ticked = sink_->tick(); !ticked) {
+        fail(ticked.error());
+        continue;
       }
-      last_flush = now;
+      if (!sink_->pending()) unflushed_since_.store(0);
+      full_.store(sink_->full(), std::memory_order_relaxed);
+      last_tick = now;
       if (timeout) {
         lower();  // after the flush: keep_up() may have raised it for that
         continue;
       }
     }
-    if (!pending) unflushed_since_.store(now.time_since_epoch().count());
-    pending = true;
-    Status status;
-    if (!batch.added_sites.empty()) status = writer_.add_sites(batch.added_sites, batch.added_since_ns);
-    for (const format::ProcessEvent& p : batch.processes) {
-      if (!status) break;
-      if (status = writer_.append(p); !status) break;
-    }
-    if (status) status = append_events(batch);
-    if (status) {
-      for (const format::LostEvent& l : batch.lost) {
-        if (status = writer_.append(l); !status) break;
-      }
-    }
-    if (!status) fail(status.error());
+    if (unflushed_since_.load() == 0) unflushed_since_.store(now.time_since_epoch().count());
+    if (Status status = sink_->write(batch); !status) fail(status.error());
+    full_.store(sink_->full(), std::memory_order_relaxed);
     queue_.recycle(std::move(batch));
     batch = EventBatch();
     if (queue_.size() == 0) lower();
   }
-}
-
-Status WriterThread::append_events(const EventBatch& batch) {
-  EventBatch::Reader reader(batch);
-  format::Event e;
-  while (reader.next(e)) {
-    if (Status s = writer_.append(e); !s) return s;
-  }
-  return Status::success();
 }
 
 Status WriterThread::finish(const format::TraceSummary& summary,
@@ -228,11 +205,9 @@ Status WriterThread::finish(const format::TraceSummary& summary,
   if (thread_.joinable()) thread_.join();
   stop_watchdog();
   if (error_) return *error_;
-  for (const format::ObjectTable& object : objects) {
-    if (Status s = writer_.add_object(object); !s) return s;
-  }
-  if (Status s = writer_.finish(summary); !s) return s;
-  trace_finished_ = true;
+  Status finished = sink_->finish(summary, objects);
+  trace_finished_ = sink_->finished();
+  if (!finished) return finished;
   if (watchdog_error_) return *watchdog_error_;
   return Status::success();
 }

@@ -1,5 +1,7 @@
 // The thread that encodes, compresses and writes the trace: it owns the
-// TraceWriter while recording and appends every batch the drain loop queues.
+// output (record/output/trace_sink.h: a file, a series of files, a flight
+// recorder) while recording and writes every batch the drain loop queues
+// through it.
 // A write failure (disk full, I/O error) is kept, raised as failed() for the
 // drain loop to stop on, and later batches are discarded so the producer is
 // never blocked by a dead consumer.
@@ -43,7 +45,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "formats/trace_writer.h"
+#include "record/output/trace_sink.h"
 #include "record/session/batch_queue.h"
 
 namespace usdt::record {
@@ -65,14 +67,16 @@ class WriterThread {
     std::function<void()> before_batch;
     std::function<void()> watchdog_look;
   };
-  WriterThread(format::TraceWriter writer, BatchQueue& queue, Priority priority = Priority::normal,
-               Hooks hooks = {});
+  WriterThread(std::unique_ptr<TraceSink> sink, BatchQueue& queue,
+               Priority priority = Priority::normal, Hooks hooks = {});
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
   // Joins (closing the queue) if finish() was not called.
   ~WriterThread();
 
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
+  // The output is full (--max-size): the recording should stop.
+  bool full() const { return full_.load(std::memory_order_relaxed); }
 
   // Closes the queue, waits for the thread to write what is left, then writes
   // the symbols of the files in stacks (object blocks) and the summary.
@@ -99,12 +103,12 @@ class WriterThread {
   // The writer thread's id (0 before it started), for tests and /proc.
   pid_t tid() const { return tid_.load(); }
 
-  // Only after finish(): the writer belongs to the thread until then.
-  uint64_t bytes_written() const { return thread_.joinable() ? 0 : writer_.bytes_written(); }
+  // Only after finish(): the output belongs to the thread until then.
+  OutputReport output_report() const {
+    return thread_.joinable() ? OutputReport{} : sink_->report();
+  }
   // Only after finish(): whether the file got its end (summary, index).
   bool trace_finished() const { return trace_finished_; }
-  // Only after finish(): the events in the chunks that reached the file.
-  uint64_t events_written() const { return thread_.joinable() ? 0 : writer_.events_written(); }
 
  private:
   // The thread's body: write_batches() inside the exception boundary.
@@ -117,18 +121,18 @@ class WriterThread {
   void watch_passes();
   void watch_passes_locked(std::unique_lock<std::mutex>& lock);
   void stop_watchdog();
-  Status append_events(const EventBatch& batch);
   // From the drain loop: the thread must run now.
   void raise();
   // From the thread itself, when the queue is empty.
   void lower();
 
-  format::TraceWriter writer_;
+  std::unique_ptr<TraceSink> sink_;
   BatchQueue& queue_;
   const Priority priority_;
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<bool> full_{false};
   std::atomic<bool> lowering_allowed_{true};  // false once the watchdog is gone
   // When the thread first appended after its last flush, as steady_clock
   // ticks; 0 while everything it appended is flushed.

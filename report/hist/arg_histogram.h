@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "formats/trace_types.h"
-#include "report/input/flat_map.h"
+#include "common/flat_map.h"
 #include "report/stats/group_key.h"
 #include "report/stats/histogram_bucket.h"
 #include "report/stats/linear_histogram.h"

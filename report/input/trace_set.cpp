@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
+
+#include "report/input/trace_paths.h"
 
 namespace usdt::report {
 
@@ -22,9 +25,15 @@ const char* kind_of_non_regular(mode_t mode) {
 // symlink or a hard link), or a copy of it (same host, command line and
 // start anchors, which the recorder takes at one instant): decided by
 // content, never by path. Two recordings of one host differ in their starts.
+// Files of a recording that writes several (format 1.7) are the same when
+// they are the same part or snapshot of it.
 bool same_recording(const struct stat& a, const format::TraceMetadata& ma, const struct stat& b,
                     const format::TraceMetadata& mb) {
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) return true;
+  const format::SeriesInfo &sa = ma.series, &sb = mb.series;
+  if (!sa.recording_id.empty() || !sb.recording_id.empty()) {
+    return sa.recording_id == sb.recording_id && sa.role == sb.role && sa.sequence == sb.sequence;
+  }
   return ma.hostname == mb.hostname && ma.command_line == mb.command_line &&
          ma.start_monotonic_ns == mb.start_monotonic_ns &&
          ma.start_realtime_ns == mb.start_realtime_ns;
@@ -36,8 +45,12 @@ Result<struct stat> regular_file_status(const std::string& path) {
   struct stat st{};
   // stat, not open: opening a FIFO without a writer would block.
   if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT && path.find_first_of("*?[") != std::string::npos) {
+      return Error("no file matches '" + path + "'");
+    }
     return errno_error("cannot open '" + path + "'");
   }
+  if (S_ISDIR(st.st_mode)) return Error("'" + path + "' is a directory without trace files (*.trace)");
   if (!S_ISREG(st.st_mode)) {
     const char* kind = kind_of_non_regular(st.st_mode);
     return Error("'" + path + "' is " + kind + ", not a trace file");
@@ -45,8 +58,9 @@ Result<struct stat> regular_file_status(const std::string& path) {
   return st;
 }
 
-Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& paths,
+Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& args,
                                                  unsigned decode_threads) {
+  const std::vector<std::string> paths = expand_trace_paths(args);
   format::ReaderOptions options;
   options.decode_threads = decode_threads;
   std::unique_ptr<TraceSet> set(new TraceSet());
@@ -90,6 +104,7 @@ Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>&
   }
   set->compute_timeline();
   set->read_filters_.assign(set->readers_.size(), format::ReadFilter{});
+  set->join_series();
   for (const format::TraceReader& r : set->readers_) set->open_diag_.push_back(r.diagnostics());
   set->live_.assign(set->readers_.size(), 0);
   set->heads_.assign(set->readers_.size(), Record{});
@@ -182,6 +197,7 @@ std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end)
   seg->hosts_differ_ = hosts_differ_;
   seg->read_filters_ = read_filters_;
   seg->open_diag_ = open_diag_;
+  seg->skip_carried_ = skip_carried_;
   for (size_t i = 0; i < readers_.size(); ++i) {
     seg->readers_.push_back(readers_[i].fork());
     seg->readers_.back().set_filter(
@@ -194,6 +210,9 @@ std::unique_ptr<TraceInput> TraceSet::open_segment(uint64_t begin, uint64_t end)
 }
 
 format::ReadFilter TraceSet::within_segment(format::ReadFilter filter, uint32_t file) const {
+  if (file < skip_carried_.size() && skip_carried_[file] != 0) {
+    filter.skip_carried_ns = skip_carried_[file];
+  }
   // 0 and UINT64_MAX stand for the open ends of the first and last segment.
   if (segment_begin_ != 0) {
     filter.segment_begin_ns = on_file_clock(segment_begin_, files_[file].shift_ns);

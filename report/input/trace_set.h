@@ -44,13 +44,21 @@ class TraceSet : public TraceInput {
 
   const std::vector<std::string>& warnings() const { return warnings_; }
   const std::vector<std::string>& duplicates() const { return duplicates_; }
+  // About the files of recordings that write several (format 1.7): parts
+  // of a series that are missing, snapshots that overlap.
+  const std::vector<std::string>& series_notes() const { return series_notes_; }
 
  private:
   TraceSet() = default;
   void advance(size_t i);
   void finish_file(size_t i);
-  // filter with this segment's bounds on file's clock (none outside a segment).
+  // filter with this segment's bounds on file's clock (none outside a
+  // segment), and the file's carried records left out (join_series).
   format::ReadFilter within_segment(format::ReadFilter filter, uint32_t file) const;
+  // trace_series.cpp: the parts of a series read as one recording: a
+  // part's carried names are left out when the part before it is read too
+  // (skip_carried_); what is missing or overlaps goes to series_notes_.
+  void join_series();
 
   std::vector<format::TraceReader> readers_;
   std::vector<format::ReadFilter> read_filters_;    // per reader, as last set
@@ -63,6 +71,8 @@ class TraceSet : public TraceInput {
   bool adopted_ = false;  // read by segments: next() has nothing more
   std::vector<std::string> warnings_;
   std::vector<std::string> duplicates_;
+  std::vector<std::string> series_notes_;
+  std::vector<uint64_t> skip_carried_;  // per file: its carried records' time, 0 = read them
 };
 
 }  // namespace usdt::report

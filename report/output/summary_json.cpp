@@ -4,6 +4,7 @@
 #include "report/output/summary_json.h"
 
 #include "report/output/json_writer.h"
+#include "report/output/summary_series.h"
 
 namespace usdt::report {
 
@@ -117,6 +118,7 @@ void write_files(JsonWriter& w, const SummaryFacts& facts, const TraceInput& inp
     for (const FileCompleteness& c : facts.completeness) {
       if (c.file == i) write_complete_until(w, input, c);
     }
+    write_series_json(w, input, static_cast<uint32_t>(i));
     w.end_object();
   }
   w.end_array();

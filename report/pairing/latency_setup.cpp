@@ -1,38 +1,11 @@
 #include "report/pairing/latency_setup.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "report/input/site_selection.h"
 
 namespace usdt::report {
-namespace {
-
-// When every start and end is a function probe (uprobe:work, uretprobe:work),
-// a return pairs only with entries in the same file: each probed file gets
-// its own pairing class. Mixed pairs (a USDT start, a uretprobe end) pair
-// as any probes do.
-void assign_file_classes(const ProbeCatalog& catalog, const std::vector<uint32_t>& starts,
-                         const std::vector<uint32_t>& ends, LatencyConfig* config) {
-  std::map<std::string, uint16_t> classes;
-  for (const std::vector<uint32_t>* list : {&starts, &ends}) {
-    for (uint32_t s : *list) {
-      const std::string& path = catalog.probe_of_site(s).path;
-      if (path.empty()) return;  // a USDT probe
-      classes.emplace(path, 0);
-    }
-  }
-  if (classes.size() < 2 || classes.size() > 0xffff) return;
-  uint16_t next = 0;
-  for (auto& [path, cls] : classes) cls = ++next;
-  config->pair_class.assign(catalog.site_count(), 0);
-  for (const std::vector<uint32_t>* list : {&starts, &ends}) {
-    for (uint32_t s : *list) config->pair_class[s] = classes[catalog.probe_of_site(s).path];
-  }
-}
-
-}  // namespace
 
 Result<LatencyConfig> make_latency_config(const ReportOptions& options, const ProbeCatalog& catalog) {
   if (options.start.empty() || options.end.empty()) return Error("latency needs both --start and --end");
@@ -65,7 +38,10 @@ Result<LatencyConfig> make_latency_config(const ReportOptions& options, const Pr
     if (!named) return named.error();
   }
   for (uint32_t s = 0; s < catalog.site_count(); ++s) config.sites.push_back(&catalog.site(s));
-  assign_file_classes(catalog, *starts, *ends, &config);
+  // Function probes in several files: each file its own pairing class.
+  std::vector<std::string> paths;
+  for (uint32_t s = 0; s < catalog.site_count(); ++s) paths.push_back(catalog.probe_of_site(s).path);
+  config.pair_class = pairing::pair_classes_by_file(config.roles, paths);
   config.key = options.key;
   config.by = options.by;
   if (options.linear_hist && !options.linear) {

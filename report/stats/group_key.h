@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "formats/trace_types.h"
-#include "report/input/flat_map.h"
+#include "common/flat_map.h"
 #include "report/input/probe_catalog.h"
 #include "report/input/query.h"
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "report/stats/duration.h"
+#include "report/output/summary_series.h"
 #include "report/summary/summary_text.h"
 
 namespace usdt::report {
@@ -38,9 +39,11 @@ std::string damage_text(const SummaryFacts& facts, const TraceInput& input) {
 // The files, the span, the event count, what is missing and dropped.
 std::string head_text(const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   std::string t;
-  for (const TraceFileInfo& f : input.files()) {
+  for (uint32_t i = 0; i < input.files().size(); ++i) {
+    const TraceFileInfo& f = input.files()[i];
     t += "trace:     " + f.path + " (host " + f.metadata.hostname + ", kernel " + f.metadata.kernel_release +
          ", " + f.metadata.arch + ")\n";
+    t += series_text(input, i);
   }
   t += "start:     " + wall_clock_text(realtime_of(input, facts.span.start)) + "\n";
   t += std::string(facts.windowed ? "window:    " : "duration:  ") + format_seconds(facts.duration) + " s" +

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "formats/trace_reader.h"
+#include "record/output/file_sink.h"
 #include "record/session/thread_priority.h"
 #include "tests/skip_case.h"
 #include "tests/unit/support/format_test_util.h"
@@ -54,7 +55,8 @@ struct WriterOnFile {
   explicit WriterOnFile(WriterThread::Priority priority, WriterThread::Hooks hooks = {}) {
     auto w = format::TraceWriter::create(tmp.str(), sample_metadata(), sample_sites(2));
     REQUIRE(w.ok());
-    writer = std::make_unique<WriterThread>(std::move(*w), queue, priority, std::move(hooks));
+    auto sink = std::make_unique<FileSink>(std::move(*w), tmp.str(), 0);
+    writer = std::make_unique<WriterThread>(std::move(sink), queue, priority, std::move(hooks));
   }
 };
 

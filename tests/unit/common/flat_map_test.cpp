@@ -3,9 +3,9 @@
 #include <random>
 #include <unordered_map>
 
-#include "report/input/flat_map.h"
+#include "common/flat_map.h"
 
-using namespace usdt::report;
+using usdt::FlatMap;
 
 TEST_CASE("FlatMap behaves like unordered_map under random inserts and erases", "[flat_map]") {
   std::mt19937_64 rng(7);

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace usdt::report {
+namespace usdt {
 
 template <typename V>
 class FlatMap {
@@ -115,4 +115,4 @@ class FlatMap {
   size_t size_ = 0;
 };
 
-}  // namespace usdt::report
+}  // namespace usdt
