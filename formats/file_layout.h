@@ -17,8 +17,9 @@ constexpr char kTrailerMagic[8] = {'U', 'S', 'D', 'T', 'E', 'N', 'D', '\n'};
 constexpr uint16_t kVersionMajor = 1;
 // 1.1: string arguments, drops by cause; 1.2: argument names, function probe
 // names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
-// sites added during the recording.
-constexpr uint16_t kVersionMinor = 5;
+// sites added during the recording; 1.5: the start of the recording's span;
+// 1.7: progress blocks, pid namespace process events, the armed time.
+constexpr uint16_t kVersionMinor = 7;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;
@@ -48,6 +49,7 @@ enum class BlockKind : uint16_t {
   index = 5,
   object = 6,       // 1.3: the symbols of a file in recorded stacks
   added_sites = 7,  // 1.4: probe sites attached during the recording
+  progress = 8,     // 1.7: up to which time a file being written is complete
 };
 
 // The frame around every block: sync, kind, size of the kind's fixed header,
