@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -17,7 +18,8 @@ namespace {
 // traced COMMAND starts when it is not preceded by "--".
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages", "--stack-bytes",
-    "--string", "--string-bytes", "--max-functions", "--call-graph",
+    "--string", "--string-bytes", "--max-functions", "--call-graph", "--flush-interval",
+    "--hostname", "--mount-ns-of",
 };
 
 // "fp", "dwarf", "fp,..." or "dwarf,...": what may follow -g as its MODE.
@@ -106,6 +108,7 @@ Result<StringArgs> parse_string_args(const std::string& value) {
 struct NumberTexts {
   std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph;
   std::vector<std::string> probes;
+  LiveFleetTexts live_fleet;
 };
 
 // A whole unsigned decimal number up to max, or an error naming the option
@@ -174,6 +177,7 @@ po::options_description make_options(RecordOptions* o, std::vector<std::string>*
        "dwarf[,BYTES] (the registers and BYTES of the user stack, default 8192, a multiple "
        "of 8 up to 65528, unwound by the recorder with the binaries' CFI; the default "
        "--buffer-pages grows to hold such events)");
+  add_live_fleet_options(desc, &numbers->live_fleet);
   return desc;
 }
 
@@ -334,6 +338,10 @@ Result<RecordOptions> parse_record_options(int argc, const char* const* argv) {
     if (!n) return n.error();
     o.max_functions = *n;
   }
+  Result<LiveFleetOptions> live_fleet =
+      parse_live_fleet_options(vm, numbers.live_fleet, std::getenv("USDT_HOSTNAME"));
+  if (!live_fleet) return live_fleet.error();
+  o.live_fleet = std::move(*live_fleet);
   auto pids = parse_pids(pid_values);
   if (!pids) return pids.error();
   o.pids = std::move(*pids);

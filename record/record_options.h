@@ -13,6 +13,7 @@
 
 #include "common/probe_spec.h"
 #include "common/result.h"
+#include "record/live_fleet_options.h"
 
 namespace usdt::record {
 
@@ -80,6 +81,8 @@ struct RecordOptions {
   // --buffer-pages was given: it wins over the larger default of -g dwarf.
   bool buffer_pages_given = false;
   std::vector<std::string> command;   // COMMAND ARG... (after "--" or the first positional)
+  // --flush-interval, --hostname (USDT_HOSTNAME), --mount-ns-of.
+  LiveFleetOptions live_fleet;
 };
 
 // Parses argv. An Error is a usage error (exit status 2): unknown option,

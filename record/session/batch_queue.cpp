@@ -162,6 +162,7 @@ void BatchQueue::recycle(EventBatch batch) {
   batch.processes.clear();
   batch.lost.clear();
   batch.added_sites.clear();
+  batch.complete_before_ns = 0;
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpareBatches) spare_.push_back(std::move(batch));
 }

@@ -79,6 +79,10 @@ struct EventBatch {
   // the first of their events; active_since_ns is when they became active.
   std::vector<format::ProbeSite> added_sites;
   uint64_t added_since_ns = 0;
+  // Every record with a time below this (lost records: time_end_ns) is in
+  // this batch or an earlier one (format::TraceWriter::note_complete_before);
+  // 0: the batch says nothing. A batch may carry only this.
+  uint64_t complete_before_ns = 0;
   std::chrono::steady_clock::time_point queued_at{};  // set by push()
 
   // Appends an event, copying its strings and stack into the batch.

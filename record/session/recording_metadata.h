@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <string>
 
 #include "formats/trace_types.h"
 
@@ -14,7 +15,8 @@ namespace usdt::record {
 // The clock in nanoseconds.
 uint64_t clock_ns(clockid_t clock);
 
-// Fills the metadata of a recording starting now.
-format::TraceMetadata make_metadata();
+// Fills the metadata of a recording starting now; hostname: the host label
+// to store (usdt-record --hostname), empty for uname -n.
+format::TraceMetadata make_metadata(const std::string& hostname = {});
 
 }  // namespace usdt::record

@@ -7,15 +7,18 @@
 // were recorded, lost and written must still be said), ends what still
 // runs of the command, and leaves the tracefs events to the detacher.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
+#include "record/attach/attach_turns.h"
 #include "record/attach/background_detach.h"
-#include "record/diagnostics.h"
 #include "record/attach/tracefs.h"
+#include "record/diagnostics.h"
 #include "record/resolve/task_list.h"
 #include "record/session/end_report.h"
 #include "record/session/record_session.h"
@@ -50,6 +53,8 @@ void RecordSession::stop_events() {
 format::TraceSummary RecordSession::make_summary() const {
   format::TraceSummary summary;
   summary.enabled_monotonic_ns = start_ns_;
+  summary.armed_monotonic_ns = armed_ns_;
+  summary.attach_wait_ns = attach_wait_ns_;
   summary.end_monotonic_ns = end_ns_;
   summary.events = drainer_->events();
   summary.lost = drainer_->lost();
@@ -61,6 +66,7 @@ format::TraceSummary RecordSession::make_summary() const {
 
 int RecordSession::finish(const std::optional<Error>& failure) {
   if (failure) print_error(std::cerr, *failure);
+  if (stale_cleanup_.joinable()) stale_cleanup_.join();  // its lines before the report
   stop_events();
   if (!writer_thread_ || !drainer_) {
     end_command();
@@ -81,6 +87,7 @@ int RecordSession::finish(const std::optional<Error>& failure) {
     std::cerr << "usdt-record: what was written before the error stays readable in "
               << options_.output << '\n';
   }
+  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes();
   const int command_status = end_command();
   if (failure || !written) return 1;
   return command_status;
@@ -107,10 +114,31 @@ void RecordSession::print_end_report(const format::TraceSummary& summary, bool w
   report.events_per_site = summary.events_per_site;
   report.lost_per_site = summary.lost_per_site;
   report.dropped = summary.dropped;
+  report.file_start_ns = file_start_ns_;
+  report.armed_ns = armed_ns_;
+  report.attach_wait_ns = attach_wait_ns_;
+  report.command = !options_.command.empty();
   report.call_stacks = stacks_ != nullptr;
   report.stacks = drainer_->stacks();
   report.truncated_stacks = drainer_->truncated_stacks();
   usdt::record::print_end_report(report, std::cerr);
+}
+
+// For the tests of long recordings (USDT_RECORD_TEST_TABLES): what the
+// tables that process churn could grow hold at the end, and the descriptors
+// open, all still as the recording left them.
+void RecordSession::print_table_sizes() const {
+  const Drainer::TableSizes t = drainer_->table_sizes();
+  size_t fds = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++fds;
+  }
+  std::cerr << "usdt-record: tables: seen_threads " << t.seen_threads << " named_threads "
+            << t.named_threads << " traced_processes " << t.traced_processes
+            << " counted_processes " << t.counted_processes << " fds " << (fds > 0 ? fds - 1 : 0)
+            << " namespace_records " << drainer_->namespace_records() << '\n';
 }
 
 void RecordSession::warn_never_matched() const {
@@ -223,18 +251,27 @@ pid_t RecordSession::release_events() {
   const EventSet* events = &*events_;
   UprobeEventGroup* group = group_ ? &*group_ : nullptr;
   TracefsMount* tracefs = plan_.tracefs ? &*plan_.tracefs : nullptr;
+  // Each close, and each deletion, in a turn of its own (attach_turns.h): a
+  // recording that starts meanwhile waits for one close, not for all.
   std::vector<int> release_fds = events->site_fds();
   if (group != nullptr) release_fds.push_back(group->lock_fd());
+  release_fds.push_back(attach_lock_fd());
+  release_fds.push_back(attach_intent_fd());
   const pid_t detacher = detach_after_exit(
       [events, group] {
-        if (group == nullptr) return;
-        std::vector<std::string> names = group->names();  // "s<site id>"
-        for (const std::string& name : names) {
-          events->close_site_fds(
-              static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)));
-          group->delete_one(name);
+        if (group != nullptr) {
+          std::vector<std::string> names = group->names();  // "s<site id>"
+          for (const std::string& name : names) {
+            events->close_site_fds(
+                static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)),
+                [](int fd) { in_detach_turn([fd] { close(fd); }); });
+            in_detach_turn([&] { group->delete_one(name); });
+          }
+          in_detach_turn([&] { group->delete_all(); });  // forgets the deleted, retries the rest
         }
-        group->delete_all();  // forgets the deleted ones, retries the rest
+        // The rest (uprobe-PMU events, tracking events), one by one; those
+        // closed above fail with EBADF: nothing opens a descriptor meanwhile.
+        for (int fd : events->site_fds()) in_detach_turn([fd] { close(fd); });
       },
       [tracefs] {
         if (tracefs != nullptr) tracefs->unmount_if_ours();

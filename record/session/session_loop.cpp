@@ -11,8 +11,9 @@
 #include <iostream>
 #include <new>
 
-#include "record/plan/site_sampling.h"
+#include "record/attach/attach_turns.h"
 #include "record/diagnostics.h"
+#include "record/plan/site_sampling.h"
 #include "record/resolve/task_list.h"
 #include "record/session/record_session.h"
 #include "record/session/recording_metadata.h"
@@ -85,6 +86,7 @@ Status RecordSession::loop() {
   }
 
   const bool follow_pids = !options_.pids.empty() && options_.command.empty();
+  if (follow_pids) drainer_->keep_new_processes();
   uint64_t next_liveness = 0;
   epoll_event ready[16];
   for (;;) {
@@ -196,6 +198,7 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   std::vector<PlannedSite> sites;
   std::vector<SiteAttach> attach;
   std::vector<SiteDecoding> decodings;
+  AttachTurn turn = AttachTurn::take();  // as the start's attach (attach_turns.h)
   define_added_sites(*planned, path, sites, attach, decodings);
   if (sites.empty()) return Status::success();
   const size_t first_event = events_->event_count();

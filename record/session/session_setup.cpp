@@ -96,6 +96,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
     }
   }
   scope.pids = options_.pids;
+  if (options_.live_fleet.mount_ns_of) scope.mount_ns_of = *options_.live_fleet.mount_ns_of;
   for (pid_t pid : options_.pids) {
     if (!process_alive(pid)) return Error("no process with PID " + std::to_string(pid));
   }
@@ -188,8 +189,11 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
   // loses at most that last chunk even at a high event rate.
   format::WriterOptions writer_options;
   writer_options.chunk_bytes = 256 * 1024;
+  writer_options.flush_interval_ms = options_.live_fleet.flush_interval_ms;
+  const format::TraceMetadata metadata = make_metadata(options_.live_fleet.hostname);
+  file_start_ns_ = metadata.start_monotonic_ns;
   Result<format::TraceWriter> writer =
-      format::TraceWriter::create(options_.output, make_metadata(), probe_sites_, writer_options);
+      format::TraceWriter::create(options_.output, metadata, probe_sites_, writer_options);
   if (!writer) return writer.error();
   writer_ = std::move(*writer);
   output_is_stdout_ = is_our_stdout(options_.output);
