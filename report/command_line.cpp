@@ -17,7 +17,7 @@ namespace usdt::report {
 
 namespace {
 
-constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export", "stacks"};
+constexpr const char* kCommands[] = {"summary", "dump", "latency", "hist", "export", "stacks", "top"};
 
 std::optional<Command> command_of(const std::string& word) {
   if (word == "summary") return Command::summary;
@@ -26,6 +26,7 @@ std::optional<Command> command_of(const std::string& word) {
   if (word == "hist") return Command::hist;
   if (word == "export") return Command::export_trace;
   if (word == "stacks") return Command::stacks;
+  if (word == "top") return Command::top;
   return std::nullopt;
 }
 
@@ -64,7 +65,8 @@ struct RawOptions {
   std::string format;
   std::vector<std::string> probes;
   std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg,
-      function, jobs;
+      function, jobs, interval;
+  std::vector<std::string> starts, ends;  // top: several pairs
 };
 
 po::options_description common_options(RawOptions& raw) {
@@ -109,7 +111,24 @@ void add_pairing_options(po::options_description& specific, Command c, RawOption
       ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
       ("top", po::value(&raw.top)->value_name("N"), "list the N slowest pairs")
       ("slowest", po::value(&raw.slowest)->value_name("N"),
-       "the N slowest pairs with the call stacks of their start (and end) events");
+       "the N slowest pairs with the call stacks of their start (and end) events")
+      ("follow", "read the trace while it is written: the report of what it holds so far, "
+       "every second on a terminal, until the recording ends (then the report of the whole)");
+}
+
+// top's own: several pairs, the screen's cadence, one screen.
+void add_top_options(po::options_description& specific, RawOptions& raw) {
+  specific.add_options()
+      ("format", po::value(&raw.format)->value_name("FORMAT"),
+       "text (default: a screen for 80 columns) or json (one object per screen and line)")
+      ("start", po::value(&raw.starts)->composing()->value_name("PROBE"),
+       "a probe that starts an interval (repeatable; the Nth --start pairs with the Nth --end)")
+      ("end", po::value(&raw.ends)->composing()->value_name("PROBE"), "the probe that ends it")
+      ("key", po::value(&raw.key)->value_name("KEY"),
+       "pair starts and ends on tid (default), pid, argN or an argument's name")
+      ("interval", po::value(&raw.interval)->value_name("TIME"),
+       "time between two screens (default 1s; 100ms to 1h)")
+      ("once", "one screen of what the file holds now, then exit (for scripts)");
 }
 
 po::options_description command_options(Command c, RawOptions& raw, ReportOptions& o) {
@@ -139,6 +158,15 @@ po::options_description command_options(Command c, RawOptions& raw, ReportOption
           ("format", po::value(&raw.format)->value_name("FORMAT"), "text (default) or json")
           ("folded", "folded lines for flame graphs: probe;outermost;...;innermost COUNT");
       break;
+    case Command::top:
+      add_top_options(specific, raw);
+      break;
+  }
+  if (c == Command::summary) {
+    specific.add_options()("follow",
+                           "read the trace while it is written: the summary of what it holds so "
+                           "far, every second on a terminal, until the recording ends (then the "
+                           "summary of the whole)");
   }
   return specific;
 }
@@ -149,7 +177,8 @@ Status check_format(Command c, const std::string& format) {
     case Command::summary:
     case Command::latency:
     case Command::hist:
-    case Command::stacks: formats = "text json"; break;
+    case Command::stacks:
+    case Command::top: formats = "text json"; break;
     case Command::dump: formats = "text jsonl csv"; break;
     case Command::export_trace: formats = "chrome clickhouse-events clickhouse-pairs"; break;
   }
@@ -234,6 +263,31 @@ Status fill_keys_and_buckets(const RawOptions& raw, ReportOptions& o) {
   return Status::success();
 }
 
+// top's pairs, --interval, --once; --follow.
+Status fill_live(const RawOptions& raw, const po::variables_map& vm, ReportOptions& o) {
+  o.follow = o.command == Command::top || vm.count("follow") != 0;
+  o.once = vm.count("once") != 0;
+  if (o.command != Command::top) {
+    if (o.follow && o.traces.size() > 1) return Error("--follow reads one trace, not " + std::to_string(o.traces.size()));
+    // The symbols that name frames are written at the end of a recording.
+    if (o.follow && o.slowest > 0) return Error("--slowest cannot be followed: read the finished trace");
+    return Status::success();
+  }
+  if (raw.starts.size() != raw.ends.size()) {
+    return Error("top pairs each --start with an --end: " + std::to_string(raw.starts.size()) +
+                 " --start and " + std::to_string(raw.ends.size()) + " --end given");
+  }
+  for (size_t i = 0; i < raw.starts.size(); ++i) o.pairs.emplace_back(raw.starts[i], raw.ends[i]);
+  if (!raw.interval.empty()) {
+    Result<uint64_t> ns = parse_duration(raw.interval);
+    if (!ns) return ns.error().context("--interval");
+    if (*ns < 100'000'000 || *ns > 3'600'000'000'000) return Error("--interval must be from 100ms to 1h, not '" + raw.interval + "'");
+    o.interval = std::chrono::milliseconds(*ns / 1'000'000);
+  }
+  if (o.traces.size() > 1) return Error("top reads one trace, not " + std::to_string(o.traces.size()));
+  return Status::success();
+}
+
 // --folded, --arg, --function, and what each command needs.
 Status fill_command_specific(const RawOptions& raw, const po::variables_map& vm, ReportOptions& o) {
   o.folded = vm.count("folded") > 0;
@@ -261,7 +315,7 @@ Status fill_command_specific(const RawOptions& raw, const po::variables_map& vm,
   }
   if (o.command == Command::hist && (raw.probes.empty() || !o.arg)) return Error("hist needs --probe PROBE and --arg N");
   if (exporting && o.output.empty()) return Error("export needs -o FILE");
-  return Status::success();
+  return fill_live(raw, vm, o);
 }
 
 ParsedCommandLine print_and_exit(std::string text) {
@@ -289,7 +343,7 @@ std::optional<ParsedCommandLine> read_first_word(std::vector<std::string>& args,
   std::string guess = closest_match(args[0], names);
   std::string message = "unknown command '" + args[0] + "'";
   if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-  message += "; the commands are summary, dump, latency, hist, export, stacks";
+  message += "; the commands are summary, dump, latency, hist, export, stacks, top";
   return usage_error(message, "");
 }
 

@@ -15,6 +15,8 @@ const char* command_name(Command command) {
     case Command::hist: return "hist";
     case Command::export_trace: return "export";
     case Command::stacks: return "stacks";
+    case Command::top:
+      return "top";
   }
   return "?";
 }

@@ -1,10 +1,14 @@
 #include "report/summary/summary_command.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "report/input/event_pass.h"
+#include "report/input/live_follow.h"
+#include "report/input/live_trace.h"
+#include "report/output/live_screen.h"
 #include "report/summary/summary_facts.h"
 #include "report/summary/summary_pass.h"
 
@@ -32,6 +36,29 @@ std::vector<uint32_t> host_of_each_file(const TraceInput& input, const std::vect
 
 }  // namespace
 
+namespace {
+
+// What the pass read, said: the output and the warnings about it.
+std::string summary_output(const ReportOptions& options, const TraceInput& input,
+                           const EventPass& pass, const SummaryPass& whole, std::FILE* warnings) {
+  const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
+  const SummaryFacts facts =
+      summarize(input, pass.filter(), options.filter, whole, by_host, sorted_hosts(input));
+  if (warnings != nullptr) {
+    print_warnings(warnings, facts.disagreements);
+    if (whole.stats.lost() > 0) {
+      print_warning(
+          warnings,
+          std::to_string(whole.stats.lost()) +
+              " events were lost by the kernel (ring buffer full): the counts below miss them");
+    }
+  }
+  return options.format == "json" ? summary_json(facts, input, whole)
+                                  : summary_text(facts, input, whole);
+}
+
+}  // namespace
+
 int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
   // Counts only: no argument is decoded.
   Result<EventPass> pass = EventPass::open(input, options.filter, {.reads_arguments = false, .jobs = options.jobs});
@@ -46,17 +73,39 @@ int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io) {
       [&](const Segment& s) { return SummaryPass(context, files, s); },
       [](SummaryPass& earlier, SummaryPass& later) { return earlier.merge(later); });
   print_warnings(io.err, pass->read_problems());
-
-  const SummaryFacts facts = summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
-  print_warnings(io.err, facts.disagreements);
-  if (whole.stats.lost() > 0) {
-    print_warning(io.err, std::to_string(whole.stats.lost()) +
-                              " events were lost by the kernel (ring buffer full): the counts below miss them");
-  }
-  const std::string out =
-      options.format == "json" ? summary_json(facts, input, whole) : summary_text(facts, input, whole);
-  std::fputs(out.c_str(), io.out);
+  std::fputs(summary_output(options, input, *pass, whole, io.err).c_str(), io.out);
   return 0;
+}
+
+int run_summary_follow(const ReportOptions& options, CommandIo io) {
+  LiveScreen screen(io.out, false);
+  const FollowOptions follow{options.interval, false};
+  for (;;) {  // from the start again when probe sites were added (LiveTrace)
+    Result<std::unique_ptr<LiveTrace>> live = LiveTrace::open(options.traces.front());
+    if (!live) return command_failed(io, live.error());
+    Result<EventPass> pass =
+        EventPass::open(**live, options.filter, {.reads_arguments = false, .jobs = 1});
+    if (!pass) return command_failed(io, pass.error());
+    const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
+    const std::vector<uint32_t> host_of_file =
+        by_host ? std::vector<uint32_t>{0} : std::vector<uint32_t>{};
+    const SummaryContext context{(*live)->catalog(), pass->filter(), host_of_file, 1};
+    SummaryPass whole(context, 1, Segment{});
+    auto show = [&](const FollowState& state) {
+      if (state.final) return true;  // after the loop, with its warnings
+      return screen.draw(live_status_line(**live, state) + "\n" +
+                             summary_output(options, **live, *pass, whole, nullptr),
+                         false);
+    };
+    Result<FollowEnd> end = follow_trace(
+        **live, follow, [&] { pass->read(**live, whole); }, show, true);
+    if (!end) return command_failed(io, end.error());
+    if (*end == FollowEnd::sites_changed) continue;
+    if (*end == FollowEnd::output_failed)
+      return command_failed(io, Error("cannot write the summary: the output was closed"));
+    print_warnings(io.err, pass->read_problems());
+    return screen.draw(summary_output(options, **live, *pass, whole, io.err), true) ? 0 : 1;
+  }
 }
 
 }  // namespace usdt::report

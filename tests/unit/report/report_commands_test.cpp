@@ -465,8 +465,9 @@ TEST_CASE("an unknown command word is a misuse, a path is a trace", "[report_opt
   CHECK(p.action == ParsedCommandLine::Action::print_and_exit);
   CHECK(p.exit_code == 2);
   CHECK(p.to_stderr);
-  CHECK(p.text.find("usdt-report: error: unknown command 'frobnicate'; the commands are summary, dump, latency, "
-                    "hist, export, stacks\n") == 0);
+  CHECK(p.text.find("usdt-report: error: unknown command 'frobnicate'; the commands are summary, "
+                    "dump, latency, "
+                    "hist, export, stacks, top\n") == 0);
   CHECK(p.text.find("did you mean") == std::string::npos);
   // A word that looks like a path is a trace, even when missing: the
   // missing file is reported when it is opened.
