@@ -66,6 +66,15 @@ void Drainer::add(const format::ProcessEvent& event) {
 void Drainer::on_new_thread(uint32_t pid, uint32_t tid, uint64_t time) {
   if (!namespace_lookup_) return;
   std::optional<ThreadNamespace> ns = namespace_lookup_(pid, tid);
+  if (ns && ns->pid_namespace == 0) {
+    // Gone before it could be read: its namespace is known when the kernel
+    // told it at its fork, its numbers there are not.
+    auto known = namespace_at_fork_.find(uint64_t{pid} << 32 | tid);
+    if (known != namespace_at_fork_.end()) {
+      if (known->second == own_pid_namespace_) return;
+      ns->pid_namespace = known->second;
+    }
+  }
   if (!ns) return;
   format::ProcessEvent& p = batch_.processes.emplace_back();
   p.time_ns = time;
@@ -98,6 +107,7 @@ void Drainer::count_threads(const format::ProcessEvent& p) {
 void Drainer::forget_exited() {
   for (uint64_t thread : exited_before_) {
     seen_threads_.erase(thread);
+    namespace_at_fork_.erase(thread);
     named_threads_.erase(static_cast<uint32_t>(thread));
     if (thread == last_thread_) last_thread_ = ~uint64_t{0};
   }
@@ -247,6 +257,11 @@ const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p
     ++forked_processes_;
   }
   count_threads(p);
+  if (p.kind == format::ProcessEventKind::pid_namespace) {
+    // The kernel's, at a fork: kept for the thread's first event.
+    namespace_at_fork_[uint64_t{p.pid} << 32 | p.tid] = p.pid_namespace;
+    return nullptr;
+  }
   if (!p.comm.empty()) named_threads_.insert(p.tid);
   if (p.kind == format::ProcessEventKind::mmap) {
     if (watch_mappings_) new_mappings_.push_back(p);

@@ -142,16 +142,19 @@ class Drainer {
 
   // What the tables of threads and processes hold, which exits trim (so that
   // a long recording with process churn keeps them bounded): the threads
-  // seen with events, the threads named, the traced processes (pid filter)
-  // and those whose threads are counted.
+  // seen with events, the threads named, the traced processes (pid filter),
+  // those whose threads are counted, and the threads' namespaces the kernel
+  // gave at their forks.
   struct TableSizes {
     size_t seen_threads = 0;
     size_t named_threads = 0;
     size_t traced_processes = 0;
     size_t counted_processes = 0;
+    size_t namespaces_at_fork = 0;
   };
   TableSizes table_sizes() const {
-    return {seen_threads_.size(), named_threads_.size(), traced_.size(), live_threads_.size()};
+    return {seen_threads_.size(), named_threads_.size(), traced_.size(), live_threads_.size(),
+            namespace_at_fork_.size()};
   }
 
  private:
@@ -244,6 +247,9 @@ class Drainer {
   std::vector<uint32_t> processes_ended_before_;
   NamespaceLookup namespace_lookup_;
   uint64_t own_pid_namespace_ = 0;
+  // The PID namespace the kernel gave each thread forked during the
+  // recording (PERF_RECORD_NAMESPACES), until it exits: pid << 32 | tid.
+  std::unordered_map<uint64_t, uint64_t> namespace_at_fork_;
   uint64_t namespace_records_ = 0;
   uint64_t last_thread_ = ~uint64_t{0};
   uint32_t last_traced_ = 0;

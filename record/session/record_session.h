@@ -111,7 +111,8 @@ class RecordSession {
   format::TraceSummary make_summary() const;
   void print_end_report(const format::TraceSummary& summary, bool write_failed) const;
   void warn_never_matched() const;
-  void print_table_sizes() const;
+  // USDT_RECORD_TEST_TABLES: one line, when ("at the start", "at the end").
+  void print_table_sizes(const char* when) const;
   void name_unnamed_threads();
   void warn_stack_misses() const;
   // Without inherit + PERF_SAMPLE_READ (before Linux 6.12) the kernel may

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -200,6 +201,9 @@ Status RecordSession::start_recording() {
     drainer_->flush();
   }
   if (!options_.quiet) print_recording_line();
+  // (Before the thread below opens anything: the tests compare this count
+  // with the one at the end.)
+  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes("at the start");
   remove_stale_groups_meanwhile();
   // After the fork of the command: pages touched before it would fault
   // again, copy-on-write, at their first write in the drain loop.

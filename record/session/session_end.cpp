@@ -72,6 +72,8 @@ int RecordSession::finish(const std::optional<Error>& failure) {
     end_command();
     return 1;
   }
+  // As the start's (session_attach.cpp): the trace still open, the events too.
+  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes("at the end");
   const format::TraceSummary summary = make_summary();
   Status written = writer_thread_->finish(summary, stack_objects());
   if (!written) print_error(std::cerr, written.error().context("recording stopped"));
@@ -87,7 +89,6 @@ int RecordSession::finish(const std::optional<Error>& failure) {
     std::cerr << "usdt-record: what was written before the error stays readable in "
               << options_.output << '\n';
   }
-  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes();
   const int command_status = end_command();
   if (failure || !written) return 1;
   return command_status;
@@ -125,9 +126,8 @@ void RecordSession::print_end_report(const format::TraceSummary& summary, bool w
 }
 
 // For the tests of long recordings (USDT_RECORD_TEST_TABLES): what the
-// tables that process churn could grow hold at the end, and the descriptors
-// open, all still as the recording left them.
-void RecordSession::print_table_sizes() const {
+// tables that process churn could grow hold, and the descriptors open.
+void RecordSession::print_table_sizes(const char* when) const {
   const Drainer::TableSizes t = drainer_->table_sizes();
   size_t fds = 0;
   std::error_code ec;
@@ -135,9 +135,10 @@ void RecordSession::print_table_sizes() const {
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     ++fds;
   }
-  std::cerr << "usdt-record: tables: seen_threads " << t.seen_threads << " named_threads "
-            << t.named_threads << " traced_processes " << t.traced_processes
-            << " counted_processes " << t.counted_processes << " fds " << (fds > 0 ? fds - 1 : 0)
+  std::cerr << "usdt-record: tables " << when << ": seen_threads " << t.seen_threads
+            << " named_threads " << t.named_threads << " traced_processes " << t.traced_processes
+            << " counted_processes " << t.counted_processes << " namespaces_at_fork "
+            << t.namespaces_at_fork << " fds " << (fds > 0 ? fds - 1 : 0)
             << " namespace_records " << drainer_->namespace_records() << '\n';
 }
 
