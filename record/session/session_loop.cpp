@@ -5,6 +5,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -21,7 +22,9 @@
 namespace usdt::record {
 namespace {
 
-// How often -p liveness is checked when no buffer wakes the loop.
+// How often -p liveness is checked when no buffer wakes the loop; the loop
+// also wakes twice a flush interval at least, so that what a quiet workload
+// fired reaches the writer (and the file) within about one.
 constexpr int kPollMillis = 200;
 
 // "1.234" seconds, "12.3" milliseconds (0 for a negative span).
@@ -85,12 +88,14 @@ Status RecordSession::loop() {
     if (Status s = watch(epoll.get(), timer.get()); !s) return s;
   }
 
+  const int poll_millis =
+      std::clamp(static_cast<int>(options_.live_fleet.flush_interval_ms / 2), 5, kPollMillis);
   const bool follow_pids = !options_.pids.empty() && options_.command.empty();
   if (follow_pids) drainer_->keep_new_processes();
   uint64_t next_liveness = 0;
   epoll_event ready[16];
   for (;;) {
-    int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
+    int n = epoll_wait(epoll.get(), ready, 16, poll_millis);
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
     writer_thread_->pass_begins();  // ended by keep_up() below
     bool stop = false;
