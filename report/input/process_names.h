@@ -60,6 +60,9 @@ class ProcessNames {
   const NamespaceIds* process_namespace(uint32_t domain, uint32_t pid) const {
     return process_ns_.find(key(domain, pid));
   }
+  // Whether any thread is in another namespace: a loop that shows them asks
+  // per event only then.
+  bool any_namespace() const { return thread_ns_.size() != 0; }
 
   // The process a named thread belongs to.
   uint32_t pid_of_thread(uint32_t domain, uint32_t tid) const {

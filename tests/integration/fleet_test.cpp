@@ -96,6 +96,13 @@ TEST_CASE("a process in a PID namespace of its own: both pids stored and shown, 
                            std::to_string(ns_pid) + "/" + std::to_string(ns_pid) + ")";
   CHECK(lines(dump.out).size() == 10);
   for (const std::string& line : lines(dump.out)) CHECK(line.find(both) != std::string::npos);
+  RunResult jsonl = run({reporter(), "dump", "--format", "jsonl", out});
+  REQUIRE(jsonl.status == 0);
+  const std::string ids =
+      "\"pid\":" + std::to_string(host_pid) + ",\"tid\":" + std::to_string(host_pid) +
+      ",\"ns_pid\":" + std::to_string(ns_pid) + ",\"ns_tid\":" + std::to_string(ns_pid) + ",";
+  CHECK(lines(jsonl.out).size() == 10);
+  for (const std::string& line : lines(jsonl.out)) CHECK(line.find(ids) != std::string::npos);
 }
 
 TEST_CASE("the host label: --hostname, else USDT_HOSTNAME, else uname -n",
