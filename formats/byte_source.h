@@ -2,6 +2,7 @@
 // in memory (the fuzzer, tests). Reads are exact: a short read is an error.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -28,6 +29,15 @@ class FileSource : public ByteSource {
  public:
   FileSource(UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size) {}
   uint64_t size() const override { return size_; }
+  // A file being written (trace_follower.h): takes its size as it is now.
+  // Not while another thread reads. Fails when the file shrank.
+  Status refresh_size() {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) return errno_error("cannot stat the file");
+    if (static_cast<uint64_t>(st.st_size) < size_) return Error("the file shrank");
+    size_ = static_cast<uint64_t>(st.st_size);
+    return Status::success();
+  }
   Status read(uint64_t offset, uint64_t size, std::string& out) override {
     if (offset > size_ || size > size_ - offset) return Error("read past the end of the file");
     out.resize(size);

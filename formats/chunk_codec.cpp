@@ -367,7 +367,11 @@ void ChunkBuilder::encode_process(std::string& out, ChunkHeader& h) {
     ByteWriter r(row);
     r.varint(e.pid);
     r.varint(e.tid);
-    if (e.kind == ProcessEventKind::mmap) {
+    if (e.kind == ProcessEventKind::pid_namespace) {
+      r.varint(e.ns_pid);
+      r.varint(e.ns_tid);
+      r.varint(e.pid_namespace);
+    } else if (e.kind == ProcessEventKind::mmap) {
       r.varint(e.map_address);
       r.varint(e.map_length);
       r.varint(e.map_file_offset);
@@ -809,7 +813,7 @@ void ChunkDecoder::decode_process() {
       return;
     }
     pe_time_ += delta;
-    if (kind < 1 || kind > 5) {
+    if (kind < 1 || kind > 6) {
       ++skipped_;  // a kind this reader does not know: skipped by its length
       continue;
     }
@@ -829,6 +833,20 @@ void ChunkDecoder::decode_process_row(uint8_t kind, ByteCursor row) {
   e.kind = static_cast<ProcessEventKind>(kind);
   e.pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
   e.tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+  e.ns_pid = e.ns_tid = 0;
+  e.pid_namespace = 0;
+  if (e.kind == ProcessEventKind::pid_namespace) {
+    e.parent_pid = e.parent_tid = 0;
+    e.comm.clear();
+    e.map_address = e.map_length = e.map_file_offset = 0;
+    e.build_id.clear();
+    e.path.clear();
+    e.ns_pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    e.ns_tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
+    e.pid_namespace = row.varint();
+    if (!row.ok()) fail("pid namespace event is malformed");
+    return;
+  }
   if (e.kind == ProcessEventKind::mmap) {
     e.parent_pid = e.parent_tid = 0;
     e.comm.clear();

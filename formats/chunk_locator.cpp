@@ -135,8 +135,7 @@ bool ChunkLocator::plausible_block(uint64_t offset) {
   ByteCursor in(buf);
   BlockHeader h = decode_block_header(in);
   return check_block_header(h).empty() && h.kind >= 1 &&
-         h.kind <= static_cast<uint16_t>(BlockKind::added_sites) &&
-         h.total_size() <= size - offset;
+         h.kind <= static_cast<uint16_t>(BlockKind::progress) && h.total_size() <= size - offset;
 }
 
 // The offset of the next plausible block at or after from, searching for
@@ -251,6 +250,8 @@ void ChunkLocator::scan(uint64_t offset) {
         break;
       case BlockKind::added_sites:
         read_added_sites(offset);
+        break;
+      case BlockKind::progress:  // for readers of a file being written (FORMAT.md 3.9)
         break;
       case BlockKind::metadata:
       case BlockKind::probe_table:

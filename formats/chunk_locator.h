@@ -37,6 +37,19 @@ class ChunkLocator {
     return std::move(chunks_);
   }
 
+  // One block each, also for a reader that follows a file being written
+  // (trace_follower.h) and walks the blocks itself.
+  // Reads the object block at offset into the state's objects; a damaged
+  // one is reported and left out.
+  void read_object(uint64_t offset);
+  // Reads the added probe sites block at offset into the state's sites; a
+  // damaged one, or one whose ids do not continue the sites so far, is
+  // reported and left out.
+  void read_added_sites(uint64_t offset);
+  // Reads the summary block at offset into the state; a damaged one is
+  // reported.
+  void read_summary(uint64_t offset);
+
  private:
   // Uses the trailer and the index when both are intact; false (with a
   // problem noted when they exist but are damaged) means "scan instead".
@@ -49,16 +62,6 @@ class ChunkLocator {
   // Walks the blocks from offset, collecting chunk headers, up to the end of
   // the file or the first block that is incomplete.
   void scan(uint64_t offset);
-  // Reads the object block at offset into the state's objects; a damaged
-  // one is reported and left out.
-  void read_object(uint64_t offset);
-  // Reads the added probe sites block at offset into the state's sites; a
-  // damaged one, or one whose ids do not continue the sites so far, is
-  // reported and left out.
-  void read_added_sites(uint64_t offset);
-  // Reads the summary block at offset into the state; a damaged one is
-  // reported.
-  void read_summary(uint64_t offset);
 
   ReaderState& st_;
   std::vector<IndexEntry> chunks_;

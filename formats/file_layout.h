@@ -19,8 +19,9 @@ constexpr uint16_t kVersionMajor = 1;
 // names; 1.3: call stacks, mmap process events, object blocks; 1.4: probe
 // sites added during the recording; 1.5: the start of the recording's span;
 // 1.6: pointer arguments, the recording's CPUs; 1.7: parts of a series and
-// snapshots (metadata).
-constexpr uint16_t kVersionMinor = 7;
+// snapshots (metadata); 1.8: progress blocks, pid namespace process events,
+// the armed time.
+constexpr uint16_t kVersionMinor = 8;
 
 constexpr uint32_t kFileHeaderSize = 24;
 constexpr uint32_t kMaxFileHeaderSize = 4096;
@@ -50,6 +51,7 @@ enum class BlockKind : uint16_t {
   index = 5,
   object = 6,       // 1.3: the symbols of a file in recorded stacks
   added_sites = 7,  // 1.4: probe sites attached during the recording
+  progress = 8,     // 1.8: up to which time a file being written is complete
 };
 
 // The frame around every block: sync, kind, size of the kind's fixed header,

@@ -1,8 +1,10 @@
 #include "formats/reader_state.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/hex_text.h"
+#include "formats/table_codec.h"
 
 namespace usdt::format {
 
@@ -64,6 +66,70 @@ Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, 
                              " is damaged");
   }
   return h.total_size();
+}
+
+Result<uint64_t> ReaderState::read_file_start() {
+  ReaderState& st = *this;
+  uint64_t size = st.src->size();
+  if (size == 0) {
+    return Error("'" + st.path + "' is empty: not a usdt-trace file (no header at offset 0)");
+  }
+  std::string head;
+  Status s = st.src->read(0, std::min<uint64_t>(size, kFileHeaderSize), head);
+  if (!s) return s.error().context("cannot read '" + st.path + "'");
+  if (head.size() < sizeof kFileMagic ||
+      head.compare(0, sizeof kFileMagic, kFileMagic, sizeof kFileMagic) != 0) {
+    if (head.size() < sizeof kFileMagic && std::string_view(kFileMagic, head.size()) == head) {
+      return Error("'" + st.path + "' is truncated: the file ends at offset " +
+                   std::to_string(size) + ", inside its header");
+    }
+    return Error("'" + st.path + "' is not a usdt-trace file (bad magic at offset 0)");
+  }
+  if (head.size() < kFileHeaderSize) {
+    return Error("'" + st.path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                 ", inside its header");
+  }
+  ByteCursor in(head);
+  in.skip(sizeof kFileMagic);
+  uint16_t major = in.u16();
+  uint16_t minor = in.u16();
+  st.minor_version = minor;
+  uint32_t header_size = in.u32();
+  std::string version = std::to_string(major) + "." + std::to_string(minor);
+  if (major > kVersionMajor) {
+    return Error("'" + st.path + "' has format version " + version +
+                 ", this reader understands up to " + std::to_string(kVersionMajor) +
+                 ".x: upgrade usdt-report");
+  }
+  if (major < kVersionMajor) {
+    return Error("'" + st.path + "' has format version " + version +
+                 ", which this reader does not understand (it reads " +
+                 std::to_string(kVersionMajor) + ".x)");
+  }
+  if (header_size < kFileHeaderSize || header_size > kMaxFileHeaderSize) {
+    return Error("'" + st.path + "' has a bad header size " + std::to_string(header_size) +
+                 " at offset 12 (expected " + std::to_string(kFileHeaderSize) + ".." +
+                 std::to_string(kMaxFileHeaderSize) + ")");
+  }
+  if (header_size > size) {
+    return Error("'" + st.path + "' is truncated: the file ends at offset " + std::to_string(size) +
+                 ", inside its header");
+  }
+  std::string body;
+  uint64_t offset = header_size;
+  auto n = st.read_table_block(offset, BlockKind::metadata, "metadata", body);
+  if (!n) return n.error();
+  auto meta = decode_metadata(body);
+  if (!meta) return meta.error().context("cannot read " + st.where(offset));
+  st.metadata = std::move(*meta);
+  offset += *n;
+  n = st.read_table_block(offset, BlockKind::probe_table, "probe table", body);
+  if (!n) return n.error();
+  auto table = decode_probe_table(body);
+  if (!table) return table.error().context("cannot read " + st.where(offset));
+  st.add_sites(std::move(*table));
+  offset += *n;
+  return offset;
 }
 
 }  // namespace usdt::format

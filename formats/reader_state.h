@@ -21,6 +21,7 @@ namespace usdt::format {
 
 struct ReaderState {
   std::string path;
+  uint16_t minor_version = 0;       // of the file's format (read_file_start)
   std::shared_ptr<ByteSource> src;  // shared with forked readers (TraceReader::fork)
   ReaderOptions options;
   TraceMetadata metadata;
@@ -37,6 +38,12 @@ struct ReaderState {
   ReadDiagnostics diag;
   ZstdDecompressor zstd;
   std::string block_buf;  // reused for every block read
+
+  // Reads and checks the file header, the metadata and the probe table
+  // (formats/FORMAT.md section 6, "Opening") into this state; returns where
+  // the blocks after the probe table begin. Fails naming the file and the
+  // offset.
+  Result<uint64_t> read_file_start();
 
   // Appends decoded sites (ids continuing those in sites) and what the
   // chunk decoder needs of them: the frame leaves the arguments (has_frame),

@@ -259,6 +259,9 @@ void encode_summary(std::string& out, const TraceSummary& s, size_t table_sites)
   for (size_t i = lost_in_table; i < s.lost_per_site.size(); ++i) w.varint(s.lost_per_site[i]);
   // 1.5: the start of the recording's span.
   w.varint(s.enabled_monotonic_ns);
+  // 1.8: when the probes were armed, and the attach's wait for others.
+  w.varint(s.armed_monotonic_ns);
+  w.varint(s.attach_wait_ns);
 }
 
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
@@ -304,7 +307,27 @@ Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
   if (in.remaining() == 0) return s;
   s.enabled_monotonic_ns = in.varint();
   if (!in.ok()) return Error("summary's start of the recording is truncated or malformed");
+  // 1.8: when the probes were armed. An earlier summary ends here.
+  if (in.remaining() == 0) return s;
+  s.armed_monotonic_ns = in.varint();
+  s.attach_wait_ns = in.varint();
+  if (!in.ok()) return Error("summary's armed time is truncated or malformed");
   return s;
+}
+
+void encode_progress(std::string& out, const Progress& progress) {
+  ByteWriter w(out);
+  w.varint(progress.complete_before_ns);
+  w.varint(progress.next_within_ns);
+}
+
+Result<Progress> decode_progress(std::string_view body) {
+  ByteCursor in(body);
+  Progress p;
+  p.complete_before_ns = in.varint();
+  p.next_within_ns = in.varint();
+  if (!in.ok()) return Error("progress block is truncated or malformed");
+  return p;
 }
 
 void encode_index(std::string& out, const ChunkIndex& index) {

@@ -39,6 +39,10 @@ void encode_summary(std::string& out, const TraceSummary& summary,
                     size_t table_sites = SIZE_MAX);
 Result<TraceSummary> decode_summary(std::string_view body, size_t site_count);
 
+// A progress block (1.8, FORMAT.md 3.9): two varints.
+void encode_progress(std::string& out, const Progress& progress);
+Result<Progress> decode_progress(std::string_view body);
+
 // The index: the summary block's offset (0 = none), one entry per chunk,
 // (1.3) the offsets of the object blocks and (1.4) those of the added probe
 // sites blocks; an index without an appendix decodes with an empty list.

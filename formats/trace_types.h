@@ -172,7 +172,14 @@ struct Event {
   }
 };
 
-enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4, mmap = 5 };
+enum class ProcessEventKind : uint8_t {
+  comm = 1,
+  exec = 2,
+  fork = 3,
+  exit = 4,
+  mmap = 5,
+  pid_namespace = 6,
+};
 
 // Process lifecycle, so reports can name processes and threads.
 //   comm: tid (of pid) is called comm (from PERF_RECORD_COMM or /proc at start);
@@ -183,6 +190,9 @@ enum class ProcessEventKind : uint8_t { comm = 1, exec = 2, fork = 3, exit = 4, 
 //     map_file_offset of the file, mapped executable at map_address (build_id
 //     hex, empty when unknown); it replaces what it overlaps of pid's earlier
 //     mappings. exec ends all of pid's mappings, fork copies them.
+//   pid_namespace (1.8): tid of pid lives in the PID namespace with inode
+//     pid_namespace, where it is ns_pid / ns_tid (all three 0: the thread
+//     was gone before the recorder could read them).
 struct ProcessEvent {
   uint64_t time_ns = 0;
   ProcessEventKind kind = ProcessEventKind::comm;
@@ -197,6 +207,10 @@ struct ProcessEvent {
   uint64_t map_file_offset = 0;
   std::string build_id{};  // hex
   std::string path{};
+  // pid_namespace only:
+  uint32_t ns_pid = 0;
+  uint32_t ns_tid = 0;
+  uint64_t pid_namespace = 0;
 };
 
 // A function symbol of a mapped file, placed by file offset (1.3).
@@ -241,6 +255,20 @@ struct TraceSummary {
   // runs from this (1.5; 0 in older files) to end_monotonic_ns, both
   // CLOCK_MONOTONIC.
   uint64_t enabled_monotonic_ns = 0;
+  // 1.8 (0 in older files): when the last event was enabled, every probe
+  // armed; and how long the attach waited for other recordings' clean-up.
+  uint64_t armed_monotonic_ns = 0;
+  uint64_t attach_wait_ns = 0;
+};
+
+// A progress block (1.8, FORMAT.md 3.9): every event and process event with
+// time_ns below complete_before_ns, and every lost record with time_end_ns
+// below it, is in a chunk written before it; the next progress block (or the
+// file's end) follows within next_within_ns while the recorder runs (0:
+// unknown).
+struct Progress {
+  uint64_t complete_before_ns = 0;
+  uint64_t next_within_ns = 0;
 };
 
 // The cause in TraceSummary::dropped that counts process records (comm,

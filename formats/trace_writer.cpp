@@ -133,9 +133,25 @@ Status TraceWriter::append(const LostEvent& event) {
   return w.after_append();
 }
 
+void TraceWriter::note_complete_before(uint64_t complete_before_ns) {
+  impl_->complete_before_noted = std::max(impl_->complete_before_noted, complete_before_ns);
+}
+
 Status TraceWriter::flush() {
-  if (Status s = impl_->usable(); !s) return s;
-  return impl_->flush();
+  Impl& w = *impl_;
+  if (Status s = w.usable(); !s) return s;
+  if (Status s = w.flush(); !s) return s;
+  if (w.complete_before_noted <= w.complete_before_written) return Status::success();
+  // A file at its size limit keeps its room for the end.
+  if (w.full || !w.room_for(kBlockHeaderSize + 64, 0)) return Status::success();
+  Progress progress;
+  progress.complete_before_ns = w.complete_before_noted;
+  progress.next_within_ns = uint64_t{w.options.flush_interval_ms} * 1000000u;
+  std::string body;
+  encode_progress(body, progress);
+  if (Status s = w.write_block(BlockKind::progress, {}, body); !s) return s;
+  w.complete_before_written = progress.complete_before_ns;
+  return Status::success();
 }
 
 }  // namespace usdt::format

@@ -93,7 +93,16 @@ class TraceWriter {
   Status append_chunk_block(std::string_view block, const ChunkHeader& header,
                             const SiteCounts& counts);
 
-  // Compresses and writes the pending chunk, if any.
+  // Notes (1.8) that every event and process event with a time below
+  // complete_before_ns, and every lost record with time_end_ns below it,
+  // has been appended: the next flush() says so in a progress block
+  // (FORMAT.md 3.9), once those records are in the file. A time below one
+  // noted before changes nothing.
+  void note_complete_before(uint64_t complete_before_ns);
+
+  // Compresses and writes the pending chunk, if any; then a progress block
+  // when the time noted has moved since the last one written (the block
+  // announces the next within options.flush_interval_ms).
   Status flush();
 
   // Flushes, writes the summary and the chunk index footer, closes the file.

@@ -83,6 +83,8 @@ struct TraceWriter::Impl {
   uint64_t events_refused = 0;
   std::optional<Error> failed;  // sticky: the first write error
   bool finished = false;
+  uint64_t complete_before_noted = 0;    // note_complete_before()
+  uint64_t complete_before_written = 0;  // in the last progress block
 
   // Whether the event's string arguments (below its arg_count) are those its
   // site's descriptors say; the caller checked site_id and arg_count.

@@ -54,6 +54,7 @@ po::options_description make_options(RecordOptions* o, OptionTexts* t) {
       "--buffer-pages grows to hold such events)");
   // clang-format on
   add_output_options(desc, &t->output);
+  add_live_fleet_options(desc, &t->live_fleet);
   return desc;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "record/live_fleet_options.h"
 #include "record/output/output_options.h"
 #include "record/record_options.h"
 
@@ -20,6 +21,7 @@ struct OptionTexts {
   std::string duration, buffer_pages, stack_bytes, string_bytes, max_functions, call_graph, capture;
   std::vector<std::string> probes, pids, strings;
   OutputTexts output;  // --max-size, --switch-output, --flight-recorder, ...
+  LiveFleetTexts live_fleet;  // --flush-interval, --hostname, --mount-ns-of
 };
 
 // The options, storing into o and texts (both must outlive the parse).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -19,6 +20,7 @@ namespace {
 const std::set<std::string_view> kValueOptions = {
     "-e", "--event", "-o", "--output", "-p", "--pid", "--duration", "--buffer-pages",
     "--stack-bytes", "--string", "--string-bytes", "--max-functions", "--call-graph", "--capture",
+    "--flush-interval", "--hostname", "--mount-ns-of",
 };
 // clang-format on
 
@@ -171,6 +173,10 @@ Status apply_values(const po::variables_map& vm, const OptionTexts& t, RecordOpt
   Result<OutputPolicy> policy = read_output_options(vm, t.output);
   if (!policy) return policy.error();
   o.output_policy = std::move(*policy);
+  Result<LiveFleetOptions> live_fleet =
+      parse_live_fleet_options(vm, t.live_fleet, std::getenv("USDT_HOSTNAME"));
+  if (!live_fleet) return live_fleet.error();
+  o.live_fleet = std::move(*live_fleet);
   return Status::success();
 }
 

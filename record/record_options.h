@@ -14,6 +14,7 @@
 #include "common/probe_spec.h"
 #include "common/result.h"
 #include "record/output/output_policy.h"
+#include "record/live_fleet_options.h"
 
 namespace usdt::record {
 
@@ -95,6 +96,8 @@ struct RecordOptions {
   // Where the trace goes and how much is kept: --max-size, --switch-output,
   // --flight-recorder and their companions (record/output/output_policy.h).
   OutputPolicy output_policy;
+  // --flush-interval, --hostname (USDT_HOSTNAME), --mount-ns-of.
+  LiveFleetOptions live_fleet;
 };
 
 // Parses argv. An Error is a usage error (exit status 2): unknown option,

@@ -1,6 +1,7 @@
 #include "report/command_help.h"
 
 #include "common/build_info.h"
+#include "report/top/top_help.h"
 
 namespace usdt::report {
 
@@ -16,7 +17,10 @@ const char* const kSummaryUsage =
     "What the trace holds: its time span (wall clock and duration), events per probe\n"
     "with their rate, events per process, lost events per CPU and per probe, and\n"
     "whether the file was cut short or had corrupted chunks. Counts are of the\n"
-    "events actually read. Samples the recorder dropped itself are shown by cause.\n";
+    "events actually read. Samples the recorder dropped itself are shown by cause.\n"
+    "--follow reads a trace while usdt-record writes it (the chunks it flushed):\n"
+    "on a terminal the summary of what it holds so far, every second; at the end\n"
+    "of the recording the summary of the whole, as without --follow.\n";
 
 const char* const kDumpUsage =
     "usage: usdt-report dump [--format text|jsonl|csv] [OPTIONS] TRACE...\n\n"
@@ -61,7 +65,10 @@ const char* const kLatencyUsage =
     "Long labels are shortened in the middle, never to look alike; JSON has them whole.\n\n"
     "Where arguments have names (DWARF parameters, tracepoint fields), --key and\n"
     "--by also take a name, looked up in each probe (the words tid and pid mean\n"
-    "the thread and process, whatever the arguments are called).\n";
+    "the thread and process, whatever the arguments are called).\n\n"
+    "--follow reads a trace while usdt-record writes it: on a terminal the report\n"
+    "of what it holds so far, every second; at the end of the recording the\n"
+    "report of the whole, as without --follow.\n";
 
 const char* const kHistUsage =
     "usage: usdt-report hist --probe PROBE --arg N [--linear MIN,MAX,STEP]\n"
@@ -160,6 +167,7 @@ const char* command_usage(Command c) {
     case Command::flamegraph: return kFlamegraphUsage;
     case Command::heatmap: return kHeatmapUsage;
     case Command::html: return kHtmlUsage;
+    case Command::top: return top_usage();
   }
   return "";
 }
@@ -176,7 +184,9 @@ const char* const kMainUsage =
     "  stacks    call stacks of the events (usdt-record -g), hottest first, or folded\n"
     "  flamegraph  an interactive flame graph of the stacks (SVG)\n"
     "  heatmap   a latency heat map: time, latency and count (SVG)\n"
-    "  html      one HTML file with the summary, latency, heat map and flame graphs\n\n"
+    "  html      one HTML file with the summary, latency, heat map and flame graphs\n"
+    "  top       live view of a recording in progress: events per second per probe,\n"
+    "            pairs per second with p50/p99/max (--once: one screen)\n\n"
     "'usdt-report COMMAND --help' explains a command and its options.\n\n"
     "A first word that is not a command is a TRACE when it is an existing file or\n"
     "contains '/' or '.'; otherwise it is an unknown command.\n"

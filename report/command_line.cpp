@@ -20,7 +20,7 @@ namespace usdt::report {
 namespace {
 
 constexpr const char* kCommands[] = {"summary", "dump",       "latency", "hist", "export",
-                                     "stacks",  "flamegraph", "heatmap", "html"};
+                                     "stacks",  "flamegraph", "heatmap", "html", "top"};
 
 std::optional<Command> command_of(const std::string& word) {
   if (word == "summary") return Command::summary;
@@ -32,6 +32,7 @@ std::optional<Command> command_of(const std::string& word) {
   if (word == "flamegraph") return Command::flamegraph;
   if (word == "heatmap") return Command::heatmap;
   if (word == "html") return Command::html;
+  if (word == "top") return Command::top;
   return std::nullopt;
 }
 
@@ -71,7 +72,8 @@ Status check_format(Command c, const std::string& format) {
     case Command::summary:
     case Command::latency:
     case Command::hist:
-    case Command::stacks: formats = "text json"; break;
+    case Command::stacks:
+    case Command::top: formats = "text json"; break;
     case Command::dump: formats = "text jsonl csv"; break;
     case Command::export_trace: formats = "chrome clickhouse-events clickhouse-pairs"; break;
     case Command::flamegraph:
@@ -186,7 +188,8 @@ Status fill_command_specific(const RawOptions& raw, const po::variables_map& vm,
   }
   if (o.command == Command::hist && (raw.probes.empty() || !o.arg)) return Error("hist needs --probe PROBE and --arg N");
   if (exporting && o.output.empty()) return Error("export needs -o FILE");
-  return check_pictures(raw, vm, o);
+  if (Status s = check_pictures(raw, vm, o); !s) return s;
+  return check_live(raw, vm, o);
 }
 
 ParsedCommandLine print_and_exit(std::string text) {
@@ -227,7 +230,7 @@ std::optional<ParsedCommandLine> read_first_word(std::vector<std::string>& args,
   std::string guess = closest_match(args[0], names);
   std::string message = "unknown command '" + args[0] + "'";
   if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-  message += "; the commands are summary, dump, latency, hist, export, stacks, flamegraph, heatmap, html";
+  message += "; the commands are summary, dump, latency, hist, export, stacks, flamegraph, heatmap, html, top";
   return usage_error(message, "");
 }
 

@@ -1,5 +1,10 @@
 #include "report/command_options.h"
 
+#include <chrono>
+#include <string>
+
+#include "report/stats/duration.h"
+
 namespace po = boost::program_options;
 
 namespace usdt::report {
@@ -51,7 +56,24 @@ static void add_pairing_options(po::options_description& specific, Command c, Ra
       ("linear", po::value(&raw.linear)->value_name("MIN,MAX,STEP"), "linear buckets MIN,MAX,STEP in ns")
       ("top", po::value(&raw.top)->value_name("N"), "list the N slowest pairs")
       ("slowest", po::value(&raw.slowest)->value_name("N"),
-       "the N slowest pairs with the call stacks of their start (and end) events");
+       "the N slowest pairs with the call stacks of their start (and end) events")
+      ("follow", "read the trace while it is written: the report of what it holds so far, "
+       "every second on a terminal, until the recording ends (then the report of the whole)");
+}
+
+// top's own: several pairs, the screen's cadence, one screen.
+static void add_top_options(po::options_description& specific, RawOptions& raw) {
+  specific.add_options()
+      ("format", po::value(&raw.format)->value_name("FORMAT"),
+       "text (default: a screen for 80 columns) or json (one object per screen and line)")
+      ("start", po::value(&raw.starts)->composing()->value_name("PROBE"),
+       "a probe that starts an interval (repeatable; the Nth --start pairs with the Nth --end)")
+      ("end", po::value(&raw.ends)->composing()->value_name("PROBE"), "the probe that ends it")
+      ("key", po::value(&raw.key)->value_name("KEY"),
+       "pair starts and ends on tid (default), pid, argN or an argument's name")
+      ("interval", po::value(&raw.interval)->value_name("TIME"),
+       "time between two screens (default 1s; 100ms to 1h)")
+      ("once", "one screen of what the file holds now, then exit (for scripts)");
 }
 
 // The options of flamegraph, heatmap and html.
@@ -115,6 +137,15 @@ po::options_description command_options(Command c, RawOptions& raw, ReportOption
     case Command::html:
       add_picture_options(specific, c, raw, o);
       break;
+    case Command::top:
+      add_top_options(specific, raw);
+      break;
+  }
+  if (c == Command::summary) {
+    specific.add_options()("follow",
+                           "read the trace while it is written: the summary of what it holds so "
+                           "far, every second on a terminal, until the recording ends (then the "
+                           "summary of the whole)");
   }
   return specific;
 }
@@ -131,6 +162,34 @@ Status check_pictures(const RawOptions& raw, const po::variables_map& vm, Report
   }
   if (o.command == Command::html && o.start.empty() != o.end.empty()) return Error("html needs both --start and --end, or neither");
   if (o.command == Command::html && raw.slowest.empty()) o.slowest = 10;
+  return Status::success();
+}
+
+Status check_live(const RawOptions& raw, const po::variables_map& vm, ReportOptions& o) {
+  o.follow = o.command == Command::top || vm.count("follow") != 0;
+  o.once = vm.count("once") != 0;
+  if (o.command != Command::top) {
+    if (o.follow && o.traces.size() > 1) {
+      return Error("--follow reads one trace, not " + std::to_string(o.traces.size()));
+    }
+    // The symbols that name frames are written at the end of a recording.
+    if (o.follow && o.slowest > 0) return Error("--slowest cannot be followed: read the finished trace");
+    return Status::success();
+  }
+  if (raw.starts.size() != raw.ends.size()) {
+    return Error("top pairs each --start with an --end: " + std::to_string(raw.starts.size()) +
+                 " --start and " + std::to_string(raw.ends.size()) + " --end given");
+  }
+  for (size_t i = 0; i < raw.starts.size(); ++i) o.pairs.emplace_back(raw.starts[i], raw.ends[i]);
+  if (!raw.interval.empty()) {
+    Result<uint64_t> ns = parse_duration(raw.interval);
+    if (!ns) return ns.error().context("--interval");
+    if (*ns < 100'000'000 || *ns > 3'600'000'000'000) {
+      return Error("--interval must be from 100ms to 1h, not '" + raw.interval + "'");
+    }
+    o.interval = std::chrono::milliseconds(*ns / 1'000'000);
+  }
+  if (o.traces.size() > 1) return Error("top reads one trace, not " + std::to_string(o.traces.size()));
   return Status::success();
 }
 

@@ -12,6 +12,7 @@
 #include "report/latency/latency_command.h"
 #include "report/stacks/stacks_command.h"
 #include "report/summary/summary_command.h"
+#include "report/top/top_command.h"
 
 namespace usdt::report {
 
@@ -26,9 +27,26 @@ int run_command(const ReportOptions& options, TraceInput& input, CommandIo io) {
     case Command::flamegraph: return run_flamegraph(options, input, io);
     case Command::heatmap: return run_heatmap(options, input, io);
     case Command::html: return run_html(options, input, io);
+    case Command::top: return run_top(options, io);
   }
   return 1;
 }
+
+namespace {
+
+// top, and summary and latency --follow: one trace read while it is written.
+int run_live_command(const ReportOptions& options, CommandIo io) {
+  switch (options.command) {
+    case Command::summary:
+      return run_summary_follow(options, io);
+    case Command::latency:
+      return run_latency_follow(options, io);
+    default:
+      return run_top(options, io);
+  }
+}
+
+}  // namespace
 
 int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* err) {
   ParsedCommandLine parsed = parse_command_line(argc, argv);
@@ -45,6 +63,7 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
   // cores (bench/results/report-scale.md). The commands use every CPU by
   // default through segments (report/input/segments.h), which read the files
   // anew and never decode ahead.
+  if (parsed.options.follow) return run_live_command(parsed.options, CommandIo{out, err});
   const uint32_t jobs = parsed.options.jobs == 0 ? 1 : parsed.options.jobs;
   Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces, jobs);
   if (!set) {

@@ -9,7 +9,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REPORT_COMMANDS = {"summary", "dump", "latency", "hist", "stacks", "export", "flamegraph", "heatmap", "html"}
+REPORT_COMMANDS = {"summary", "dump", "latency", "hist", "stacks", "export", "flamegraph", "heatmap", "html", "top"}
 # Inside report/: the shared folders, each with what it may include.
 REPORT_SHARED = {
     "input": {"input", "output/output_buffer.h"},

@@ -132,9 +132,9 @@ EventSet::~EventSet() {
   for (std::thread& t : closers) t.join();
 }
 
-void EventSet::close_site_fds(uint32_t site_id) const {
+void EventSet::close_site_fds(uint32_t site_id, const std::function<void(int)>& close_one) const {
   for (size_t i = 0; i < events_.size() && i < closed_with_.size(); ++i) {
-    if (closed_with_[i] == site_id) close(events_[i].fd());
+    if (closed_with_[i] == site_id) close_one(events_[i].fd());
   }
 }
 

@@ -41,6 +41,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -113,9 +114,10 @@ class EventSet {
   // front of it, into both rings of each CPU. Call it after disable_all(),
   // before the last drain; the COMM records carry the recorder's own pid.
   void flush_pending_losses() const;
-  // Closes the events of one site, leaving the object's bookkeeping alone:
-  // only for a process that is about to exit (the background detacher).
-  void close_site_fds(uint32_t site_id) const;
+  // Closes the events of one site, each through close_one(fd), leaving the
+  // object's bookkeeping alone: only for a process that is about to exit
+  // (the background detacher).
+  void close_site_fds(uint32_t site_id, const std::function<void(int)>& close_one) const;
   // The descriptors close_site_fds closes, of every site.
   std::vector<int> site_fds() const;
 

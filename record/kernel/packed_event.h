@@ -36,6 +36,7 @@ inline void pack_header(uint64_t* w, uint64_t time, uint32_t pid, uint32_t tid, 
   w[3] = shape;
 }
 
+inline uint64_t packed_time(const uint64_t* w) { return w[0]; }
 inline uint32_t packed_pid(const uint64_t* w) { return static_cast<uint32_t>(w[1]); }
 inline uint32_t packed_tid(const uint64_t* w) { return static_cast<uint32_t>(w[1] >> 32); }
 inline uint32_t packed_site(const uint64_t* w) { return static_cast<uint32_t>(w[2] >> 32); }

@@ -169,6 +169,10 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
+  // Each new task's namespaces (with its fork record): the PID namespace of
+  // a process gone before the recorder could read /proc (drainer.h). Root's
+  // (CAP_SYS_ADMIN); without, the namespace of such a process is unknown.
+  attr.namespaces = 1;
   // The kernel marks a context holding an inherited PERF_SAMPLE_READ event
   // as one it must not swap at a context switch (perf_event.h).
   if (options.no_context_swap && target.inherit) attr.sample_type |= PERF_SAMPLE_READ;
@@ -179,7 +183,12 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
     attr.mmap2 = 1;
     attr.build_id = options.mmap_build_id ? 1 : 0;
   }
-  return open_dummy(attr, target, "process tracking (comm/fork/exit)");
+  Result<PerfEvent> event = open_dummy(attr, target, "process tracking (comm/fork/exit)");
+  if (!event && event.error().errno_value() == EACCES) {
+    attr.namespaces = 0;
+    event = open_dummy(attr, target, "process tracking (comm/fork/exit)");
+  }
+  return event;
 }
 
 Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventOptions& options) {

@@ -242,6 +242,8 @@ SampleDecoder::Kind SampleDecoder::decode(const perf_event_header* record) {
       return decode_task(p, size, true);
     case PERF_RECORD_MMAP2:
       return decode_mmap2(p, size, record->misc);
+    case PERF_RECORD_NAMESPACES:
+      return decode_namespaces(p, size);
     default:
       ++ignored_;
       return Kind::none;

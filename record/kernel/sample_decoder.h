@@ -236,6 +236,10 @@ class SampleDecoder {
   Kind decode_comm(const uint8_t* p, size_t size, uint16_t misc);
   Kind decode_task(const uint8_t* p, size_t size, bool is_exit);
   Kind decode_mmap2(const uint8_t* p, size_t size, uint16_t misc);
+  // PERF_RECORD_NAMESPACES (a task's namespaces, at its fork): a process
+  // record of kind pid_namespace with the PID namespace's inode and no
+  // numbers, which the drainer keeps for the task (never written as is).
+  Kind decode_namespaces(const uint8_t* p, size_t size);
   // Inline: called for every sample; the table grows once per CPU.
   void note_time(uint32_t cpu, uint64_t time) {
     if (cpu < last_time_by_cpu_.size()) {

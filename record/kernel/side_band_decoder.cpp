@@ -80,6 +80,31 @@ SampleDecoder::Kind SampleDecoder::decode_task(const uint8_t* p, size_t size, bo
   return Kind::process;
 }
 
+// PERF_RECORD_NAMESPACES: pid, tid, nr_namespaces, then that many (dev,
+// inode) pairs indexed as the kernel's enum (PID_NS_INDEX 3, after net, uts,
+// ipc), the sample_id trailer.
+SampleDecoder::Kind SampleDecoder::decode_namespaces(const uint8_t* p, size_t size) {
+  constexpr uint64_t kPidNamespaceIndex = 3;
+  format::ByteCursor c(p, size);
+  const uint32_t pid = c.u32();
+  const uint32_t tid = c.u32();
+  const uint64_t count = c.u64();
+  if (!c.ok() || count <= kPidNamespaceIndex || count > (size - 16) / 16) {
+    return ++malformed_, Kind::none;
+  }
+  c.skip(kPidNamespaceIndex * 16 + 8);  // to the PID namespace's inode
+  const uint64_t inode = c.u64();
+  Trailer t;
+  if (!c.ok() || !read_trailer(p, size, trailer_bytes_, t)) return ++malformed_, Kind::none;
+  process_ = format::ProcessEvent();
+  process_.kind = format::ProcessEventKind::pid_namespace;
+  process_.pid = pid;
+  process_.tid = tid;
+  process_.time_ns = t.time;
+  process_.pid_namespace = inode;
+  return Kind::process;
+}
+
 // PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, then either maj, min, ino,
 // ino_generation or (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) build_id_size,
 // 3 reserved bytes and a 20-byte build-id; prot, flags, the NUL-padded file

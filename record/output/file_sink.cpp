@@ -4,7 +4,12 @@
 
 namespace usdt::record {
 
-Status FileSink::write(const EventBatch& batch) { return append_batch(writer_, batch, nullptr); }
+Status FileSink::write(const EventBatch& batch) {
+  if (Status s = append_batch(writer_, batch, nullptr); !s) return s;
+  // After its records: what the next flush may tell a reader that follows.
+  if (batch.complete_before_ns != 0) writer_.note_complete_before(batch.complete_before_ns);
+  return Status::success();
+}
 
 Status FileSink::finish(const format::TraceSummary& summary,
                         const std::vector<format::ObjectTable>& objects) {

@@ -136,6 +136,8 @@ Status SeriesSink::write(const EventBatch& batch) {
     if (!batch.added_sites.empty()) added_.emplace_back(batch.added_sites, batch.added_since_ns);
     for (const format::ProcessEvent& p : batch.processes) names_.apply(p);
   }
+  // For a reader following the part being written (usdt-report top).
+  if (part_ && batch.complete_before_ns != 0) part_->note_complete_before(batch.complete_before_ns);
   for (const OutputRequest& r : batch.requests) {
     if (r.kind == OutputRequest::Kind::switch_file) switch_asked_ = true;
   }

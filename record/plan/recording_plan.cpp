@@ -213,9 +213,7 @@ Result<std::vector<RawArg>> define_site_event(const PlannedSite& site, uint32_t 
 
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
-                                               SampleDecoder& decoder, std::ostream& err,
-                                               std::vector<bool>* gone) {
-  UprobeEventGroup::remove_stale_groups(plan.tracefs->dir(), err);
+                                               SampleDecoder& decoder, std::vector<bool>* gone) {
   UprobeEventGroup group = UprobeEventGroup::for_this_process(plan.tracefs->dir());
   if (gone != nullptr) gone->assign(plan.sites.size(), false);
   for (uint32_t id = 0; id < plan.sites.size(); ++id) {

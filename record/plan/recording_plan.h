@@ -49,16 +49,14 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
                                      bool follow = false, bool bpf = false);
 
 // Defines, in a group of this recorder's own, the tracefs events of the
-// sites that take one, after removing the groups of killed recorders; points
-// those sites' perf events (attach) and decoding at them. The group deletes
-// its events when it goes away: after the perf events are closed.
-// gone (-a, whose sites were found in files that running processes map):
-// when given, a site whose file no longer exists (site_file_gone) is left
-// undefined and marked there, for the caller to leave out, instead of
+// sites that take one; points those sites' perf events (attach) and decoding at them. The group
+// deletes its events when it goes away: after the perf events are closed. gone (-a, whose sites
+// were found in files that running processes map): when given, a site whose file no longer exists
+// (site_file_gone) is left undefined and marked there, for the caller to leave out, instead of
 // failing the whole recording.
 Result<UprobeEventGroup> define_tracefs_events(const RecordingPlan& plan,
                                                std::vector<SiteAttach>& attach,
-                                               SampleDecoder& decoder, std::ostream& err,
+                                               SampleDecoder& decoder,
                                                std::vector<bool>* gone = nullptr);
 
 // Whether the file a site was found in is gone: the process it was reached

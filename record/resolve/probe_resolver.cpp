@@ -18,6 +18,7 @@
 #include "record/resolve/function_params.h"
 #include "record/resolve/function_symbols.h"
 #include "record/resolve/resolve_errors.h"
+#include "record/resolve/mount_namespace.h"
 
 namespace usdt::record {
 namespace {
@@ -71,7 +72,10 @@ std::vector<ResolvedSite> usdt_sites(const ProbeSpec& spec, const UsdtFile& usdt
 class Resolver {
  public:
   Resolver(const SearchScope& scope, size_t max_functions)
-      : finder_(LibraryFinder::system()), max_functions_(max_functions), follow_(scope.follow) {
+      : finder_(LibraryFinder::system()),
+        max_functions_(max_functions),
+        follow_(scope.follow),
+        mount_ns_of_(scope.mount_ns_of) {
     if (!scope.command_binary.empty()) {
       const std::string binary = canonical_path(scope.command_binary);
       add_search_file({binary, binary});
@@ -175,6 +179,12 @@ class Resolver {
       if (files.empty())
         return Error("probe '" + spec.text + "': no searched file matches '" + spec.path + "'");
       return files;
+    }
+    if (mount_ns_of_ != 0 && !spec.path.empty() && spec.path[0] == '/') {
+      // The trace shows the path as the container's processes map it.
+      Result<std::string> open_path = path_in_mount_namespace(mount_ns_of_, spec.path);
+      if (!open_path) return open_path.error().context("probe '" + spec.text + "'");
+      return std::vector<SearchFile>{{spec.path, *open_path, true}};
     }
     if (spec.path.find('/') != std::string::npos || is_regular_file(spec.path)) {
       if (!is_regular_file(spec.path))
@@ -314,6 +324,7 @@ class Resolver {
   std::map<std::string, UsdtFile> cache_;
   size_t max_functions_;
   bool follow_ = false;
+  pid_t mount_ns_of_ = 0;
   std::map<std::string, std::vector<FunctionSymbol>> functions_;  // by open path
   std::set<std::tuple<std::string, uint64_t, format::ProbeKind>> seen_;
   std::vector<ResolvedSite> sites_;

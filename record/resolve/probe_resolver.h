@@ -68,6 +68,9 @@ struct SearchScope {
   // PROVIDER:NAME spec that matches nothing now may match a library loaded
   // later, so it is not an error.
   bool follow = false;
+  // --mount-ns-of: a PATH in a probe spec is as this process sees it (its
+  // mount namespace, record/resolve/mount_namespace.h); 0: as we see it.
+  pid_t mount_ns_of = 0;
 };
 
 // What resolve_probes() saw besides the sites.

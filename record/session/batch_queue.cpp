@@ -165,6 +165,7 @@ void BatchQueue::recycle(EventBatch batch) {
   batch.requests.clear();
   batch.drained_through_ns = 0;
   batch.progress = false;
+  batch.complete_before_ns = 0;
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpareBatches) spare_.push_back(std::move(batch));
 }

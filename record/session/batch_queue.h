@@ -95,6 +95,10 @@ struct EventBatch {
   uint64_t drained_through_ns = 0;
   // Sent only to carry drained_through_ns forward in a quiet recording.
   bool progress = false;
+  // For a reader following the file: every record with a time below this (lost records: time_end_ns) is in
+  // this batch or an earlier one (format::TraceWriter::note_complete_before);
+  // 0: the batch says nothing. A batch may carry only this.
+  uint64_t complete_before_ns = 0;
   std::chrono::steady_clock::time_point queued_at{};  // set by push()
 
   // Appends an event, copying its strings and stack into the batch.

@@ -13,6 +13,8 @@ namespace {
 constexpr size_t kBatchRecords = 8192;
 // How long a partly filled batch waits for more records: 50 ms.
 constexpr uint64_t kBatchMaxWaitNs = 50 * 1000 * 1000;
+// How often a recording without records tells the writer how far it is.
+constexpr uint64_t kProgressEveryNs = 100 * 1000 * 1000;
 // Packed words an event takes in a batch with two arguments (batch_queue.h).
 constexpr size_t kBatchWordsPerRecord = EventBatch::kHeaderWords + 2;
 // Records read before the space they took is handed back to the kernel:
@@ -31,8 +33,12 @@ Drainer::Drainer(SampleDecoder& decoder, BatchQueue& queue, size_t site_count)
     : decoder_(decoder),
       queue_(queue),
       events_per_site_(site_count, 0),
-      lost_per_site_(site_count, 0) {
+      lost_per_site_(site_count, 0),
+      own_pid_namespace_(pid_namespace_of("self")) {
   batch_.packed.reserve(kBatchRecords * kBatchWordsPerRecord);
+  namespace_lookup_ = [own = own_pid_namespace_](uint32_t pid, uint32_t tid) {
+    return thread_namespace(static_cast<pid_t>(pid), static_cast<pid_t>(tid), own);
+  };
 }
 
 void Drainer::prepare_batches() {
@@ -42,7 +48,8 @@ void Drainer::prepare_batches() {
 
 void Drainer::flush() {
   batch_pass_ns_ = 0;
-  if (batch_.empty()) return;
+  if (batch_.empty() && batch_.complete_before_ns <= progress_queued_) return;
+  progress_queued_ = std::max(progress_queued_, batch_.complete_before_ns);
   batch_.drained_through_ns = drained_through_ns_;
   queue_.push(std::move(batch_));
   batch_ = queue_.take_empty();
@@ -65,6 +72,72 @@ void Drainer::send_progress(uint64_t now_ns, uint64_t interval_ns) {
 void Drainer::add(const format::ProcessEvent& event) {
   if (!event.comm.empty()) named_threads_.insert(event.tid);
   batch_.processes.push_back(event);
+}
+
+// Looked up at the thread's first event, while it most likely still runs;
+// the record takes the event's time, so that it comes first (process
+// records come before events of the same time: FORMAT.md section 4).
+void Drainer::on_new_thread(uint32_t pid, uint32_t tid, uint64_t time) {
+  if (!namespace_lookup_) return;
+  std::optional<ThreadNamespace> ns = namespace_lookup_(pid, tid);
+  if (ns && ns->pid_namespace == 0) {
+    // Gone before it could be read: its namespace is known when the kernel
+    // told it at its fork, its numbers there are not.
+    auto known = namespace_at_fork_.find(uint64_t{pid} << 32 | tid);
+    if (known != namespace_at_fork_.end()) {
+      if (known->second == own_pid_namespace_) return;
+      ns->pid_namespace = known->second;
+    }
+  }
+  if (!ns) return;
+  format::ProcessEvent& p = batch_.processes.emplace_back();
+  p.time_ns = time;
+  p.kind = format::ProcessEventKind::pid_namespace;
+  p.pid = pid;
+  p.tid = tid;
+  p.ns_pid = ns->ns_pid;
+  p.ns_tid = ns->ns_tid;
+  p.pid_namespace = ns->pid_namespace;
+  ++namespace_records_;
+}
+
+void Drainer::count_threads(const format::ProcessEvent& p) {
+  if (p.kind == format::ProcessEventKind::fork) {
+    if (p.pid != p.parent_pid) {
+      if (traced(p.pid)) live_threads_[p.pid] = 1;
+    } else if (auto it = live_threads_.find(p.pid); it != live_threads_.end()) {
+      ++it->second;
+    }
+    return;
+  }
+  if (p.kind != format::ProcessEventKind::exit) return;
+  exited_now_.push_back(uint64_t{p.pid} << 32 | p.tid);
+  auto it = live_threads_.find(p.pid);
+  if (it == live_threads_.end() || --it->second != 0) return;
+  live_threads_.erase(it);
+  processes_ended_now_.push_back(p.pid);
+}
+
+void Drainer::forget_exited() {
+  for (uint64_t thread : exited_before_) {
+    seen_threads_.erase(thread);
+    namespace_at_fork_.erase(thread);
+    named_threads_.erase(static_cast<uint32_t>(thread));
+    if (thread == last_thread_) last_thread_ = ~uint64_t{0};
+  }
+  // A lost fork record would leave a process's threads undercounted, and it
+  // would be forgotten while it runs: with losses, traced processes stay.
+  // (A pid given to a new traced process since is counted again: kept.)
+  if (lost_process_records_ == 0) {
+    for (uint32_t pid : processes_ended_before_) {
+      if (live_threads_.count(pid) == 0) traced_.erase(pid);
+    }
+    if (!processes_ended_before_.empty()) have_last_traced_ = false;
+  }
+  exited_before_.swap(exited_now_);
+  exited_now_.clear();
+  processes_ended_before_.swap(processes_ended_now_);
+  processes_ended_now_.clear();
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> Drainer::unnamed_threads() const {
@@ -97,14 +170,14 @@ void Drainer::accept(const format::Event& e) {
     if (e.stack_truncated) ++stacks_truncated_;
   }
   batch_.add(e);
-  count_accepted(e.pid, e.tid, e.site_id);
+  count_accepted(e.pid, e.tid, e.site_id, e.time_ns);
 }
 
-void Drainer::count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id) {
+void Drainer::count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id, uint64_t time) {
   // Consecutive events mostly come from one thread: skip the set then.
   uint64_t thread = uint64_t{pid} << 32 | tid;
   if (thread != last_thread_) {
-    seen_threads_.insert(thread);
+    if (seen_threads_.insert(thread).second) on_new_thread(pid, tid, time);
     last_thread_ = thread;
   }
   ++events_;
@@ -131,6 +204,9 @@ void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
   settle_waiting();
   // The events are off (the session disabled them first): nothing is left.
   drained_through_ns_ = UINT64_MAX;
+  // Nothing more comes: the exits of the last passes are final.
+  forget_exited();
+  forget_exited();
   flush();
 }
 
@@ -194,8 +270,14 @@ const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p
   if (p.pid == self_pid_ && p.kind == format::ProcessEventKind::comm) return nullptr;
   if (p.kind == format::ProcessEventKind::fork && p.pid != p.parent_pid &&
       (!filter_ || traced(p.parent_pid)) && traced_.insert(p.pid).second) {
-    new_processes_.push_back(static_cast<pid_t>(p.pid));
+    if (keep_new_processes_) new_processes_.push_back(static_cast<pid_t>(p.pid));
     ++forked_processes_;
+  }
+  count_threads(p);
+  if (p.kind == format::ProcessEventKind::pid_namespace) {
+    // The kernel's, at a fork: kept for the thread's first event.
+    namespace_at_fork_[uint64_t{p.pid} << 32 | p.tid] = p.pid_namespace;
+    return nullptr;
   }
   if (!p.comm.empty()) named_threads_.insert(p.tid);
   if (p.kind == format::ProcessEventKind::mmap) {
@@ -239,7 +321,7 @@ bool Drainer::commit_packed(size_t words) {
   if (filter_ && site >= first_filtered_site_ && !traced_cached(pid)) return false;
   batch_.packed.commit(words);
   ++batch_.event_count;
-  count_accepted(pid, packed_tid(w), site);
+  count_accepted(pid, packed_tid(w), site, packed_time(w));
   return true;
 }
 
@@ -298,6 +380,8 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
   // those of this pass that wait for their process are settled in the next.
   drained_through_ns_ = previous_pass_ns_;
   previous_pass_ns_ = pass_ns_;
+  forget_exited();
+  note_progress();
   // A batch goes when full (accept()) or, partly filled, once it has waited
   // kBatchMaxWaitNs: a pass every few hundred events would otherwise cut
   // small batches, more than the spares prepared for an idle writer.
@@ -309,6 +393,19 @@ size_t Drainer::drain(std::vector<RingBuffer>& buffers) {
     }
   }
   return records;
+}
+
+void Drainer::note_progress() {
+  uint64_t mark = pass_ns_ > kProgressMargin ? pass_ns_ - kProgressMargin : 0;
+  // The samples held back for their process are taken in the next pass.
+  for (const Waiting& w : waiting_) mark = std::min(mark, w.event.time_ns);
+  if (mark <= complete_before_) return;
+  complete_before_ = mark;
+  batch_.complete_before_ns = mark;
+  // A quiet recording still tells a reader that follows it how far it is
+  // (the writer writes it once a flush interval): a batch of nothing but
+  // this, at most every kProgressEvery.
+  if (batch_.empty() && mark - progress_queued_ >= kProgressEveryNs) flush();
 }
 
 std::vector<format::ProcessEvent> Drainer::take_new_mappings() {

@@ -32,13 +32,17 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "record/session/batch_queue.h"
 #include "record/kernel/ring_buffer.h"
 #include "record/kernel/sample_decoder.h"
+#include "record/resolve/pid_namespace.h"
+#include "record/session/batch_queue.h"
 #include "record/stacks/stack_collector.h"
 
 namespace usdt::record {
@@ -125,7 +129,8 @@ class Drainer {
 
   // Queues a record that did not come from a buffer (comm at start).
   void add(const format::ProcessEvent& event);
-  // Queues the batch being filled now.
+  // Queues the batch being filled now (also one that holds no record but
+  // moves the time up to which the trace is complete).
   void flush();
   // Queues a request for the output after everything drained so far.
   void request(OutputRequest request);
@@ -133,6 +138,15 @@ class Drainer {
   // (EventBatch::drained_through_ns), for a trigger's window to complete in
   // a quiet recording; at most one per interval_ns.
   void send_progress(uint64_t now_ns, uint64_t interval_ns);
+  // The time below which every record read so far is queued or in the
+  // batch being filled (FORMAT.md 3.9): the last pass's clock reading
+  // minus kProgressMargin, and before any sample held back for its process.
+  uint64_t complete_before() const { return complete_before_; }
+  // A sample takes some microseconds from its time stamp to its place in
+  // the ring buffer; a CPU held up in between (an interrupt, a virtual CPU
+  // stopped by its host) places it after a pass read the buffer. What the
+  // progress states leaves that much room.
+  static constexpr uint64_t kProgressMargin = 50'000'000;
 
   uint64_t events() const { return events_; }
   uint64_t lost() const { return lost_; }
@@ -143,7 +157,10 @@ class Drainer {
   uint64_t lost_process_records() const { return lost_process_records_; }
   const std::vector<uint64_t>& events_per_site() const { return events_per_site_; }
   const std::vector<uint64_t>& lost_per_site() const { return lost_per_site_; }
-  // Traced processes seen starting (FORK of a new process) since the last call.
+  // Traced processes seen starting (FORK of a new process) since the last
+  // call; kept only once asked for (-p follows them: the session asks for
+  // them at every pass), so that a recording that never asks keeps none.
+  void keep_new_processes() { keep_new_processes_ = true; }
   std::vector<pid_t> take_new_processes();
   // How many traced processes were seen starting, in all.
   uint64_t forked_processes() const { return forked_processes_; }
@@ -153,10 +170,43 @@ class Drainer {
   // (pid, tid) pairs, so the session can name them from /proc.
   std::vector<std::pair<uint32_t, uint32_t>> unnamed_threads() const;
 
+  // The first event of a thread in another PID namespace than the
+  // recorder's goes after a pid namespace record (format 1.8) with its
+  // numbers there. lookup(pid, tid): thread_namespace() by default; tests
+  // give their own.
+  using NamespaceLookup = std::function<std::optional<ThreadNamespace>(uint32_t, uint32_t)>;
+  void set_namespace_lookup(NamespaceLookup lookup) { namespace_lookup_ = std::move(lookup); }
+  uint64_t namespace_records() const { return namespace_records_; }
+
+  // What the tables of threads and processes hold, which exits trim (so that
+  // a long recording with process churn keeps them bounded): the threads
+  // seen with events, the threads named, the traced processes (pid filter),
+  // those whose threads are counted, and the threads' namespaces the kernel
+  // gave at their forks.
+  struct TableSizes {
+    size_t seen_threads = 0;
+    size_t named_threads = 0;
+    size_t traced_processes = 0;
+    size_t counted_processes = 0;
+    size_t namespaces_at_fork = 0;
+  };
+  TableSizes table_sizes() const {
+    return {seen_threads_.size(), named_threads_.size(), traced_.size(), live_threads_.size(),
+            namespace_at_fork_.size()};
+  }
+
  private:
   void accept(const format::Event& event);
   // What accept() counts of an event already in the batch.
-  void count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id);
+  void count_accepted(uint32_t pid, uint32_t tid, uint32_t site_id, uint64_t time);
+  // The first event of a thread (or the first since its tid was given anew).
+  void on_new_thread(uint32_t pid, uint32_t tid, uint64_t time);
+  // A traced process's fork and exit records keep its live threads counted;
+  // the tables forget a thread (and a process) once it has exited, a pass
+  // later (forget_exited): its last samples may be drained in the pass that
+  // reads its exit.
+  void count_threads(const format::ProcessEvent& p);
+  void forget_exited();
   bool take_usual(const perf_event_header* record);
   // Any record of a samples' buffer: decoded, then queued or counted.
   void take(const perf_event_header* record);
@@ -170,6 +220,9 @@ class Drainer {
   // Accepts the samples that waited in the last pass (their process is
   // traced, or their site needs no filter), drops the others as foreign.
   void settle_waiting();
+  // After a pass: moves complete_before() and notes it in the batch,
+  // queueing a batch that holds only that once in a while.
+  void note_progress();
   // Takes every buffer's snapshot up to now (drain()) and reads the side
   // band's into pass_processes_, sorted by time; counts records read.
   void snapshot(std::vector<RingBuffer>& buffers, size_t& records);
@@ -204,6 +257,8 @@ class Drainer {
   uint64_t previous_pass_ns_ = 0;
   uint64_t progress_sent_ns_ = 0;
   uint64_t batch_pass_ns_ = 0;  // the first pass that left batch_ unsent, 0: none
+  uint64_t complete_before_ = 0;
+  uint64_t progress_queued_ = 0;  // the complete_before_ns of the last batch queued
   uint64_t events_ = 0;
   uint64_t lost_ = 0;
   uint64_t lost_process_records_ = 0;
@@ -211,6 +266,7 @@ class Drainer {
   std::vector<uint64_t> events_per_site_;
   std::vector<uint64_t> lost_per_site_;
   std::vector<pid_t> new_processes_;
+  bool keep_new_processes_ = false;
   uint64_t forked_processes_ = 0;
   bool filter_ = false;
   uint32_t first_filtered_site_ = 0;
@@ -231,6 +287,20 @@ class Drainer {
   uint64_t foreign_ = 0;
   std::unordered_set<uint64_t> seen_threads_;   // pid << 32 | tid of accepted events
   std::unordered_set<uint32_t> named_threads_;  // tids with a comm or exec record
+  // Traced processes forked during the recording: their live threads.
+  std::unordered_map<uint32_t, uint32_t> live_threads_;
+  // Exits read in this pass, and in the one before (forgotten at its end):
+  // pid << 32 | tid; a process's own exit (tid == pid) forgets it too.
+  std::vector<uint64_t> exited_now_;
+  std::vector<uint64_t> exited_before_;
+  std::vector<uint32_t> processes_ended_now_;  // traced, every thread gone
+  std::vector<uint32_t> processes_ended_before_;
+  NamespaceLookup namespace_lookup_;
+  uint64_t own_pid_namespace_ = 0;
+  // The PID namespace the kernel gave each thread forked during the
+  // recording (PERF_RECORD_NAMESPACES), until it exits: pid << 32 | tid.
+  std::unordered_map<uint64_t, uint64_t> namespace_at_fork_;
+  uint64_t namespace_records_ = 0;
   uint64_t last_thread_ = ~uint64_t{0};
   uint32_t last_traced_ = 0;
   bool have_last_traced_ = false;

@@ -139,10 +139,34 @@ void print_probes(const EndReport& r, std::ostream& out) {
   }
 }
 
+// "12.3 ms".
+std::string milliseconds(uint64_t ns) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(ns) / 1e6);
+  return text;
+}
+
+// When the probes were armed, and what that means for hits before.
+void print_armed(const EndReport& r, std::ostream& out) {
+  if (r.armed_ns == 0 || r.armed_ns < r.file_start_ns) return;
+  out << "usdt-record: probes armed " << milliseconds(r.armed_ns - r.file_start_ns)
+      << " after the start";
+  if (r.attach_wait_ns != 0) {
+    out << " (" << milliseconds(r.attach_wait_ns)
+        << " of it waiting for another recording's clean-up)";
+  }
+  if (r.command) {
+    out << ", before the command started\n";
+  } else {
+    out << ": hits before that were neither recorded nor counted\n";
+  }
+}
+
 }  // namespace
 
 void print_end_report(const EndReport& r, std::ostream& out) {
   print_totals(r, out);
+  print_armed(r, out);
   print_probes(r, out);
 }
 

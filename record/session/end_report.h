@@ -36,6 +36,14 @@ struct EndReport {
   std::vector<std::pair<std::string, uint64_t>> dropped;  // by the recorder, by cause
   // What lost counts, by cause ("the BPF ring was full"); zero counts unsaid.
   std::vector<std::pair<std::string, uint64_t>> lost_by_cause;
+  // The window before the probes were armed (FORMAT.md 3.6.1): from the
+  // recording's start (the file's start_monotonic_ns) to the last event
+  // enabled, of which attach_wait_ns waiting for other recordings' clean-up.
+  // With a COMMAND nothing ran before (it starts after).
+  uint64_t file_start_ns = 0;
+  uint64_t armed_ns = 0;
+  uint64_t attach_wait_ns = 0;
+  bool command = false;
   bool call_stacks = false;     // -g: say how many events carry a stack
   uint64_t stacks = 0;          // events with a stack
   uint64_t truncated_stacks = 0;

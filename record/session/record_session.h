@@ -23,11 +23,13 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "common/result.h"
 #include "formats/trace_writer.h"
+#include "record/attach/attach_turns.h"
 #include "record/attach/uprobe_event_group.h"
 #include "record/kernel/bpf_capture.h"
 #include "record/kernel/event_set.h"
@@ -99,6 +101,9 @@ class RecordSession {
   // Enables every event, seeds -g's mappings, says it is recording.
   Status start_recording();
   void print_recording_line() const;
+  // Removes killed recorders' tracefs groups on a thread of its own, once
+  // this recording is armed (session_attach.cpp says why).
+  void remove_stale_groups_meanwhile();
 
   // --- session_loop.cpp ---
   Status loop();
@@ -128,6 +133,8 @@ class RecordSession {
   format::TraceSummary make_summary() const;
   void print_end_report(const format::TraceSummary& summary, bool write_failed) const;
   void warn_never_matched() const;
+  // USDT_RECORD_TEST_TABLES: one line, when ("at the start", "at the end").
+  void print_table_sizes(const char* when) const;
   void name_unnamed_threads();
   void warn_stack_misses() const;
   // Without inherit + PERF_SAMPLE_READ (before Linux 6.12) the kernel may
@@ -193,6 +200,14 @@ class RecordSession {
   // after the last one is disabled.
   uint64_t start_ns_ = 0;
   uint64_t end_ns_ = 0;
+  // When the last event was enabled (the probes armed), and how long the
+  // attach waited for other recordings' clean-up (attach_turns.h).
+  uint64_t armed_ns_ = 0;
+  uint64_t file_start_ns_ = 0;  // the metadata's start_monotonic_ns
+  uint64_t attach_wait_ns_ = 0;
+  std::optional<AttachTurn> attach_turn_;  // held while attaching
+  // Last: joined first, before the tracefs mount it may use goes away.
+  std::jthread stale_cleanup_;
 };
 
 }  // namespace usdt::record

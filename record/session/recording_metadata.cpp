@@ -30,10 +30,14 @@ uint64_t clock_ns(clockid_t clock) {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-format::TraceMetadata make_metadata(const std::vector<int>& cpus) {
+format::TraceMetadata make_metadata(const std::vector<int>& cpus, const std::string& hostname) {
   format::TraceMetadata m;
   char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
+  if (!hostname.empty()) {
+    m.hostname = hostname;
+  } else if (gethostname(host, sizeof host - 1) == 0) {
+    m.hostname = host;
+  }
   utsname u;
   if (uname(&u) == 0) {
     m.kernel_release = u.release;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "formats/trace_types.h"
@@ -16,7 +17,8 @@ namespace usdt::record {
 uint64_t clock_ns(clockid_t clock);
 
 // Fills the metadata of a recording starting now, on the CPUs whose ring
-// buffers it reads.
-format::TraceMetadata make_metadata(const std::vector<int>& cpus);
+// buffers it reads; hostname: the host label to store (usdt-record
+// --hostname), empty for uname -n.
+format::TraceMetadata make_metadata(const std::vector<int>& cpus, const std::string& hostname = {});
 
 }  // namespace usdt::record

@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 
+#include "record/attach/attach_turns.h"
 #include "record/attach/uprobe_event_group.h"
 #include "record/diagnostics.h"
 #include "record/plan/site_sampling.h"
@@ -52,14 +55,19 @@ Status RecordSession::attach() {
   drainer_->set_side_band_from(events_->side_band_from());
   if (follower_) drainer_->watch_mappings();
 
-  // A killed recorder's groups go, whatever this recording needs of tracefs.
+  // From the first tracefs definition to the last event enabled: a
+  // detacher closing another recording's events waits (attach_turns.h).
+  attach_turn_.emplace(AttachTurn::take());
+  attach_wait_ns_ = attach_turn_->waited_ns();
+  if (attach_turn_->gave_up() && !options_.quiet) {
+    warning(std::cerr) << "another recording's clean-up kept its turn for 2 s: attaching without "
+                          "waiting for it\n";
+  }
   if (plan_.tracefs) {
-    Result<UprobeEventGroup> group = define_tracefs_events(plan_, attach_, *decoder_, std::cerr,
-                                                           options_.all ? &gone_ : nullptr);
+    Result<UprobeEventGroup> group =
+        define_tracefs_events(plan_, attach_, *decoder_, options_.all ? &gone_ : nullptr);
     if (!group) return group.error();
     group_.emplace(std::move(*group));
-  } else {
-    UprobeEventGroup::remove_stale_groups_if_mounted(std::cerr);
   }
   if (bpf_source_) drainer_->set_event_source(bpf_source_.get());
   if (Status s = attach_targets(); !s) return s;
@@ -70,7 +78,7 @@ Status RecordSession::attach() {
   writer_thread_ = std::make_unique<WriterThread>(
       std::move(sink_), queue_,
       can_leave_idle_priority() ? WriterThread::Priority::idle : WriterThread::Priority::normal,
-      hooks_for(fault_));
+      hooks_for(fault_), std::chrono::milliseconds(options_.live_fleet.flush_interval_ms));
   return start_recording();
 }
 
@@ -187,6 +195,8 @@ Status RecordSession::start_recording() {
   if (bpf_) bpf_->arm(true);
   output_->set_enabled_ns(start_ns_);
   if (Status s = events_->enable_all(); !s) return s;
+  armed_ns_ = clock_ns(CLOCK_MONOTONIC);
+  attach_turn_.reset();
   if (stacks_) {
     // The mappings of the processes running now, taken once the mmap records
     // are on (later ones come as MMAP2, exec and fork records): the -p
@@ -202,6 +212,10 @@ Status RecordSession::start_recording() {
     drainer_->flush();
   }
   if (!options_.quiet) print_recording_line();
+  // (Before the thread below opens anything: the tests compare this count
+  // with the one at the end.)
+  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes("at the start");
+  remove_stale_groups_meanwhile();
   // After the fork of the command: pages touched before it would fault
   // again, copy-on-write, at their first write in the drain loop.
   drainer_->prepare_batches();
@@ -226,6 +240,26 @@ void RecordSession::print_recording_line() const {
     std::cerr << tracepoints << " tracepoint" << (tracepoints == 1 ? "" : "s");
   }
   std::cerr << "; Ctrl-C to end" << std::endl;
+}
+
+// A killed recorder's groups (uprobe_event_group.h) go, whatever this
+// recording needs of tracefs, but not before it records: listing and
+// deleting them takes the kernel's event_mutex, which another recording's
+// detacher holds through each of its closes (attach_turns.h), and waiting
+// for it kept back-to-back recordings blind for most of a second. They are
+// disarmed and cost nothing meanwhile.
+void RecordSession::remove_stale_groups_meanwhile() {
+  std::string dir = plan_.tracefs ? plan_.tracefs->dir() : std::string();
+  stale_cleanup_ = std::jthread([dir] {
+    std::ostringstream said;
+    if (dir.empty()) {
+      UprobeEventGroup::remove_stale_groups_if_mounted(said);
+    } else {
+      UprobeEventGroup::remove_stale_groups(dir, said);
+    }
+    // One write: the main thread may print meanwhile.
+    if (!said.str().empty()) std::cerr << said.str() << std::flush;
+  });
 }
 
 }  // namespace usdt::record

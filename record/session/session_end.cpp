@@ -7,13 +7,16 @@
 // were recorded, lost and written must still be said), ends what still
 // runs of the command, and leaves the tracefs events to the detacher.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
+#include "record/attach/attach_turns.h"
 #include "record/attach/background_detach.h"
 #include "record/attach/tracefs.h"
 #include "record/diagnostics.h"
@@ -52,6 +55,8 @@ void RecordSession::stop_events() {
 format::TraceSummary RecordSession::make_summary() const {
   format::TraceSummary summary;
   summary.enabled_monotonic_ns = start_ns_;
+  summary.armed_monotonic_ns = armed_ns_;
+  summary.attach_wait_ns = attach_wait_ns_;
   summary.end_monotonic_ns = end_ns_;
   summary.events = drainer_->events();
   summary.lost = drainer_->lost();
@@ -63,11 +68,14 @@ format::TraceSummary RecordSession::make_summary() const {
 
 int RecordSession::finish(const std::optional<Error>& failure) {
   if (failure) print_error(std::cerr, *failure);
+  if (stale_cleanup_.joinable()) stale_cleanup_.join();  // its lines before the report
   stop_events();
   if (!writer_thread_ || !drainer_) {
     end_command();
     return 1;
   }
+  // As the start's (session_attach.cpp): the trace still open, the events too.
+  if (std::getenv("USDT_RECORD_TEST_TABLES") != nullptr) print_table_sizes("at the end");
   const format::TraceSummary summary = make_summary();
   Status written = writer_thread_->finish(summary, stack_objects());
   if (!written) print_error(std::cerr, written.error().context("recording stopped"));
@@ -117,10 +125,31 @@ void RecordSession::print_end_report(const format::TraceSummary& summary, bool w
   report.events_per_site = summary.events_per_site;
   report.lost_per_site = summary.lost_per_site;
   report.dropped = summary.dropped;
+  report.file_start_ns = file_start_ns_;
+  report.armed_ns = armed_ns_;
+  report.attach_wait_ns = attach_wait_ns_;
+  report.command = !options_.command.empty();
   report.call_stacks = stacks_ != nullptr;
   report.stacks = drainer_->stacks();
   report.truncated_stacks = drainer_->truncated_stacks();
   usdt::record::print_end_report(report, std::cerr);
+}
+
+// For the tests of long recordings (USDT_RECORD_TEST_TABLES): what the
+// tables that process churn could grow hold, and the descriptors open.
+void RecordSession::print_table_sizes(const char* when) const {
+  const Drainer::TableSizes t = drainer_->table_sizes();
+  size_t fds = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++fds;
+  }
+  std::cerr << "usdt-record: tables " << when << ": seen_threads " << t.seen_threads
+            << " named_threads " << t.named_threads << " traced_processes " << t.traced_processes
+            << " counted_processes " << t.counted_processes << " namespaces_at_fork "
+            << t.namespaces_at_fork << " fds " << (fds > 0 ? fds - 1 : 0)
+            << " namespace_records " << drainer_->namespace_records() << '\n';
 }
 
 void RecordSession::warn_never_matched() const {
@@ -243,18 +272,27 @@ pid_t RecordSession::release_events() {
   const EventSet* events = &*events_;
   UprobeEventGroup* group = group_ ? &*group_ : nullptr;
   TracefsMount* tracefs = plan_.tracefs ? &*plan_.tracefs : nullptr;
+  // Each close, and each deletion, in a turn of its own (attach_turns.h): a
+  // recording that starts meanwhile waits for one close, not for all.
   std::vector<int> release_fds = events->site_fds();
   if (group != nullptr) release_fds.push_back(group->lock_fd());
+  release_fds.push_back(attach_lock_fd());
+  release_fds.push_back(attach_intent_fd());
   const pid_t detacher = detach_after_exit(
       [events, group] {
-        if (group == nullptr) return;
-        std::vector<std::string> names = group->names();  // "s<site id>"
-        for (const std::string& name : names) {
-          events->close_site_fds(
-              static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)));
-          group->delete_one(name);
+        if (group != nullptr) {
+          std::vector<std::string> names = group->names();  // "s<site id>"
+          for (const std::string& name : names) {
+            events->close_site_fds(
+                static_cast<uint32_t>(std::strtoul(name.c_str() + 1, nullptr, 10)),
+                [](int fd) { in_detach_turn([fd] { close(fd); }); });
+            in_detach_turn([&] { group->delete_one(name); });
+          }
+          in_detach_turn([&] { group->delete_all(); });  // forgets the deleted, retries the rest
         }
-        group->delete_all();  // forgets the deleted ones, retries the rest
+        // The rest (uprobe-PMU events, tracking events), one by one; those
+        // closed above fail with EBADF: nothing opens a descriptor meanwhile.
+        for (int fd : events->site_fds()) in_detach_turn([fd] { close(fd); });
       },
       [tracefs] {
         if (tracefs != nullptr) tracefs->unmount_if_ours();

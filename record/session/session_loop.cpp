@@ -5,14 +5,16 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <new>
 
-#include "record/plan/site_sampling.h"
+#include "record/attach/attach_turns.h"
 #include "record/diagnostics.h"
+#include "record/plan/site_sampling.h"
 #include "record/resolve/task_list.h"
 #include "record/session/record_session.h"
 #include "record/session/recording_metadata.h"
@@ -20,7 +22,9 @@
 namespace usdt::record {
 namespace {
 
-// How often -p liveness is checked when no buffer wakes the loop.
+// How often -p liveness is checked when no buffer wakes the loop; the loop
+// also wakes twice a flush interval at least, so that what a quiet workload
+// fired reaches the writer (and the file) within about one.
 constexpr int kPollMillis = 200;
 // With triggers, how often a quiet recording tells the output how far the
 // drain has come (a trigger's --after window completes by it).
@@ -95,11 +99,14 @@ Status RecordSession::loop() {
     if (Status s = watch(epoll.get(), timer.get()); !s) return s;
   }
 
+  const int poll_millis =
+      std::clamp(static_cast<int>(options_.live_fleet.flush_interval_ms / 2), 5, kPollMillis);
   const bool follow_pids = !options_.pids.empty() && options_.command.empty();
+  if (follow_pids) drainer_->keep_new_processes();
   uint64_t next_liveness = 0;
   epoll_event ready[16];
   for (;;) {
-    int n = epoll_wait(epoll.get(), ready, 16, kPollMillis);
+    int n = epoll_wait(epoll.get(), ready, 16, poll_millis);
     if (n < 0 && errno != EINTR) return errno_error("epoll_wait failed");
     writer_thread_->pass_begins();  // ended by keep_up() below
     bool stop = false;
@@ -238,6 +245,7 @@ Status RecordSession::attach_added_sites(const std::vector<ResolvedSite>& found,
   std::vector<PlannedSite> sites;
   std::vector<SiteAttach> attach;
   std::vector<SiteDecoding> decodings;
+  AttachTurn turn = AttachTurn::take();  // as the start's attach (attach_turns.h)
   define_added_sites(*planned, path, sites, attach, decodings);
   if (sites.empty()) return Status::success();
   const size_t first_event = events_->event_count();

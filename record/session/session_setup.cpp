@@ -103,6 +103,7 @@ Result<std::vector<ResolvedSite>> RecordSession::resolve_sites(const std::vector
     }
   }
   scope.pids = options_.pids;
+  if (options_.live_fleet.mount_ns_of) scope.mount_ns_of = *options_.live_fleet.mount_ns_of;
   for (pid_t pid : options_.pids) {
     if (!process_alive(pid)) return Error("no process with PID " + std::to_string(pid));
   }
@@ -212,9 +213,12 @@ Status RecordSession::plan_and_create_file(std::vector<ResolvedSite> resolved,
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     };
   }
-  Result<std::unique_ptr<TraceSink>> sink =
-      make_sink(options_.output_policy, options_.output, make_metadata(features_.cpus), probe_sites_,
-                writer_options, std::move(hold));
+  writer_options.flush_interval_ms = options_.live_fleet.flush_interval_ms;
+  const format::TraceMetadata metadata = make_metadata(features_.cpus, options_.live_fleet.hostname);
+  file_start_ns_ = metadata.start_monotonic_ns;
+  Result<std::unique_ptr<TraceSink>> sink = make_sink(options_.output_policy, options_.output,
+                                                      metadata, probe_sites_, writer_options,
+                                                      std::move(hold));
   if (!sink) return sink.error();
   sink_ = std::move(*sink);
   output_ = sink_.get();

@@ -13,13 +13,6 @@ namespace usdt::record {
 
 namespace {
 
-// How long decoded events may sit in the writer's pending chunk. A recorder
-// killed by SIGKILL (or a machine that crashes) loses at most this much; the
-// writer itself only checks chunk age when appends arrive, so a quiet
-// recording is flushed from here. An idle writer is raised when a batch has
-// waited this long.
-constexpr std::chrono::milliseconds kFlushInterval{1000};
-
 // Records waiting before an idle writer is raised: 16 full batches of 8192
 // events, the spares the drain loop prepares (about 6 MB with two
 // arguments), a quarter of the queue's room.
@@ -41,8 +34,12 @@ std::string internal_error(const char* thread, const std::exception* e) {
 }  // namespace
 
 WriterThread::WriterThread(std::unique_ptr<TraceSink> sink, BatchQueue& queue, Priority priority,
-                           Hooks hooks)
-    : sink_(std::move(sink)), queue_(queue), priority_(priority), hooks_(std::move(hooks)) {
+                           Hooks hooks, std::chrono::milliseconds flush_interval)
+    : sink_(std::move(sink)),
+      queue_(queue),
+      priority_(priority),
+      flush_interval_(flush_interval),
+      hooks_(std::move(hooks)) {
   if (priority_ == Priority::idle) {
     queue_.set_consumer_needed([this] { raise(); }, kRaiseRecords);
   }
@@ -113,7 +110,7 @@ void WriterThread::keep_up(std::chrono::steady_clock::time_point now) {
   if (int64_t since = unflushed_since_.load(); since != 0) {
     unflushed = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(since));
   }
-  if (writer_is_behind(now, queue_.oldest_queued_at(), unflushed, kFlushInterval)) raise();
+  if (writer_is_behind(now, queue_.oldest_queued_at(), unflushed, flush_interval_)) raise();
 }
 
 void WriterThread::raise() {
@@ -155,7 +152,7 @@ void WriterThread::run() {
   // Failed: what the drain loop still queues is discarded, until it closes
   // the queue (the producer must never wait for a dead consumer).
   EventBatch batch;
-  while (queue_.pop_for(batch, kFlushInterval) != BatchQueue::PopResult::closed) {
+  while (queue_.pop_for(batch, flush_interval_) != BatchQueue::PopResult::closed) {
     queue_.recycle(std::move(batch));
     batch = EventBatch();
   }
@@ -166,7 +163,7 @@ void WriterThread::write_batches() {
   EventBatch batch;
   auto last_tick = std::chrono::steady_clock::now();
   for (;;) {
-    BatchQueue::PopResult got = queue_.pop_for(batch, kFlushInterval);
+    BatchQueue::PopResult got = queue_.pop_for(batch, flush_interval_);
     if (got == BatchQueue::PopResult::closed) break;
     const bool timeout = got == BatchQueue::PopResult::timeout;
     if (error_) {  // run() discards the rest
@@ -175,7 +172,7 @@ void WriterThread::write_batches() {
     }
     if (!timeout && hooks_.before_batch) hooks_.before_batch();
     auto now = std::chrono::steady_clock::now();
-    if (timeout || now - last_tick >= kFlushInterval) {
+    if (timeout || now - last_tick >= flush_interval_) {
       // The pending chunk goes out, and what the output does by time.
       if (Status ticked = sink_->tick(); !ticked) {
         fail(ticked.error());

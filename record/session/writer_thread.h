@@ -67,8 +67,17 @@ class WriterThread {
     std::function<void()> before_batch;
     std::function<void()> watchdog_look;
   };
+  // flush_interval: how long decoded events may sit in the output's pending
+  // chunk (usdt-record --flush-interval). A recorder killed by SIGKILL (or a
+  // machine that crashes) loses at most this much, and a reader that follows
+  // the file (usdt-report top) sees events this much later; the writer
+  // itself only checks chunk age when appends arrive, so a quiet recording
+  // is flushed from here. An idle writer is raised when a batch has waited
+  // this long.
   WriterThread(std::unique_ptr<TraceSink> sink, BatchQueue& queue,
-               Priority priority = Priority::normal, Hooks hooks = {});
+               Priority priority = Priority::normal, Hooks hooks = {},
+               std::chrono::milliseconds flush_interval = kDefaultFlushInterval);
+  static constexpr std::chrono::milliseconds kDefaultFlushInterval{1000};
   WriterThread(const WriterThread&) = delete;
   WriterThread& operator=(const WriterThread&) = delete;
   // Joins (closing the queue) if finish() was not called.
@@ -129,6 +138,7 @@ class WriterThread {
   std::unique_ptr<TraceSink> sink_;
   BatchQueue& queue_;
   const Priority priority_;
+  const std::chrono::milliseconds flush_interval_;
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_{false};
   std::atomic<bool> failed_{false};

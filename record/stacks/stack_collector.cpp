@@ -222,6 +222,7 @@ void StackCollector::on_process(const format::ProcessEvent& e) {
       }
       break;
     case format::ProcessEventKind::comm:
+    case format::ProcessEventKind::pid_namespace:
       break;
   }
 }

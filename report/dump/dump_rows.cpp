@@ -40,7 +40,7 @@ class RowDump : public PassConsumer {
                          ? 24 + 3 * nargs + string_args_room(e, nargs, json_string_room)
                          : 3 * nargs + string_args_room(e, nargs, csv_string_room);
     }
-    char* p = out_.begin(160 + setup_.host_labels[file].size() + comm.size() + prefix.text.size() +
+    char* p = out_.begin(208 + setup_.host_labels[file].size() + comm.size() + prefix.text.size() +
                          (kMaxArgChars + 8) * std::max(nargs, setup_.max_args) + string_room);
     p = setup_.format == DumpFormat::jsonl ? put_jsonl(p, prefix, file, e, nargs)
                                            : put_csv(p, prefix, file, comm, e, nargs);
@@ -86,6 +86,18 @@ class RowDump : public PassConsumer {
     }
   }
 
+  // A thread in a container's PID namespace (format 1.8): its numbers there,
+  // null when the recorder could not read them (at most 48 characters).
+  char* put_namespace(char* p, uint32_t file, const format::Event& e) {
+    const NamespaceIds* ns = state_.names.thread_namespace(setup_.domains[file], e.tid);
+    if (ns == nullptr) return p;
+    if (!ns->known()) return put(p, std::string_view(",\"ns_pid\":null,\"ns_tid\":null"));
+    p = put(p, std::string_view(",\"ns_pid\":"));
+    p = put_int(p, ns->ns_pid);
+    p = put(p, std::string_view(",\"ns_tid\":"));
+    return put_int(p, ns->ns_tid);
+  }
+
   char* put_jsonl(char* p, const SitePrefix& prefix, uint32_t file, const format::Event& e, size_t nargs) {
     p = put(p, std::string_view("{\"time_ns\":"));
     p = put_int(p, e.time_ns);
@@ -94,6 +106,7 @@ class RowDump : public PassConsumer {
     p = put_int(p, e.pid);
     p = put(p, std::string_view(",\"tid\":"));
     p = put_int(p, e.tid);
+    if (state_.names.any_namespace()) p = put_namespace(p, file, e);
     p = put(p, std::string_view(",\"cpu\":"));
     p = put_int(p, e.cpu);
     p = put(p, prefix.text);

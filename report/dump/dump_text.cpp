@@ -94,6 +94,12 @@ class TextDump : public PassConsumer {
     line += std::to_string(e.pid);
     line += '/';
     line += std::to_string(e.tid);
+    // In a container's PID namespace: the numbers it has there too.
+    if (const NamespaceIds* ns = state_.names.thread_namespace(setup_.domains[file], e.tid)) {
+      line += ns->known()
+                  ? " (ns " + std::to_string(ns->ns_pid) + "/" + std::to_string(ns->ns_tid) + ")"
+                  : std::string(" (ns ?)");
+    }
     line += " [";
     slot.prefix.len = line.size();
     if (line.size() <= ThreadPrefix::kInline) {

@@ -38,41 +38,63 @@ void ProbeCatalog::add_file(const std::vector<format::ProbeSite>& sites) {
   bases_.push_back(range);
   site_of_slot_.resize(site_of_slot_.size() + size, kUnknownSite);
   for (const format::ProbeSite& s : sites) {
-    if (s.id >= size) continue;
-    const bool function = s.kind == format::ProbeKind::uprobe || s.kind == format::ProbeKind::uretprobe;
-    std::string provider = s.provider;
-    if (function) provider = s.kind == format::ProbeKind::uprobe ? "uprobe" : "uretprobe";
-    std::string full = provider + ":" + s.name;
-    std::string path = function ? s.path : "";
-    // '\n' cannot occur in a probe name: the key of a function probe is
-    // its name and file.
-    std::string key = function ? full + '\n' + path : full;
-    auto [it, added] = probe_by_name_.emplace(key, static_cast<uint32_t>(probes_.size()));
-    if (added) {
-      probes_.push_back(ProbeInfo{provider, s.name, full, path, full});
-      if (++names_used_[full] > 1) mark_ambiguous(full);
-    }
-    uint32_t probe = it->second;
-    SiteInfo info;
-    info.kind = s.kind;
-    info.probe = probe;
-    info.file = file;
-    info.site_id = s.id;
-    info.active_since_ns = s.active_since_ns;
-    for (const format::ArgDescriptor& a : s.args) {
-      info.arg_types.push_back(arg_type_of(a));
-      info.arg_sizes.push_back(a.size);
-      info.has_strings = info.has_strings || a.is_string;
-      if (a.is_pointer && !a.is_string && info.arg_types.size() <= format::kMaxArgs) {
-        info.pointer_mask =
-            static_cast<uint16_t>(info.pointer_mask | 1u << (info.arg_types.size() - 1));
-      }
-      info.arg_names.push_back(a.name);
-      info.has_names = info.has_names || !a.name.empty();
-    }
-    site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
-    sites_.push_back(std::move(info));
+    if (s.id < size) add_site(file, s);
   }
+}
+
+void ProbeCatalog::add_sites_to_last_file(const std::vector<format::ProbeSite>& sites) {
+  if (bases_.empty()) return add_file(sites);
+  const uint32_t file = static_cast<uint32_t>(bases_.size() - 1);
+  FileRange& range = bases_.back();
+  uint32_t size = range.size;
+  for (const format::ProbeSite& s : sites) {
+    if (s.id != format::kNoSite) size = std::max(size, s.id + 1);
+  }
+  // The same cap as add_file's, on the file's sites so far.
+  size = std::min<uint32_t>(size, range.size + static_cast<uint32_t>(sites.size()) * 4 + 64);
+  site_of_slot_.resize(range.base + size, kUnknownSite);  // the last file's slots end the table
+  range.size = size;
+  for (const format::ProbeSite& s : sites) {
+    if (s.id < size && site_of_slot_[range.base + s.id] == kUnknownSite) add_site(file, s);
+  }
+}
+
+void ProbeCatalog::add_site(uint32_t file, const format::ProbeSite& s) {
+  const FileRange& range = bases_[file];
+  const bool function =
+      s.kind == format::ProbeKind::uprobe || s.kind == format::ProbeKind::uretprobe;
+  std::string provider = s.provider;
+  if (function) provider = s.kind == format::ProbeKind::uprobe ? "uprobe" : "uretprobe";
+  std::string full = provider + ":" + s.name;
+  std::string path = function ? s.path : "";
+  // '\n' cannot occur in a probe name: the key of a function probe is
+  // its name and file.
+  std::string key = function ? full + '\n' + path : full;
+  auto [it, added] = probe_by_name_.emplace(key, static_cast<uint32_t>(probes_.size()));
+  if (added) {
+    probes_.push_back(ProbeInfo{provider, s.name, full, path, full});
+    if (++names_used_[full] > 1) mark_ambiguous(full);
+  }
+  uint32_t probe = it->second;
+  SiteInfo info;
+  info.kind = s.kind;
+  info.probe = probe;
+  info.file = file;
+  info.site_id = s.id;
+  info.active_since_ns = s.active_since_ns;
+  for (const format::ArgDescriptor& a : s.args) {
+    info.arg_types.push_back(arg_type_of(a));
+    info.arg_sizes.push_back(a.size);
+    info.has_strings = info.has_strings || a.is_string;
+    if (a.is_pointer && !a.is_string && info.arg_types.size() <= format::kMaxArgs) {
+      info.pointer_mask =
+          static_cast<uint16_t>(info.pointer_mask | 1u << (info.arg_types.size() - 1));
+    }
+    info.arg_names.push_back(a.name);
+    info.has_names = info.has_names || !a.name.empty();
+  }
+  site_of_slot_[range.base + s.id] = static_cast<uint32_t>(sites_.size());
+  sites_.push_back(std::move(info));
 }
 
 int SiteInfo::arg_named(std::string_view name) const {

@@ -87,6 +87,10 @@ class ProbeCatalog {
   // provider field says (files before version 1.2 stored the file's base
   // name there).
   void add_file(const std::vector<format::ProbeSite>& sites);
+  // Adds sites to the last file added: a trace read while it is written,
+  // whose added probe sites blocks (format 1.4) come as it grows. Sites and
+  // probes already in the catalog keep their indexes.
+  void add_sites_to_last_file(const std::vector<format::ProbeSite>& sites);
 
   // The global index of a file's site, or kUnknownSite for an id the file's
   // probe table does not have (a corrupted event).
@@ -142,6 +146,8 @@ class ProbeCatalog {
   std::unordered_map<std::string, uint32_t> names_used_;  // full_name -> probes with it
 
   void mark_ambiguous(const std::string& full_name);
+  // One site of file into the catalog; its slot exists.
+  void add_site(uint32_t file, const format::ProbeSite& s);
 };
 
 // The error text for a pattern that selects nothing: the probes the trace

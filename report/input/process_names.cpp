@@ -30,6 +30,10 @@ void ProcessNames::on_process(uint32_t domain, const format::ProcessEvent& p) {
       break;
     }
     case ProcessEventKind::fork: {
+      // A new thread or process: its numbers are its own (a kind 6 record
+      // follows when it is in another namespace), whoever had them before.
+      thread_ns_.erase(key(domain, p.tid));
+      if (p.pid != p.parent_pid) process_ns_.erase(key(domain, p.pid));
       // A new thread or process starts with its parent's name.
       uint32_t parent = thread_name(domain, p.parent_pid, p.parent_tid);
       if (parent == kNoName) break;
@@ -43,6 +47,14 @@ void ProcessNames::on_process(uint32_t domain, const format::ProcessEvent& p) {
     case ProcessEventKind::mmap:
       // Mappings name no thread (report/ symbolizes stacks from them).
       break;
+    case ProcessEventKind::pid_namespace: {
+      const NamespaceIds ids{p.ns_pid, p.ns_tid, p.pid_namespace};
+      thread_ns_[key(domain, p.tid)] = ids;
+      if (p.tid == p.pid || process_ns_.find(key(domain, p.pid)) == nullptr) {
+        process_ns_[key(domain, p.pid)] = ids;
+      }
+      break;
+    }
   }
 }
 

@@ -5,6 +5,10 @@
 //
 // Keys carry a domain (the file index when files come from different hosts,
 // 0 otherwise) because pids of different hosts are unrelated.
+//
+// A thread of a process in another PID namespace than the recorder's (a
+// container) also has its numbers there (format 1.8 pid namespace records):
+// kept per thread and per process until a fork gives the number to another.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,16 @@
 #include "common/flat_map.h"
 
 namespace usdt::report {
+
+// A thread's numbers in its own PID namespace. All 0: it ran in another
+// namespace, whose numbers the recorder could not read (it was gone).
+struct NamespaceIds {
+  uint32_t ns_pid = 0;
+  uint32_t ns_tid = 0;
+  uint64_t pid_namespace = 0;  // the namespace's inode
+
+  bool known() const { return ns_pid != 0; }
+};
 
 class ProcessNames {
  public:
@@ -37,6 +51,18 @@ class ProcessNames {
     return n == nullptr ? kNoName : *n;
   }
   const std::string& name(uint32_t index) const { return names_[index]; }
+
+  // The numbers in its own PID namespace of a thread, or of a process's
+  // main thread; nullptr when the trace places it in the recorder's.
+  const NamespaceIds* thread_namespace(uint32_t domain, uint32_t tid) const {
+    return thread_ns_.find(key(domain, tid));
+  }
+  const NamespaceIds* process_namespace(uint32_t domain, uint32_t pid) const {
+    return process_ns_.find(key(domain, pid));
+  }
+  // Whether any thread is in another namespace: a loop that shows them asks
+  // per event only then.
+  bool any_namespace() const { return thread_ns_.size() != 0; }
 
   // The process a named thread belongs to.
   uint32_t pid_of_thread(uint32_t domain, uint32_t tid) const {
@@ -64,6 +90,8 @@ class ProcessNames {
   FlatMap<uint32_t> threads_;
   FlatMap<uint32_t> processes_;
   FlatMap<uint32_t> thread_pid_;
+  FlatMap<NamespaceIds> thread_ns_;
+  FlatMap<NamespaceIds> process_ns_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> index_of_;
 };

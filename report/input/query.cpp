@@ -19,6 +19,7 @@ const char* command_name(Command command) {
     case Command::flamegraph: return "flamegraph";
     case Command::heatmap: return "heatmap";
     case Command::html: return "html";
+    case Command::top: return "top";
   }
   return "?";
 }

@@ -5,10 +5,12 @@
 // reads these and never the option parser.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -29,7 +31,7 @@ struct LinearSpec {
 constexpr int64_t kMaxLinearBuckets = 100000;
 Result<LinearSpec> parse_linear_spec(std::string_view text);
 
-enum class Command { summary, dump, latency, hist, export_trace, stacks, flamegraph, heatmap, html };
+enum class Command { summary, dump, latency, hist, export_trace, stacks, flamegraph, heatmap, html, top };
 
 // The filters every command takes.
 struct FilterOptions {
@@ -104,6 +106,13 @@ struct ReportOptions {
   std::string title;
   // Threads that decode each trace (-j); 0: one per core.
   uint32_t jobs = 0;
+  // top: the --start/--end pairs, in order.
+  std::vector<std::pair<std::string, std::string>> pairs;
+  // top, and summary and latency with --follow: read the trace while it is
+  // written (report/input/live_trace.h), a screen every interval.
+  bool follow = false;
+  bool once = false;  // top: one screen of what is written now
+  std::chrono::milliseconds interval{1000};
 };
 
 // The most -j accepts: more threads than this only cost memory.

@@ -19,6 +19,10 @@ namespace usdt::report {
 // Returns the exit code: 0 done, 1 failure (an unknown probe), 2 misuse (a
 // format latency cannot write).
 int run_latency(const ReportOptions& options, TraceInput& input, CommandIo io);
+// latency --follow: the trace (one) read while it is written; on a terminal
+// the report of what it holds so far every second, at the end of the
+// recording the report of the whole (the only output elsewhere).
+int run_latency_follow(const ReportOptions& options, CommandIo io);
 
 // The text output of the whole input's pass (JSON: report/output/latency_output.h).
 std::string latency_text(const ReportOptions& options, const TraceInput& input, const LatencyPass& result);

@@ -65,6 +65,10 @@ void write_processes(JsonWriter& w, const SummaryFacts& facts, const TraceInput&
       w.string(stats.names().name(p.name));
     }
     w.key("events").uint(p.events);
+    if (p.in_namespace) {
+      w.key("ns_pid").uint_or_null(p.ns.known(), p.ns.ns_pid);
+      w.key("pid_namespace").uint_or_null(p.ns.pid_namespace != 0, p.ns.pid_namespace);
+    }
     if (input.hosts_differ()) w.key("host").string(input.files()[p.domain].metadata.hostname);
     w.end_object();
   }

@@ -4,14 +4,19 @@
 
 namespace usdt::report {
 
+std::vector<uint8_t> paired_sites(const LatencyConfig& config) {
+  std::vector<uint8_t> wanted;
+  for (SiteRole role : config.roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
+  return wanted;
+}
+
 Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input, bool with_grids,
                                  std::vector<std::string>* warnings) {
   Result<EventPass> pass = EventPass::open(input, options.filter, {.jobs = options.jobs});
   if (!pass) return pass.error();
   Result<LatencyConfig> config = make_latency_config(options, input.catalog());
   if (!config) return config.error();
-  std::vector<uint8_t> wanted;
-  for (SiteRole role : config->roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
+  const std::vector<uint8_t> wanted = paired_sites(*config);
   // Pairs on a thread or process and grouped by one (or by host) read no
   // argument: the readers leave them undecoded (function probes' frames
   // still come).

@@ -109,6 +109,10 @@ class LatencyPass : public PassConsumer {
   const EventFilter* filter_;
 };
 
+// Per global site, whether it is a start or an end of config (the sites a
+// LatencyPass reads).
+std::vector<uint8_t> paired_sites(const LatencyConfig& config);
+
 // The pairs of options' --start and --end (--key, --by, --top, --slowest)
 // in input, read by the event pass on options.jobs threads; with_grids:
 // also their heat maps. The pass's read problems are appended to warnings.

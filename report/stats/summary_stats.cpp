@@ -49,6 +49,10 @@ std::vector<ProcessCount> SummaryStats::processes() const {
     p.pid = static_cast<uint32_t>(k);
     p.name = names_.process_name(p.domain, p.pid);
     p.events = count;
+    if (const NamespaceIds* ns = names_.process_namespace(p.domain, p.pid); ns != nullptr) {
+      p.in_namespace = true;
+      p.ns = *ns;
+    }
     out.push_back(p);
   });
   std::sort(out.begin(), out.end(), [](const ProcessCount& a, const ProcessCount& b) {

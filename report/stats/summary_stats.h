@@ -20,6 +20,10 @@ struct ProcessCount {
   uint32_t pid = 0;
   uint32_t name = ProcessNames::kNoName;
   uint64_t events = 0;
+  // In another PID namespace than the recorder's (format 1.8): its numbers
+  // there (ns_pid 0: unknown).
+  bool in_namespace = false;
+  NamespaceIds ns;
 };
 
 class SummaryStats {

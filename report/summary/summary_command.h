@@ -22,5 +22,9 @@ namespace usdt::report {
 
 // Returns the exit code: 0 done, 1 failure (an unknown probe, a write error).
 int run_summary(const ReportOptions& options, TraceInput& input, CommandIo io);
+// summary --follow: the trace (one) read while it is written; on a terminal
+// the summary of what it holds so far every --interval, at the end of the
+// recording the summary of the whole (the only output elsewhere).
+int run_summary_follow(const ReportOptions& options, CommandIo io);
 
 }  // namespace usdt::report

@@ -101,13 +101,24 @@ std::string probes_text(const SummaryFacts& facts, const TraceInput& input, cons
 // The processes' table, and the lost events per CPU.
 std::string processes_text(const SummaryFacts& facts, const TraceInput& input, const SummaryStats& stats) {
   const bool hosts = input.hosts_differ();
-  std::string t = pad_left("pid", 8) + "  " + (hosts ? pad_right("host", 16) : "") + pad_right("process", 18) +
+  // A process in a container's PID namespace also has its pid there.
+  const bool namespaces = std::any_of(facts.processes.begin(), facts.processes.end(),
+                                      [](const ProcessCount& p) { return p.in_namespace; });
+  std::string t = pad_left("pid", 8) + "  " + (namespaces ? pad_left("ns pid", 8) + "  " : "") +
+                  (hosts ? pad_right("host", 16) : "") + pad_right("process", 18) +
                   pad_left("events", 12) + "\n";
   for (const ProcessCount& p : facts.processes) {
     std::string name = p.name == ProcessNames::kNoName ? "?" : stats.names().name(p.name);
+    std::string ns_pid = !p.in_namespace ? "" : p.ns.known() ? std::to_string(p.ns.ns_pid) : "?";
     t += pad_left(std::to_string(p.pid), 8) + "  " +
-         (hosts ? pad_right(input.files()[p.domain].metadata.hostname, 16) : "") + pad_right(name, 18) +
-         pad_left(std::to_string(p.events), 12) + "\n";
+         (namespaces ? pad_left(ns_pid, 8) + "  " : "") +
+         (hosts ? pad_right(input.files()[p.domain].metadata.hostname, 16) : "") +
+         pad_right(name, 18) + pad_left(std::to_string(p.events), 12) + "\n";
+  }
+  if (namespaces) {
+    t += "(ns pid: the pid in the process's own PID namespace, a container's; ? when it ended "
+         "before "
+         "the recorder could read it)\n";
   }
   if (stats.lost() == 0) return t;
   t += "\nlost:      " + std::to_string(stats.lost()) + " events (";

@@ -151,6 +151,7 @@ void StackSymbolizer::on_process(uint32_t file, const format::ProcessEvent& p) {
     }
     case format::ProcessEventKind::comm:
     case format::ProcessEventKind::exit:
+    case format::ProcessEventKind::pid_namespace:
       // Mappings stay after an exit: late events of the process still
       // resolve, and a reused pid starts over with its fork or exec.
       break;

@@ -58,8 +58,9 @@ TEST_CASE("damaged drops by cause are an error, never a huge allocation", "[tabl
   std::string body;
   encode_summary(body, sample_summary());
   // Cut inside the drops (a 1.1 to 1.3 summary ends before the 1.4 counts
-  // of added sites and the 1.5 start, the last three bytes here).
-  for (size_t cut = summary_v1_0(sample_summary()).size() + 1; cut < body.size() - 3; ++cut) {
+  // of added sites, the 1.5 start and the 1.7 armed time and wait, the last
+  // five bytes here).
+  for (size_t cut = summary_v1_0(sample_summary()).size() + 1; cut < body.size() - 5; ++cut) {
     INFO("cut at " << cut);
     CHECK_FALSE(decode_summary(body.substr(0, cut), 2).ok());
   }
@@ -243,7 +244,7 @@ TEST_CASE("1.4: a summary counts added sites after the drops, where a 1.3 reader
   TraceSummary table_part = sample_summary();
   std::string v1_3;
   encode_summary(v1_3, table_part);
-  v1_3.resize(v1_3.size() - 3);  // without the (empty) 1.4 lists and the 1.5 start
+  v1_3.resize(v1_3.size() - 5);  // without the (empty) 1.4 lists, the 1.5 start, the 1.7 fields
   REQUIRE(body.compare(0, v1_3.size(), v1_3) == 0);
 
   auto got = decode_summary(body, 4);
@@ -258,8 +259,9 @@ TEST_CASE("1.4: a summary counts added sites after the drops, where a 1.3 reader
   CHECK(got->events_per_site == std::vector<uint64_t>{3, 4, 5});
   CHECK(got->lost_per_site == std::vector<uint64_t>{0, 2, 1});
 
-  // (A cut before the last byte, the 1.5 start, leaves a whole 1.4 summary.)
-  for (size_t cut = v1_3.size() + 1; cut < body.size() - 1; ++cut) {
+  // (A cut before the last three bytes, the 1.5 start and the 1.7 fields,
+  // leaves a whole 1.4 summary.)
+  for (size_t cut = v1_3.size() + 1; cut < body.size() - 3; ++cut) {
     INFO("cut at " << cut);
     CHECK_FALSE(decode_summary(body.substr(0, cut), 4).ok());
   }
@@ -277,19 +279,21 @@ TEST_CASE("1.5: the summary ends with the start of the recording's span; a 1.4 o
   CHECK(got->enabled_monotonic_ns == 123456789012345u);
   CHECK(got->end_monotonic_ns == 123457789012345u);
 
-  // The same summary as 1.4 wrote it: without the last field.
+  // The same summary as 1.4 wrote it: without the last field (nor the two
+  // of 1.7 after it).
   std::string v1_4;
   s.enabled_monotonic_ns = 0;
   encode_summary(v1_4, s, 2);
-  v1_4.pop_back();
+  v1_4.resize(v1_4.size() - 3);
   got = decode_summary(v1_4, 2);
   REQUIRE(got.ok());
   CHECK(got->enabled_monotonic_ns == 0);
   CHECK(got->dropped == Drops{{"malformed", 3}, {"foreign_process", 120}});
 
-  // Cut inside the start: an error, not a guess.
-  REQUIRE(body.size() - v1_4.size() > 1);
-  for (size_t cut = v1_4.size() + 1; cut < body.size(); ++cut) {
+  // Cut inside the start: an error, not a guess. (The last two bytes are
+  // the 1.7 fields: without them, a whole 1.5 summary.)
+  REQUIRE(body.size() - v1_4.size() > 3);
+  for (size_t cut = v1_4.size() + 1; cut < body.size() - 2; ++cut) {
     INFO("cut at " << cut);
     CHECK_FALSE(decode_summary(body.substr(0, cut), 2).ok());
   }

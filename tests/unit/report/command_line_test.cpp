@@ -80,7 +80,7 @@ TEST_CASE("an unknown command word is a misuse, a path is a trace", "[command_li
   CHECK(p.exit_code == 2);
   CHECK(p.to_stderr);
   CHECK(p.text.find("usdt-report: error: unknown command 'frobnicate'; the commands are summary, dump, latency, "
-                    "hist, export, stacks, flamegraph, heatmap, html\n") == 0);
+                    "hist, export, stacks, flamegraph, heatmap, html, top\n") == 0);
   CHECK(p.text.find("did you mean") == std::string::npos);
   // A word that looks like a path is a trace, even when missing: the
   // missing file is reported when it is opened.

@@ -72,15 +72,14 @@ TEST_CASE("-a: a site whose file is deleted before its tracefs event is defined 
 
   SECTION("with gone given, the site is marked and nothing fails") {
     std::vector<bool> gone;
-    Result<UprobeEventGroup> group =
-        define_tracefs_events(p.plan, p.attach, *p.decoder, err, &gone);
+    Result<UprobeEventGroup> group = define_tracefs_events(p.plan, p.attach, *p.decoder, &gone);
     REQUIRE(group);
     CHECK(gone == std::vector<bool>(sites, true));
     CHECK(group->names().empty());
     CHECK(site_file_gone(p.plan.sites[0].resolved));
   }
   SECTION("without it (a named file, -p, --), the missing file is an error") {
-    Result<UprobeEventGroup> group = define_tracefs_events(p.plan, p.attach, *p.decoder, err);
+    Result<UprobeEventGroup> group = define_tracefs_events(p.plan, p.attach, *p.decoder);
     REQUIRE_FALSE(group);
     CHECK(group.error().message().find("cannot define fixture:args2") != std::string::npos);
   }
@@ -93,7 +92,7 @@ TEST_CASE("-a: a site whose file is still there is defined as before",
   REQUIRE(p.plan.tracefs);
   std::ostringstream err;
   std::vector<bool> gone;
-  Result<UprobeEventGroup> group = define_tracefs_events(p.plan, p.attach, *p.decoder, err, &gone);
+  Result<UprobeEventGroup> group = define_tracefs_events(p.plan, p.attach, *p.decoder, &gone);
   INFO(err.str());
   REQUIRE(group);
   CHECK(gone == std::vector<bool>(p.plan.sites.size(), false));

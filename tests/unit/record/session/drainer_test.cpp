@@ -151,6 +151,7 @@ TEST_CASE("a pass applies the side band's forks in time order across CPUs", "[dr
   Drainer drainer(decoder, queue, 1);
   drainer.set_side_band_from(2);
   drainer.set_pid_filter({static_cast<pid_t>(root)});
+  drainer.keep_new_processes();  // as -p does
   drainer.drain_to_end(rings);
   CHECK(drainer.traced(child));
   CHECK(drainer.traced(grandchild));
