@@ -23,7 +23,8 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
 
-sources="formats/chunk_codec.cpp formats/file_layout.cpp formats/table_codec.cpp
+sources="formats/chunk_builder.cpp formats/chunk_builder_columns.cpp
+  formats/chunk_decoder.cpp formats/chunk_decoder_events.cpp formats/file_layout.cpp formats/table_codec.cpp
   formats/chunk_loader.cpp formats/chunk_locator.cpp formats/chunk_merger.cpp formats/chunk_prefetcher.cpp
   formats/reader_state.cpp formats/record_filter.cpp
   formats/trace_reader.cpp formats/trace_writer.cpp formats/zstd_codec.cpp
