@@ -3,13 +3,26 @@
 #include <algorithm>
 #include <string>
 
+#include "formats/read_budget.h"
+
 namespace usdt::format {
+
+namespace {
+
+// Fewest bytes of a process event row (time delta, kind, row size) and of
+// a lost record (time delta, span, CPU, site, count).
+constexpr uint64_t kMinProcessRow = 3;
+constexpr uint64_t kMinLostRow = 5;
+// What the decoder keeps for each site of the chunk's site table: its id,
+// argument count, string mask, frame slot and previous argument values.
+constexpr uint64_t kLocalSiteBytes = 4 + 1 + 2 + 1 + kMaxArgs * sizeof(uint64_t);
+
+}  // namespace
 
 ChunkDecoder::ChunkDecoder(std::string payload, const std::vector<uint8_t>* site_arg_counts,
                            const std::vector<uint16_t>* site_string_masks,
                            const std::vector<uint8_t>* site_frames)
     : payload_(std::move(payload)),
-      payload_size_(payload_.size()),
       site_arg_counts_(site_arg_counts),
       site_string_masks_(site_string_masks),
       site_frames_(site_frames) {}
@@ -20,7 +33,20 @@ bool ChunkDecoder::fail(std::string why) {
   return false;
 }
 
-bool ChunkDecoder::start(const ChunkHeader& expected) {
+bool ChunkDecoder::hold(uint64_t bytes) {
+  if (bytes > max_held_ - std::min(held_, max_held_)) {
+    peak_held_ = std::max(peak_held_, bytes > UINT64_MAX - held_ ? UINT64_MAX : held_ + bytes);
+    over_budget_ = true;
+    return fail("decoding it " + over_budget_text(peak_held_, nullptr));
+  }
+  held_ += bytes;
+  peak_held_ = std::max(peak_held_, held_);
+  return true;
+}
+
+bool ChunkDecoder::start(const ChunkHeader& expected, uint64_t max_held, uint64_t transient) {
+  max_held_ = max_held;
+  if (!hold(transient + sizeof(ChunkDecoder) + payload_.size())) return false;
   ByteCursor in(payload_);
   header_ = decode_chunk_header(in);
   if (!in.ok()) return fail("payload shorter than its header");
@@ -28,6 +54,23 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (header_.min_time_ns > header_.max_time_ns && header_.records() > 0) {
     return fail("chunk time range is inverted");
   }
+  if (header_.records() > kMaxChunkRecords) {
+    return fail("chunk header counts " + std::to_string(header_.records()) +
+                " records, more than the limit of " + std::to_string(kMaxChunkRecords));
+  }
+  if (!parse_sections(in)) return false;
+  if (!hold(records_reserve())) return false;
+  held_ -= transient;  // the caller's, until the payload is parsed
+  ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
+  decode_args_ = want_args_ || chunk_frames_;
+  decode_batch();
+  decode_process();
+  decode_lost();
+  pick_next();
+  return !failed();
+}
+
+bool ChunkDecoder::parse_sections(ByteCursor in) {
   bool seen[6] = {};
   while (!in.at_end()) {
     uint8_t kind = in.u8();
@@ -48,12 +91,19 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
         if (!section.ok() || process_left_ != header_.process_events) {
           return fail("process event count differs from the chunk header");
         }
+        if (process_left_ > section.remaining() / kMinProcessRow) {
+          return fail("process events run past their section");
+        }
+        process_bytes_ = section.remaining();
         break;
       case SectionKind::lost:
         lost_left_ = section.varint();
         lost_rows_ = section;
         if (!section.ok() || lost_left_ != header_.lost_records) {
           return fail("lost record count differs from the chunk header");
+        }
+        if (lost_left_ > section.remaining() / kMinLostRow) {
+          return fail("lost records run past their section");
         }
         break;
       case SectionKind::strings:
@@ -73,13 +123,7 @@ bool ChunkDecoder::start(const ChunkHeader& expected) {
   if (!seen[2] && header_.process_events != 0) return fail("process section missing");
   if (!seen[3] && header_.lost_records != 0) return fail("lost section missing");
   if (seen[5] && !seen[1]) return fail("stacks section without events");
-  ev_time_ = pe_time_ = le_time_ = header_.min_time_ns;
-  decode_args_ = want_args_ || chunk_frames_;
-  decode_batch();
-  decode_process();
-  decode_lost();
-  pick_next();
-  return !failed();
+  return true;
 }
 
 bool ChunkDecoder::parse_events(ByteCursor s) {
@@ -88,8 +132,10 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
     return fail("event count differs from the chunk header");
   }
   // Every event takes at least one byte in each of the first five columns,
-  // so no dictionary can be larger than the section itself.
-  uint64_t n_sites = s.varint_max(s.remaining());
+  // so no table can be larger than the events or the section itself.
+  uint64_t n_sites = s.varint_max(std::min<uint64_t>(s.remaining(), events_left_));
+  if (!s.ok()) return fail("events section's site table is larger than its events");
+  if (!hold(n_sites * kLocalSiteBytes)) return false;
   sites_.clear();
   site_args_.clear();
   site_strings_.clear();
@@ -97,27 +143,17 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   site_frame_.clear();
   chunk_frames_ = false;
   for (uint64_t i = 0; i < n_sites && s.ok(); ++i) {
-    uint64_t id = s.varint();
-    if (id >= site_arg_counts_->size()) {
-      return fail("event of site " + std::to_string(id) + ", which the probe table lacks");
-    }
-    sites_.push_back(static_cast<uint32_t>(id));
-    site_args_.push_back((*site_arg_counts_)[id]);
-    uint16_t strings = site_string_masks_ && id < site_string_masks_->size()
-                           ? (*site_string_masks_)[id]
-                           : uint16_t{0};
-    site_strings_.push_back(strings);
-    chunk_strings_ |= strings;
-    const bool frame = site_frames_ && id < site_frames_->size() && (*site_frames_)[id] != 0 &&
-                       (*site_arg_counts_)[id] > 0;
-    site_frame_.push_back(frame ? (*site_arg_counts_)[id] : 0);
-    chunk_frames_ = chunk_frames_ || frame;
+    if (!add_local_site(s.varint())) return false;
   }
   if (chunk_strings_ != 0) {
+    if (!hold(2 * sizeof(StringArg) * kBatch * kMaxArgs)) return false;
     for (auto& v : strings_of_) v.resize(size_t{kBatch} * kMaxArgs);
   }
-  uint64_t n_threads = s.varint_max(s.remaining() / 2);
+  uint64_t n_threads = s.varint_max(std::min<uint64_t>(s.remaining() / 2, events_left_));
+  if (!s.ok()) return fail("events section's thread table is larger than its events");
+  if (!hold(n_threads * sizeof(threads_[0]))) return false;
   threads_.clear();
+  threads_.reserve(n_threads);
   for (uint64_t i = 0; i < n_threads && s.ok(); ++i) {
     uint64_t pid = s.varint_max(0xffffffffu);
     uint64_t tid = s.varint_max(0xffffffffu);
@@ -130,7 +166,29 @@ bool ChunkDecoder::parse_events(ByteCursor s) {
   for (int i = 0; i < kMaxArgs; ++i) cols[kArg0Column + i] = &arg_col_[i];
   for (int i = 0; i < kEventColumns; ++i) *cols[i] = s.sub(sizes[i]);
   if (!s.ok()) return fail("events section is malformed");
+  for (int i = kTimeColumn; i <= kShapeColumn; ++i) {
+    if (sizes[i] < events_left_) return fail("event columns are shorter than their events");
+  }
+  for (int i = 0; i < kMaxArgs; ++i) arg_bytes_ += sizes[kArg0Column + i];
   prev_.assign(sites_.size() * kMaxArgs, 0);
+  return true;
+}
+
+bool ChunkDecoder::add_local_site(uint64_t id) {
+  if (id >= site_arg_counts_->size()) {
+    return fail("event of site " + std::to_string(id) + ", which the probe table lacks");
+  }
+  sites_.push_back(static_cast<uint32_t>(id));
+  site_args_.push_back((*site_arg_counts_)[id]);
+  uint16_t strings = site_string_masks_ && id < site_string_masks_->size()
+                         ? (*site_string_masks_)[id]
+                         : uint16_t{0};
+  site_strings_.push_back(strings);
+  chunk_strings_ |= strings;
+  const bool frame = site_frames_ && id < site_frames_->size() && (*site_frames_)[id] != 0 &&
+                     (*site_arg_counts_)[id] > 0;
+  site_frame_.push_back(frame ? (*site_arg_counts_)[id] : 0);
+  chunk_frames_ = chunk_frames_ || frame;
   return true;
 }
 
@@ -142,6 +200,7 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
   if (!s.ok() || u == 0 || u > header_.events || u > s.remaining() / 2) {
     return fail("stacks section's count of stacks is out of range");
   }
+  if (!hold((u + 1) * sizeof(DecodedStack))) return false;
   stacks_.assign(1, DecodedStack{});  // reference 0: no stack
   stacks_.reserve(u + 1);
   stack_frames_.clear();
@@ -153,6 +212,8 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
                   std::to_string(kMaxStackDepth) + " allowed)");
     }
     if (depth > s.remaining()) return fail("stack runs past the stacks section");
+    // Twice the frames: the list grows by doubling.
+    if (!hold(2 * depth * sizeof(uint64_t))) return false;
     stacks_.push_back(DecodedStack{static_cast<uint32_t>(stack_frames_.size()),
                                    static_cast<uint16_t>(depth), (depth_flags & 1) != 0});
     uint64_t address = s.varint();
@@ -163,10 +224,15 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
     }
     if (!s.ok()) return fail("stack runs past the stacks section");
   }
+  return parse_stack_refs(s, u);
+}
+
+bool ChunkDecoder::parse_stack_refs(ByteCursor& s, uint64_t u) {
   uint64_t n = s.varint();
   if (!s.ok() || n != header_.events)
     return fail("stack reference count differs from the chunk header");
   if (n > s.remaining()) return fail("stack references run past the stacks section");
+  if (!hold(n * sizeof(uint32_t))) return false;
   stack_refs_.resize(n);
   for (uint64_t j = 0; j < n; ++j) {
     uint64_t ref = s.varint();
@@ -177,126 +243,23 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
   }
   if (!s.ok()) return fail("stack references run past the stacks section");
   // Bytes after the references: room for a newer minor version, ignored.
-  // The decoded stacks take up to 8 bytes per byte of the section: the memory
-  // caps must see them (payload_size()).
-  payload_size_ += stack_frames_.capacity() * sizeof(uint64_t) +
-                   stacks_.capacity() * sizeof(DecodedStack) +
-                   stack_refs_.capacity() * sizeof(uint32_t);
   return true;
 }
 
-void ChunkDecoder::decode_process() {
-  if (replay_) {
-    has_pe_ = replay_pe_ < replay_process_.size();
-    if (has_pe_) pe_next_ = std::move(replay_process_[replay_pe_++]);
-    return;
-  }
-  while (process_left_ > 0) {
-    --process_left_;
-    ByteCursor& in = process_rows_;
-    uint64_t delta = in.varint();
-    uint8_t kind = in.u8();
-    ByteCursor row = in.sub(in.varint());
-    if (!in.ok()) {
-      fail("process event runs past its section");
-      return;
-    }
-    if (delta > header_.max_time_ns - pe_time_) {
-      fail("process event time outside the chunk's time range");
-      return;
-    }
-    pe_time_ += delta;
-    if (kind < 1 || kind > 5) {
-      ++skipped_;  // a kind this reader does not know: skipped by its length
-      continue;
-    }
-    decode_process_row(kind, row);
-    if (failed()) return;
-    has_pe_ = true;
-    return;
-  }
-  has_pe_ = false;
-}
-
-// One row of a known kind into pe_next_, every field set: the object is
-// reused from row to row.
-void ChunkDecoder::decode_process_row(uint8_t kind, ByteCursor row) {
-  ProcessEvent& e = pe_next_;
-  e.time_ns = pe_time_;
-  e.kind = static_cast<ProcessEventKind>(kind);
-  e.pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-  e.tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-  if (e.kind == ProcessEventKind::mmap) {
-    e.parent_pid = e.parent_tid = 0;
-    e.comm.clear();
-    e.map_address = row.varint();
-    e.map_length = row.varint();
-    e.map_file_offset = row.varint();
-    std::string_view build_id = row.bytes(row.varint_max(kMaxBuildId));
-    std::string_view path = row.bytes(row.varint_max(kMaxMappedPath));
-    if (!row.ok()) {
-      fail("mmap event is malformed");
-      return;
-    }
-    e.build_id.assign(build_id);
-    e.path.assign(path);
-    return;
-  }
-  e.parent_pid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-  e.parent_tid = static_cast<uint32_t>(row.varint_max(0xffffffffu));
-  std::string_view comm = row.bytes(row.varint_max(kMaxComm));
-  if (!row.ok()) {
-    fail("process event is malformed");
-    return;
-  }
-  e.comm.assign(comm);
-  e.map_address = e.map_length = e.map_file_offset = 0;
-  e.build_id.clear();
-  e.path.clear();
-}
-
-void ChunkDecoder::decode_lost() {
-  if (replay_) {
-    has_le_ = replay_le_ < replay_lost_.size();
-    if (has_le_) le_next_ = replay_lost_[replay_le_++];
-    return;
-  }
-  if (lost_left_ == 0) {
-    has_le_ = false;
-    return;
-  }
-  --lost_left_;
-  ByteCursor& in = lost_rows_;
-  uint64_t delta = in.varint();
-  int64_t span = in.svarint();
-  uint64_t cpu = in.varint_max(0xffffffffu);
-  uint64_t site = in.varint_max(0xffffffffu);
-  uint64_t count = in.varint();
-  if (!in.ok()) {
-    fail("lost record is malformed");
-    return;
-  }
-  if (delta > header_.max_time_ns - le_time_) {
-    fail("lost record time outside the chunk's time range");
-    return;
-  }
-  le_time_ += delta;
-  // time_end_ns = time_begin_ns + span, which must stay inside the range too.
-  uint64_t magnitude = span >= 0 ? static_cast<uint64_t>(span) : 0 - static_cast<uint64_t>(span);
-  bool inside = span >= 0 ? magnitude <= header_.max_time_ns - le_time_
-                          : magnitude <= le_time_ - header_.min_time_ns;
-  if (!inside) {
-    fail("lost record time outside the chunk's time range");
-    return;
-  }
-  uint64_t end = span >= 0 ? le_time_ + magnitude : le_time_ - magnitude;
-  if (site != kNoSite && site >= site_arg_counts_->size()) {
-    fail("lost record of site " + std::to_string(site) + ", which the probe table lacks");
-    return;
-  }
-  le_next_ =
-      LostEvent{le_time_, end, static_cast<uint32_t>(cpu), static_cast<uint32_t>(site), count};
-  has_le_ = true;
+uint64_t ChunkDecoder::records_reserve() const {
+  // What drain() keeps (reserved exactly), so that a drained decoder holds
+  // no more than a streaming one is charged: each event packed with room for
+  // its site's most arguments, a StringArg (twice: a deque's blocks) for
+  // each present string (each takes at least a byte of the argument
+  // columns), the rows with their strings (at most the bytes of their
+  // section).
+  uint8_t most_args = 0;
+  for (uint8_t a : site_args_) most_args = std::max(most_args, a);
+  const uint64_t events = header_.events;
+  const uint64_t strings = chunk_strings_ != 0 ? std::min(arg_bytes_, events * kMaxArgs) : 0;
+  return events * (sizeof(PackedEvent) + most_args * sizeof(uint64_t)) +
+         strings * 2 * sizeof(StringArg) + uint64_t{header_.process_events} * sizeof(ProcessEvent) +
+         process_bytes_ + uint64_t{header_.lost_records} * sizeof(LostEvent);
 }
 
 void ChunkDecoder::pick_next() {

@@ -68,8 +68,11 @@ class ChunkDecoder {
   uint64_t events_passed_over() const { return passed_over_; }
 
   // Parses the sections; fails when the payload is malformed or its header
-  // copy differs from expected (the uncompressed header was damaged).
-  bool start(const ChunkHeader& expected);
+  // copy differs from expected (the uncompressed header was damaged), or
+  // when what decoding it holds would exceed max_held bytes (over_budget()
+  // then says so). transient: bytes the caller holds for the chunk until the
+  // payload is parsed (its compressed block), counted until then.
+  bool start(const ChunkHeader& expected, uint64_t max_held = UINT64_MAX, uint64_t transient = 0);
 
   // Whether a record remains; then its sort key.
   bool has_next() const { return has_ev_ || has_pe_ || has_le_; }
@@ -128,11 +131,15 @@ class ChunkDecoder {
   const ProcessEvent& process() const { return pe_cur_; }
   const LostEvent& lost() const { return le_cur_; }
 
-  // The payload's bytes, and the stacks decoded from it (1.3: held as long
-  // as the decoder); what the reader's memory caps count.
-  size_t payload_size() const { return payload_size_; }
-  // Bytes held besides the payload once drained (the decoded records).
-  size_t drained_size() const { return drained_size_; }
+  // What the decoder holds, by the reader's accounting (formats/
+  // read_budget.h): itself, the payload, the tables and stacks decoded from
+  // it, and room for its records decoded whole (drain()). A function of the
+  // payload alone, so that every reader of a chunk counts the same.
+  uint64_t held_bytes() const { return held_; }
+  // The most it held at once, the transient bytes of start() included; when
+  // start() failed, at least what it would have needed to go on.
+  uint64_t peak_held() const { return peak_held_; }
+  bool over_budget() const { return over_budget_; }
 
   // Gives up the payload's buffer, for the next chunk's decompression to
   // reuse (ChunkLoader::recycle); the decoder is done with after this.
@@ -199,12 +206,24 @@ class ChunkDecoder {
   void decode_process();
   void decode_lost();
   void pick_next();
+  // Counts bytes held; false, failing the chunk as over budget, when they
+  // would exceed max_held_.
+  bool hold(uint64_t bytes);
+  bool parse_sections(ByteCursor in);
   bool parse_events(ByteCursor section);
+  bool add_local_site(uint64_t id);
   bool parse_stacks(ByteCursor section);
+  bool parse_stack_refs(ByteCursor& section, uint64_t stacks);
+  uint64_t records_reserve() const;
   void decode_process_row(uint8_t kind, ByteCursor row);
 
   std::string payload_;
-  size_t payload_size_ = 0;
+  uint64_t max_held_ = UINT64_MAX;
+  uint64_t held_ = 0;
+  uint64_t peak_held_ = 0;
+  bool over_budget_ = false;
+  uint64_t arg_bytes_ = 0;      // bytes of the argument columns
+  uint64_t process_bytes_ = 0;  // bytes of the process events' rows
   const std::vector<uint8_t>* site_arg_counts_;
   const std::vector<uint16_t>* site_string_masks_;
   const std::vector<uint8_t>* site_frames_;
@@ -294,7 +313,6 @@ class ChunkDecoder {
   std::vector<LostEvent> replay_lost_;
   std::deque<StringArg> replay_strings_;
   size_t replay_ev_ = 0, replay_arg_ = 0, replay_pe_ = 0, replay_le_ = 0;
-  size_t drained_size_ = 0;
 
   RecordKind kind_ = RecordKind::event;
   RecordKind next_kind_ = RecordKind::event;

@@ -251,8 +251,11 @@ void ChunkDecoder::drain() {
   std::deque<StringArg> strings;
   uint8_t most_args = 0;
   for (uint8_t a : site_args_) most_args = std::max(most_args, a);
+  // Exactly what records_reserve() counted (start() held it).
   events.reserve(header_.events);
   args.reserve(size_t{header_.events} * most_args);
+  process.reserve(header_.process_events);
+  lost.reserve(header_.lost_records);
   while (has_next()) {
     advance();
     switch (kind_) {
@@ -290,10 +293,6 @@ void ChunkDecoder::drain() {
   replay_lost_ = std::move(lost);
   replay_strings_ = std::move(strings);
   std::vector<uint32_t>().swap(stack_refs_);  // the packed events point at their stacks
-  drained_size_ =
-      replay_events_.capacity() * sizeof(PackedEvent) + replay_args_.capacity() * sizeof(uint64_t) +
-      replay_process_.size() * sizeof(ProcessEvent) + replay_lost_.size() * sizeof(LostEvent) +
-      replay_strings_.size() * sizeof(StringArg);
   if (replay_strings_.empty()) std::string().swap(payload_);
   // The same start as start() made: look-ahead of each kind, then the first.
   buf_ = 0;

@@ -1,5 +1,6 @@
 #include "formats/reader_state.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/hex_text.h"
@@ -31,7 +32,28 @@ void ReaderState::add_sites(std::vector<ProbeSite> added) {
 }
 
 void ReaderState::problem(uint64_t offset, std::string message) {
-  diag.problems.push_back(ReadProblem{offset, std::move(message)});
+  diag.problems.push_back(ReadProblem{offset, std::move(message), false});
+}
+
+void ReaderState::budget_problem(uint64_t offset, std::string message) {
+  diag.problems.push_back(ReadProblem{offset, std::move(message), true});
+}
+
+void ReaderState::start_budget(uint64_t limit, uint64_t tables) {
+  budget = ReadBudget(limit);
+  tables_held = tables != 0 ? tables : loader_buffers(limit);
+  (void)budget.take(tables_held);
+}
+
+void ReaderState::note_memory() {
+  diag.memory_budget = budget.limit();
+  diag.memory_peak = std::max(diag.memory_peak, budget.peak() + ahead_peak);
+  diag.tables_decompressed = budget.table_bytes();
+}
+
+void ReaderState::release_table_body() {
+  budget.give_back(body_held);
+  body_held = 0;
 }
 
 Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, const char* what,
@@ -58,6 +80,22 @@ Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, 
                  ", inside the " + what + " block at offset " + std::to_string(offset));
   }
   s = src->read(offset + kBlockHeaderSize + h.header_size, h.body_size, block_buf);
+  release_table_body();
+  // A content over the limit (or none) fails the decompression: damage.
+  if (const uint64_t content = zstd_content_size(block_buf); s && content <= kMaxTablePayload) {
+    if (!budget.take(content)) {
+      return Error("the " + std::string(what) + " block of " + where(offset) + " " +
+                   over_budget_text(content, &budget));
+    }
+    if (!budget.take_table_bytes(content)) {
+      budget.give_back(content);
+      return Error("the " + std::string(what) + " block of " + where(offset) +
+                   " is not read: the reader has decompressed " +
+                   byte_size_text(budget.table_bytes()) + " of tables, what its memory budget of " +
+                   byte_size_text(budget.limit()) + " allows");
+    }
+    body_held = content;
+  }
   if (s) s = zstd.decompress(block_buf, kMaxTablePayload, body_out);
   if (!s) {
     return s.error().context("the " + std::string(what) + " block of " + where(offset) +

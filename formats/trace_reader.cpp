@@ -77,14 +77,21 @@ Status TraceReader::Impl::read_start() {
   std::string body;
   uint64_t offset = header_size;
   auto n = st.read_table_block(offset, BlockKind::metadata, "metadata", body);
+  if (!n && st.budget.refusals() != 0) return Error(n.error().message() + ": " + kRaiseBudget);
   if (!n) return n.error();
-  auto meta = decode_metadata(body);
+  auto meta = decode_metadata(body, &st.budget);
   if (!meta) return meta.error().context("cannot read " + st.where(offset));
   st.metadata = std::move(*meta);
   offset += *n;
   n = st.read_table_block(offset, BlockKind::probe_table, "probe table", body);
+  if (!n && st.budget.refusals() != 0) return Error(n.error().message() + ": " + kRaiseBudget);
   if (!n) return n.error();
-  auto table = decode_probe_table(body);
+  const uint64_t refusals = st.budget.refusals();
+  auto table = decode_probe_table(body, &st.budget);
+  if (!table && st.budget.refusals() != refusals) {
+    return Error("cannot read the probe table of " + st.where(offset) + ": " +
+                 table.error().message() + ": " + kRaiseBudget);
+  }
   if (!table) return table.error().context("cannot read " + st.where(offset));
   st.add_sites(std::move(*table));
   offset += *n;
@@ -109,6 +116,7 @@ Result<TraceReader> TraceReader::open(const std::string& path, const ReaderOptio
   auto impl = std::make_unique<Impl>();
   impl->state.path = path;
   impl->state.options = options;
+  impl->state.start_budget(options.memory_budget);
   impl->state.src = std::make_unique<FileSource>(std::move(*fd), static_cast<uint64_t>(st.st_size));
   if (Status s = impl->read_start(); !s) return s.error();
   return TraceReader(std::move(impl));
@@ -119,6 +127,7 @@ Result<TraceReader> TraceReader::open_bytes(std::string bytes, const std::string
   auto impl = std::make_unique<Impl>();
   impl->state.path = name;
   impl->state.options = options;
+  impl->state.start_budget(options.memory_budget);
   impl->state.src = std::make_unique<MemorySource>(std::move(bytes));
   if (Status s = impl->read_start(); !s) return s.error();
   return TraceReader(std::move(impl));
@@ -148,6 +157,7 @@ TraceReader TraceReader::fork() const {
   st.summary = from.summary;
   st.objects = from.objects;
   st.diag = from.diag;
+  st.start_budget(from.budget.limit(), from.tables_held);
   impl->merger.emplace(st, impl_->merger->entries());
   return TraceReader(std::move(impl));
 }
@@ -175,6 +185,9 @@ const LostEvent& TraceReader::lost() const {
   return impl_->merger->current() ? impl_->merger->current()->lost() : none;
 }
 const std::optional<TraceSummary>& TraceReader::summary() const { return impl_->state.summary; }
-const ReadDiagnostics& TraceReader::diagnostics() const { return impl_->state.diag; }
+const ReadDiagnostics& TraceReader::diagnostics() const {
+  impl_->state.note_memory();
+  return impl_->state.diag;
+}
 
 }  // namespace usdt::format

@@ -24,9 +24,10 @@ fi
 mkdir -p "$build/obj" "$build/corpus" "$build/seeds"
 
 sources="formats/chunk_builder.cpp formats/chunk_builder_columns.cpp
-  formats/chunk_decoder.cpp formats/chunk_decoder_events.cpp formats/file_layout.cpp formats/table_codec.cpp
-  formats/chunk_loader.cpp formats/chunk_locator.cpp formats/chunk_merger.cpp formats/chunk_prefetcher.cpp
-  formats/reader_state.cpp formats/record_filter.cpp
+  formats/chunk_decoder.cpp formats/chunk_decoder_events.cpp formats/chunk_decoder_rows.cpp
+  formats/file_layout.cpp formats/table_codec.cpp
+  formats/chunk_loader.cpp formats/chunk_locator.cpp formats/chunk_locator_scan.cpp formats/chunk_merger.cpp formats/chunk_prefetcher.cpp
+  formats/read_budget.cpp formats/reader_state.cpp formats/footer_codec.cpp formats/record_filter.cpp
   formats/trace_reader.cpp formats/trace_writer.cpp formats/zstd_codec.cpp
   common/result.cpp common/file_io.cpp tests/fuzz/trace_reader_fuzz.cpp tests/fuzz/make_seeds.cpp"
 flags="-std=c++20 -O1 -g -I$root -Wall -Wextra -pthread"
