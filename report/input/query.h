@@ -92,6 +92,9 @@ struct ReportOptions {
   std::string output;
   // Threads that decode each trace (-j); 0: one per core.
   uint32_t jobs = 0;
+  // What each reader of a trace may hold of what it decodes (--max-memory,
+  // bytes); 0: the reader's default (formats/read_budget.h).
+  uint64_t memory_budget = 0;
 };
 
 // The most -j accepts: more threads than this only cost memory.
