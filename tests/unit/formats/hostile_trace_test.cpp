@@ -149,7 +149,7 @@ TEST_CASE("object blocks that each claim 2^24 symbols stay within the memory bud
   Read r = read(a.bytes());
   CHECK(event_numbers(r).size() == 10);
   CHECK(r.objects == 0);
-  CHECK(over_budget_problems(r.diag) == 4);
+  REQUIRE(over_budget_problems(r.diag) == 4);
   CHECK(r.diag.problems[0].message.find("decoding its 16777216 symbols needs") !=
         std::string::npos);
   CHECK(r.diag.memory_budget == kDefaultReadBudget);
@@ -235,8 +235,9 @@ TEST_CASE("a block found inside the chunk before it leaves that chunk out", "[ho
 TEST_CASE("a chunk header's counts are checked against its bytes before anything is reserved",
           "[hostile]") {
   // A chunk whose header and events section claim 2^24 events (or more)
-  // with one byte per column, beside a good chunk of ten: decoded on worker
-  // threads, the claimed count once sized the decoded copy of the chunk.
+  // with columns that hold the first 100 (one zero byte each: no arguments),
+  // beside a good chunk of ten: decoded on worker threads, the claimed count
+  // once sized the decoded copy of the chunk after its first batch decoded.
   for (uint32_t claimed : {kMaxChunkRecords, ~uint32_t{0}}) {
     TraceAssembler a = with_ten_events();
     ChunkHeader h = a.index().chunks[0].header;
@@ -253,8 +254,9 @@ TEST_CASE("a chunk header's counts are checked against its bytes before anything
     w.varint(7);
     w.varint(7);
     w.varint(0);  // no delta columns
-    for (int i = 0; i < 5 + kMaxArgs; ++i) w.varint(i < 7 ? 1 : 0);
-    events.append(7, '\0');
+    constexpr int kHeld = 100;
+    for (int i = 0; i < 5 + kMaxArgs; ++i) w.varint(i < 5 ? kHeld : 0);
+    events.append(5 * kHeld, '\0');
     std::string payload;
     encode_chunk_header(payload, h);
     ByteWriter p(payload);
@@ -262,14 +264,19 @@ TEST_CASE("a chunk header's counts are checked against its bytes before anything
     p.str(events);
     a.chunk(payload, h);
     a.finish();
-    for (unsigned threads : {1u, 2u}) {
-      INFO(claimed << " events claimed, " << threads << " decoding threads");
-      ReaderOptions options;
-      options.decode_threads = threads;
-      Read r = read(a.bytes(), options);
-      CHECK(event_numbers(r).size() == 10);
-      CHECK(r.diag.chunks_bad == 1);
-      CHECK(r.heap_peak < 16 * kMiB);
+    // With a budget of 4 GiB the budget alone would allow the reservation:
+    // the count checks refuse the chunk first.
+    for (uint64_t budget : {kDefaultReadBudget, uint64_t{4096} * kMiB}) {
+      for (unsigned threads : {1u, 2u}) {
+        INFO(claimed << " events claimed, " << threads << " decoding threads, budget " << budget);
+        ReaderOptions options;
+        options.decode_threads = threads;
+        options.memory_budget = budget;
+        Read r = read(a.bytes(), options);
+        CHECK(event_numbers(r).size() == 10);
+        CHECK(r.diag.chunks_bad == 1);
+        CHECK(r.heap_peak < 16 * kMiB);
+      }
     }
   }
 }
