@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,14 +16,24 @@
 
 namespace usdt::format {
 
-// What a chunk became, in the order the checks run: a bad block (frame_error),
-// then the frame's declared content size (for the reader's memory cap, which
-// only the merger can judge), then a bad frame or payload (decode_error).
+// What a chunk became, in the order the checks run: over the memory it may
+// take before its block is read (over_budget), a bad block (frame_error), over
+// it before the payload is decompressed or while it is parsed (over_budget),
+// a bad frame or payload (decode_error). need: the most bytes it held or
+// asked for (its compressed block included) up to where it stopped, a
+// function of the chunk alone, so that the merger judges a chunk loaded with
+// more room than it has as it would one loaded with its own
+// (formats/chunk_merger.cpp).
 struct PreparedChunk {
+  bool over_budget = false;
   std::string frame_error;
   uint64_t content = 0;
   std::string decode_error;
-  std::unique_ptr<ChunkDecoder> decoder;  // set when neither error is
+  uint64_t need = 0;
+  std::unique_ptr<ChunkDecoder> decoder;  // set when no error is
+  // From a worker that had less room than the chunk needs: the merger loads
+  // it itself (formats/chunk_prefetcher.h).
+  bool deferred = false;
 };
 
 // What loading needs besides the bytes: the probe table's derived tables
@@ -35,6 +44,9 @@ struct ChunkLoadContext {
   const std::vector<uint16_t>* site_string_masks = nullptr;
   const std::vector<uint8_t>* site_frames = nullptr;
   uint64_t max_chunk_payload = 0;
+  // What a loader keeps between chunks (its compressed block buffer and a
+  // payload buffer to reuse), at most: larger ones are freed after use.
+  uint64_t kept_buffers = 0;
   bool arguments = true;  // false: ChunkDecoder::skip_arguments (ReadFilter::arguments)
   // ChunkDecoder::skip_events_before: where the filter's window starts (0:
   // nowhere).
@@ -51,10 +63,9 @@ class ChunkLoader {
   void set_skip_events_before(uint64_t ns) { ctx_.skip_events_before_ns = ns; }
   const ChunkLoadContext& context() const { return ctx_; }
 
-  // Loads e. may_decompress(content) is asked before decompressing; when it
-  // returns false, the result stops there (decoder unset, no decode_error).
-  PreparedChunk load(const IndexEntry& e,
-                     const std::function<bool(uint64_t content)>& may_decompress);
+  // Loads e, holding at most max_held bytes for it (ChunkDecoder::start):
+  // when it would need more, the result stops there with over_budget.
+  PreparedChunk load(const IndexEntry& e, uint64_t max_held);
 
   // Keeps a finished decoder's payload buffer for the next load, instead of
   // allocating (and faulting in) about a megabyte per chunk anew.
@@ -63,6 +74,11 @@ class ChunkLoader {
   void release();
 
  private:
+  // The parts of load(): the block read and checked against the index,
+  // then its payload decompressed and parsed.
+  void read_block(const IndexEntry& e, uint64_t max_held, PreparedChunk& out);
+  void decode(const IndexEntry& e, std::string_view frame, uint64_t max_held, PreparedChunk& out);
+
   ChunkLoadContext ctx_;
   std::string block_buf_;
   std::string spare_payload_;  // a recycled buffer, or empty

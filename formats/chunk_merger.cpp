@@ -16,6 +16,7 @@ ChunkLoadContext context_of(ReaderState& st) {
   c.site_string_masks = &st.site_string_masks;
   c.site_frames = &st.site_frames;
   c.max_chunk_payload = st.options.max_chunk_payload;
+  c.kept_buffers = loader_buffers(st.budget.limit());
   return c;
 }
 
@@ -23,6 +24,13 @@ ChunkLoadContext context_of(ReaderState& st) {
 
 ChunkMerger::ChunkMerger(ReaderState& state, std::vector<IndexEntry> chunks)
     : st_(state), loader_(context_of(state)) {
+  // What the tables and the serial loader's buffers leave of the budget:
+  // three quarters for the chunks held for the merge, a quarter for those
+  // decoded ahead on worker threads (kept whether or not there are any, so
+  // that every reader of the file skips the same chunks).
+  const uint64_t room = st_.budget.room();
+  ahead_room_ = room / 4;
+  chunk_room_ = room - ahead_room_;
   chunks_.reserve(chunks.size());
   for (size_t i = 0; i < chunks.size(); ++i) chunks_.push_back(Chunk{chunks[i], i});
   std::stable_sort(chunks_.begin(), chunks_.end(), [](const Chunk& a, const Chunk& b) {
@@ -48,23 +56,32 @@ void ChunkMerger::bad_chunk(const IndexEntry& e, const std::string& why) {
   st_.problem(e.offset, "chunk at " + st_.where(e.offset) + " is damaged (" + why + "): skipped");
 }
 
-bool ChunkMerger::within_cap(uint64_t content) const {
-  // Too large a content is refused by the decompression itself.
-  if (content > st_.options.max_chunk_payload) return true;
-  return content <= st_.options.max_active_payload -
-                        std::min(active_payload_, st_.options.max_active_payload);
+uint64_t ChunkMerger::room() const { return chunk_room_ - std::min(active_payload_, chunk_room_); }
+
+void ChunkMerger::over_budget(const IndexEntry& e) {
+  if (!filter_.owns(e.header)) return;  // another segment's reader says it
+  st_.budget_problem(
+      e.offset, "chunk at " + st_.where(e.offset) + " needs more than the " +
+                    byte_size_text(room()) + " left of the " + byte_size_text(chunk_room_) +
+                    " that the reader's memory budget of " + byte_size_text(st_.budget.limit()) +
+                    " keeps for chunks overlapping in time: skipped");
 }
 
+// The checks in the order a load with this merger's room runs them
+// (ChunkLoader::load), so that a chunk a worker loaded with more room is
+// judged as if loaded here: the block, then the need up to where loading
+// stopped, which is the same whatever the room (PreparedChunk::need).
 std::unique_ptr<ChunkDecoder> ChunkMerger::accept(const IndexEntry& e, PreparedChunk p) {
+  if (p.over_budget || e.block_size > room()) {
+    over_budget(e);
+    return nullptr;
+  }
   if (!p.frame_error.empty()) {
     bad_chunk(e, p.frame_error);
     return nullptr;
   }
-  if (!within_cap(p.content)) {
-    bad_chunk(e, "it overlaps in time with chunks_ holding " + std::to_string(active_payload_) +
-                     " bytes already, and " + std::to_string(p.content) +
-                     " more would exceed the reader's limit of " +
-                     std::to_string(st_.options.max_active_payload));
+  if (p.need > room()) {
+    over_budget(e);
     return nullptr;
   }
   if (!p.decode_error.empty() || !p.decoder) {
@@ -72,6 +89,7 @@ std::unique_ptr<ChunkDecoder> ChunkMerger::accept(const IndexEntry& e, PreparedC
     return nullptr;
   }
   if (filter_.owns(e.header)) ++st_.diag.chunks_read;
+  st_.budget.note_transient(p.need);
   return std::move(p.decoder);
 }
 
@@ -79,11 +97,12 @@ std::unique_ptr<ChunkDecoder> ChunkMerger::load(const IndexEntry& e) {
   if (prefetch_) {
     // load_due() asks for the chunks in the order start_prefetch() gave.
     PreparedChunk p = prefetch_->take(prefetch_next_++);
-    return accept(e, std::move(p));
+    st_.ahead_peak =
+        prefetch_->peak() + st_.options.decode_threads * loader_.context().kept_buffers;
+    if (!p.deferred) return accept(e, std::move(p));
   }
-  // Serially, the cap is checked before decompressing: nothing is spent on
-  // a chunk that is refused anyway.
-  return accept(e, loader_.load(e, [this](uint64_t content) { return within_cap(content); }));
+  // Within the room left: nothing is read or decompressed beyond it.
+  return accept(e, loader_.load(e, room()));
 }
 
 void ChunkMerger::start_prefetch() {
@@ -96,9 +115,14 @@ void ChunkMerger::start_prefetch() {
   if (jobs.size() < 2) return;  // nothing to overlap
   size_t window = st_.options.decode_ahead_chunks;
   if (window == 0) window = 2 * size_t{threads};
+  // Their share of the budget, less their loaders' buffers; none left: no
+  // decoding ahead (the records are the same without).
+  const uint64_t buffers = uint64_t{threads} * loader_.context().kept_buffers;
+  if (ahead_room_ <= buffers) return;
+  const uint64_t ahead = ahead_room_ - buffers;
   // The serial loader's context: the filter's choices (arguments) included.
   prefetch_ = std::make_unique<ChunkPrefetcher>(loader_.context(), std::move(jobs), threads, window,
-                                                st_.options.decode_ahead_bytes);
+                                                std::min(ahead, st_.options.decode_ahead_bytes));
 }
 
 bool ChunkMerger::before(const Active& a, const Active& b) {
@@ -140,12 +164,20 @@ void ChunkMerger::load_due() {
       drop(std::move(d));
       continue;
     }
-    active_payload_ += d->payload_size();
+    active_payload_ += d->held_bytes();
+    (void)st_.budget.take(d->held_bytes());  // within room(): for the accounting
     const bool check = !filter_.passes_whole(c.entry.header);
     push(Active{std::move(d), c.seq, c.entry.offset, 0, skipped, owned, check});
   }
   pending_min_ = pending_ < chunks_.size() ? chunks_[pending_].entry.header.min_time_ns
                                            : std::numeric_limits<uint64_t>::max();
+}
+
+void ChunkMerger::release_retired() {
+  if (!retired_) return;
+  active_payload_ -= retired_->held_bytes();
+  st_.budget.give_back(retired_->held_bytes());
+  drop(std::move(retired_));
 }
 
 void ChunkMerger::drop(std::unique_ptr<ChunkDecoder> d) {
@@ -162,7 +194,8 @@ void ChunkMerger::retire_current() {
   // Records of unknown kinds met after the chunk was loaded (a drained
   // decoder met them all before).
   if (cur_.owned) st_.diag.records_skipped += cur_.d->records_skipped() - cur_.skipped;
-  active_payload_ -= cur_.d->payload_size();
+  // Held (and counted) until the caller is done with its last record.
+  release_retired();
   retired_ = std::move(cur_.d);
   cur_ = Active{};
   if (!heap_.empty()) cur_ = pop_heap_min();
@@ -190,7 +223,7 @@ uint32_t ChunkMerger::pass_over_dropped_events() {
 }
 
 bool ChunkMerger::next() {
-  if (retired_) drop(std::move(retired_));
+  release_retired();
   if (done_) return false;
   if (!started_) {
     started_ = true;
@@ -227,7 +260,7 @@ bool ChunkMerger::next() {
 }
 
 uint32_t ChunkMerger::next_events(const Event** first) {
-  if (retired_) drop(std::move(retired_));
+  release_retired();
   if (done_ || !started_ || !cur_.d) return 0;
   // Past the window: next() retires the chunk.
   if (cur_.check && filter_.past_window(cur_.d->next_time())) return 0;

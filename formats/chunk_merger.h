@@ -2,9 +2,9 @@
 // order of formats/FORMAT.md section 4. Chunks are sorted by min_time_ns and
 // loaded (read, checked against the index entry, decompressed) only when
 // their turn comes; a k-way merge runs over the chunks that overlap in time,
-// so memory stays bounded by them, and ReaderOptions::max_active_payload caps
-// it against hostile files. A chunk that is bad or over the cap is skipped and
-// reported in the diagnostics; the others are still read.
+// so memory stays bounded by them, and the reader's memory budget
+// (ReaderOptions::memory_budget) caps it against hostile files. A chunk that is bad or over the cap
+// is skipped and reported in the diagnostics; the others are still read.
 #pragma once
 
 #include <cstdint>
@@ -75,8 +75,10 @@ class ChunkMerger {
   // Reads, checks and decompresses one chunk (or takes it from the
   // prefetcher); nullptr when it is bad.
   std::unique_ptr<ChunkDecoder> load(const IndexEntry& e);
-  // Whether content more decompressed bytes stay within max_active_payload.
-  bool within_cap(uint64_t content) const;
+  // What the chunks held for the merge may still take of chunk_room_.
+  uint64_t room() const;
+  // Reports a chunk that needs more than room() as left out.
+  void over_budget(const IndexEntry& e);
   // Reports what went wrong with a prepared chunk, in the serial order of
   // the checks; its decoder when nothing did.
   std::unique_ptr<ChunkDecoder> accept(const IndexEntry& e, PreparedChunk p);
@@ -103,12 +105,16 @@ class ChunkMerger {
   uint32_t pass_over_dropped_events();
   // Ends a decoder, keeping its buffer for the next load (serial path).
   void drop(std::unique_ptr<ChunkDecoder> d);
+  // Ends the retired decoder, giving back what it held.
+  void release_retired();
 
   ReaderState& st_;
   RecordFilter filter_;
   std::vector<Chunk> chunks_;    // sorted by (min_time_ns, file order)
   size_t pending_ = 0;           // the next chunk to load
-  uint64_t active_payload_ = 0;  // decompressed bytes held by cur_ and heap_
+  uint64_t active_payload_ = 0;  // bytes held by cur_ and heap_ (held_bytes)
+  uint64_t chunk_room_ = 0;      // the budget's share for them
+  uint64_t ahead_room_ = 0;      // the budget's share for chunks decoded ahead
   uint64_t pending_min_ = 0;     // min_time_ns of chunks_[pending_]
   Active cur_;                   // the active chunk with the smallest next record
   std::vector<Active> heap_;     // the other active chunks, a min-heap

@@ -5,10 +5,13 @@
 // (ChunkDecoder::drain) or with the reason it is bad, which it reports as
 // the serial reader does.
 //
-// Memory: at most `window` chunks are taken ahead of the merger, and a new
-// one is started only while the decoded bytes waiting for the merger stay
-// under `budget_bytes` (the next chunk the merger needs is always started).
-// Worker threads are joined by the destructor, on every path.
+// Memory: at most `window` chunks are taken ahead of the merger, and what
+// they hold (ChunkDecoder::held_bytes, the drained records included) stays
+// within `budget_bytes`: each job may hold a share of it (the job the merger
+// waits for, all of it), and a chunk that needs more is handed over
+// undecoded (PreparedChunk::deferred) for the merger to load itself. Besides
+// that, each worker keeps its loader's buffers (kLoaderBuffers). Worker
+// threads are joined by the destructor, on every path.
 #pragma once
 
 #include <condition_variable>
@@ -36,13 +39,15 @@ class ChunkPrefetcher {
   size_t size() const { return jobs_.size(); }
   // The result of job i, waiting for it; i goes 0, 1, 2, ... (each once).
   PreparedChunk take(size_t i);
+  // The most bytes held at once by the jobs not yet taken.
+  uint64_t peak();
 
  private:
   void work();
-  // What decoding a chunk will hold, from its header, before it is read.
-  static uint64_t estimate(const ChunkHeader& h);
   // Whether a worker may start job next_job_ (under mu_).
   bool may_start() const;
+  // Loads job i with room for max_held bytes, drained when loaded.
+  PreparedChunk run(ChunkLoader& loader, size_t i, uint64_t max_held);
 
   ChunkLoadContext ctx_;
   std::vector<IndexEntry> jobs_;
@@ -54,7 +59,9 @@ class ChunkPrefetcher {
   std::condition_variable done_cv_;  // a job finished
   size_t next_job_ = 0;              // the next job a worker starts
   size_t taken_ = 0;                 // jobs the merger has taken
+  uint64_t share_;                   // what a job started ahead may hold
   uint64_t in_flight_ = 0;           // bytes of started, untaken jobs
+  uint64_t peak_ = 0;                // the most of in_flight_
   std::unordered_map<size_t, PreparedChunk> done_;
   std::unordered_map<size_t, uint64_t> charged_;  // in_flight_ share of each untaken job
   bool stop_ = false;

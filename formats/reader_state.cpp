@@ -33,7 +33,28 @@ void ReaderState::add_sites(std::vector<ProbeSite> added) {
 }
 
 void ReaderState::problem(uint64_t offset, std::string message) {
-  diag.problems.push_back(ReadProblem{offset, std::move(message)});
+  diag.problems.push_back(ReadProblem{offset, std::move(message), false});
+}
+
+void ReaderState::budget_problem(uint64_t offset, std::string message) {
+  diag.problems.push_back(ReadProblem{offset, std::move(message), true});
+}
+
+void ReaderState::start_budget(uint64_t limit, uint64_t tables) {
+  budget = ReadBudget(limit);
+  tables_held = tables != 0 ? tables : loader_buffers(limit);
+  (void)budget.take(tables_held);
+}
+
+void ReaderState::note_memory() {
+  diag.memory_budget = budget.limit();
+  diag.memory_peak = std::max(diag.memory_peak, budget.peak() + ahead_peak);
+  diag.tables_decompressed = budget.table_bytes();
+}
+
+void ReaderState::release_table_body() {
+  budget.give_back(body_held);
+  body_held = 0;
 }
 
 Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, const char* what,
@@ -60,6 +81,22 @@ Result<uint64_t> ReaderState::read_table_block(uint64_t offset, BlockKind kind, 
                  ", inside the " + what + " block at offset " + std::to_string(offset));
   }
   s = src->read(offset + kBlockHeaderSize + h.header_size, h.body_size, block_buf);
+  release_table_body();
+  // A content over the limit (or none) fails the decompression: damage.
+  if (const uint64_t content = zstd_content_size(block_buf); s && content <= kMaxTablePayload) {
+    if (!budget.take(content)) {
+      return Error("the " + std::string(what) + " block of " + where(offset) + " " +
+                   over_budget_text(content, &budget));
+    }
+    if (!budget.take_table_bytes(content)) {
+      budget.give_back(content);
+      return Error("the " + std::string(what) + " block of " + where(offset) +
+                   " is not read: the reader has decompressed " +
+                   byte_size_text(budget.table_bytes()) + " of tables, what its memory budget of " +
+                   byte_size_text(budget.limit()) + " allows");
+    }
+    body_held = content;
+  }
   if (s) s = zstd.decompress(block_buf, kMaxTablePayload, body_out);
   if (!s) {
     return s.error().context("the " + std::string(what) + " block of " + where(offset) +
@@ -118,14 +155,21 @@ Result<uint64_t> ReaderState::read_file_start() {
   std::string body;
   uint64_t offset = header_size;
   auto n = st.read_table_block(offset, BlockKind::metadata, "metadata", body);
+  if (!n && st.budget.refusals() != 0) return Error(n.error().message() + ": " + kRaiseBudget);
   if (!n) return n.error();
-  auto meta = decode_metadata(body);
+  auto meta = decode_metadata(body, &st.budget);
   if (!meta) return meta.error().context("cannot read " + st.where(offset));
   st.metadata = std::move(*meta);
   offset += *n;
   n = st.read_table_block(offset, BlockKind::probe_table, "probe table", body);
+  if (!n && st.budget.refusals() != 0) return Error(n.error().message() + ": " + kRaiseBudget);
   if (!n) return n.error();
-  auto table = decode_probe_table(body);
+  const uint64_t refusals = st.budget.refusals();
+  auto table = decode_probe_table(body, &st.budget);
+  if (!table && st.budget.refusals() != refusals) {
+    return Error("cannot read the probe table of " + st.where(offset) + ": " +
+                 table.error().message() + ": " + kRaiseBudget);
+  }
   if (!table) return table.error().context("cannot read " + st.where(offset));
   st.add_sites(std::move(*table));
   offset += *n;

@@ -12,13 +12,22 @@ constexpr uint64_t kMaxU32 = 0xffffffffu;
 constexpr uint64_t kMaxMetadataCpus = 1u << 16;
 // Longer than any name a writer makes (256 bytes): room for other writers.
 constexpr uint64_t kMaxArgName = 4096;
+// The fewest bytes of a probe table entry: its length, id, kind, four empty
+// strings, two offsets and an argument count.
+constexpr uint64_t kMinProbeEntry = 10;
+// What a site holds besides its strings and arguments: itself, and its line
+// in each of the reader's per-site tables (reader_state.h); twice, since
+// those tables grow by doubling as added probe sites blocks come.
+constexpr uint64_t kSiteBytes = 2 * (sizeof(ProbeSite) + 4);
+// The fewest bytes of a symbol: its offset delta, size and name length.
+constexpr uint64_t kMinSymbol = 3;
 
 // Probe table entries (the probe table's and an added sites block's), each
 // its length then its fields.
 void encode_probe_entries(ByteWriter& w, const std::vector<ProbeSite>& sites);
 // count entries whose ids must be first_id, first_id + 1, ...
 Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t count,
-                                                    uint32_t first_id);
+                                                    uint32_t first_id, ReadBudget* budget);
 
 }  // namespace
 
@@ -51,7 +60,31 @@ void encode_metadata(std::string& out, const TraceMetadata& m) {
   w.varint(s.suppressed);
 }
 
-Result<TraceMetadata> decode_metadata(std::string_view body) {
+namespace {
+
+// 1.7: a file's place among the files of its recording (FORMAT.md 3.3.1).
+Status decode_series(ByteCursor& in, SeriesInfo& series) {
+  const uint8_t role = in.u8();
+  series.role = role <= 2 ? static_cast<FileRole>(role) : FileRole::whole;
+  series.recording_id = in.str(kMaxString);
+  series.sequence = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  series.carried_ns = in.varint();
+  series.window_begin_ns = in.varint();
+  series.window_end_ns = in.varint();
+  series.trigger = in.str(kMaxString);
+  series.trigger_site = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  series.trigger_time_ns = in.varint();
+  series.trigger_pid = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  series.trigger_tid = static_cast<uint32_t>(in.varint_max(kMaxU32));
+  series.trigger_start_ns = in.varint();
+  series.suppressed = in.varint();
+  if (!in.ok()) return Error("metadata's series fields are truncated or malformed");
+  return Status::success();
+}
+
+}  // namespace
+
+Result<TraceMetadata> decode_metadata(std::string_view body, ReadBudget* budget) {
   ByteCursor in(body);
   TraceMetadata m;
   m.hostname = in.str(kMaxString);
@@ -73,23 +106,18 @@ Result<TraceMetadata> decode_metadata(std::string_view body) {
   }
   if (!in.ok()) return Error("metadata is truncated or malformed");
   // 1.7: parts and snapshots. A 1.6 metadata ends here.
-  if (in.remaining() == 0) return m;
-  SeriesInfo& s = m.series;
-  const uint8_t role = in.u8();
-  s.role = role <= 2 ? static_cast<FileRole>(role) : FileRole::whole;
-  s.recording_id = in.str(kMaxString);
-  s.sequence = static_cast<uint32_t>(in.varint_max(kMaxU32));
-  s.carried_ns = in.varint();
-  s.window_begin_ns = in.varint();
-  s.window_end_ns = in.varint();
-  s.trigger = in.str(kMaxString);
-  s.trigger_site = static_cast<uint32_t>(in.varint_max(kMaxU32));
-  s.trigger_time_ns = in.varint();
-  s.trigger_pid = static_cast<uint32_t>(in.varint_max(kMaxU32));
-  s.trigger_tid = static_cast<uint32_t>(in.varint_max(kMaxU32));
-  s.trigger_start_ns = in.varint();
-  s.suppressed = in.varint();
-  if (!in.ok()) return Error("metadata's series fields are truncated or malformed");
+  if (in.remaining() != 0) {
+    if (Status st = decode_series(in, m.series); !st) return st.error();
+  }
+  // The strings are copies of at most the body's bytes (seven of at most
+  // 1 MiB each): taken once they are known.
+  BudgetHold hold(budget);
+  const uint64_t bytes = heap_bytes(m.hostname) + heap_bytes(m.kernel_release) +
+                         heap_bytes(m.arch) + heap_bytes(m.command_line) +
+                         heap_bytes(m.recorder_version) + heap_bytes(m.series.recording_id) +
+                         heap_bytes(m.series.trigger) + m.cpus.capacity() * sizeof(uint32_t);
+  if (!hold.take(bytes)) return Error("decoding the metadata " + over_budget_text(bytes, budget));
+  hold.keep();
   return m;
 }
 
@@ -99,13 +127,14 @@ void encode_probe_table(std::string& out, const std::vector<ProbeSite>& sites) {
   encode_probe_entries(w, sites);
 }
 
-Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body) {
+Result<std::vector<ProbeSite>> decode_probe_table(std::string_view body, ReadBudget* budget) {
   ByteCursor in(body);
-  // Each entry takes at least its length byte.
-  uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining()));
-  if (!in.ok())
-    return Error("probe table count is malformed or exceeds " + std::to_string(kMaxSites));
-  return decode_probe_entries(in, count, 0);
+  uint64_t count = in.varint_max(std::min<uint64_t>(kMaxSites, in.remaining() / kMinProbeEntry));
+  if (!in.ok()) {
+    return Error("probe table count is malformed, exceeds " + std::to_string(kMaxSites) +
+                 " or the entries its bytes can hold");
+  }
+  return decode_probe_entries(in, count, 0, budget);
 }
 
 void encode_added_sites(std::string& out, const std::vector<ProbeSite>& sites,
@@ -117,19 +146,18 @@ void encode_added_sites(std::string& out, const std::vector<ProbeSite>& sites,
 }
 
 Result<std::vector<ProbeSite>> decode_added_sites(std::string_view body, uint32_t first_id,
-                                                  uint64_t max_count) {
+                                                  uint64_t max_count, ReadBudget* budget) {
   ByteCursor in(body);
   uint64_t active_since_ns = in.varint();
-  // Each entry takes at least its length byte.
-  uint64_t count = in.varint_max(std::min<uint64_t>(max_count, in.remaining()));
+  uint64_t count = in.varint_max(std::min<uint64_t>(max_count, in.remaining() / kMinProbeEntry));
   if (!in.ok()) {
-    return Error("added probe sites block's count is malformed or exceeds the limit of " +
-                 std::to_string(kMaxSites) + " sites");
+    return Error("added probe sites block's count is malformed, exceeds the limit of " +
+                 std::to_string(kMaxSites) + " sites or the entries its bytes can hold");
   }
   // A writer adds at least one site: an empty block is something else (a
   // chunk whose kind was damaged into 7, say).
   if (count == 0) return Error("added probe sites block lists no sites");
-  auto sites = decode_probe_entries(in, count, first_id);
+  auto sites = decode_probe_entries(in, count, first_id, budget);
   if (!sites) return sites.error();
   for (ProbeSite& s : *sites) s.active_since_ns = active_since_ns;
   return sites;
@@ -171,8 +199,55 @@ void encode_probe_entries(ByteWriter& w, const std::vector<ProbeSite>& sites) {
   }
 }
 
+// nargs argument descriptors of an entry into s.args.
+void decode_arguments(ByteCursor& e, uint64_t nargs, ProbeSite& s) {
+  s.args.reserve(nargs);
+  for (uint64_t j = 0; j < nargs && e.ok(); ++j) {
+    ArgDescriptor a;
+    a.spec = e.str(kMaxString);
+    a.size = e.u8();
+    uint8_t flags = e.u8();
+    a.is_signed = flags & 1;
+    a.is_float = flags & 2;
+    a.is_string = flags & 4;  // 1.1
+    a.is_frame = flags & 8;   // 1.2; later bits are ignored
+    uint8_t location = e.u8();
+    uint8_t source = e.u8();
+    // Values a newer writer may add become the "unknown" member.
+    a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
+    a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
+    s.args.push_back(std::move(a));
+  }
+  // 1.2: argument names. An entry of an older file ends here.
+  if (!e.ok() || e.remaining() == 0) return;
+  uint64_t named = e.varint_max(s.args.size());
+  for (uint64_t j = 0; j < named && e.ok(); ++j) s.args[j].name = e.str(kMaxArgName);
+  // A name that breaks the rule, or repeats an earlier one, is dropped:
+  // reports use names as selectors and print them unescaped.
+  for (size_t j = 0; j < s.args.size(); ++j) {
+    std::string& name = s.args[j].name;
+    bool repeated = false;
+    for (size_t k = 0; k < j && !repeated; ++k) repeated = s.args[k].name == name;
+    if (repeated || (!name.empty() && !is_valid_arg_name(name, j))) name.clear();
+  }
+}
+
+// The bytes a decoded site keeps outside its object: its strings and its
+// arguments with theirs.
+uint64_t site_heap_bytes(const ProbeSite& s) {
+  uint64_t n = heap_bytes(s.path) + heap_bytes(s.build_id) + heap_bytes(s.provider) +
+               heap_bytes(s.name) + s.args.capacity() * sizeof(ArgDescriptor);
+  for (const ArgDescriptor& a : s.args) n += heap_bytes(a.spec) + heap_bytes(a.name);
+  return n;
+}
+
 Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t count,
-                                                    uint32_t first_id) {
+                                                    uint32_t first_id, ReadBudget* budget) {
+  BudgetHold hold(budget);
+  if (!hold.take_array(count, kSiteBytes)) {
+    return Error("decoding " + std::to_string(count) + " probe sites " +
+                 over_budget_text(count * kSiteBytes, budget));
+  }
   std::vector<ProbeSite> sites;
   sites.reserve(count);
   for (uint64_t n = 0; n < count; ++n) {
@@ -191,189 +266,23 @@ Result<std::vector<ProbeSite>> decode_probe_entries(ByteCursor& in, uint64_t cou
     s.name = e.str(kMaxString);
     s.file_offset = e.varint();
     s.semaphore_offset = e.varint();
-    uint64_t nargs = e.varint_max(kMaxArgs);
-    for (uint64_t j = 0; j < nargs && e.ok(); ++j) {
-      ArgDescriptor a;
-      a.spec = e.str(kMaxString);
-      a.size = e.u8();
-      uint8_t flags = e.u8();
-      a.is_signed = flags & 1;
-      a.is_float = flags & 2;
-      a.is_string = flags & 4;  // 1.1
-      a.is_frame = flags & 8;   // 1.2
-      a.is_pointer = flags & 16;  // 1.6; later bits are ignored
-      uint8_t location = e.u8();
-      uint8_t source = e.u8();
-      // Values a newer writer may add become the "unknown" member.
-      a.location = location <= 3 ? static_cast<ArgLocation>(location) : ArgLocation::undecodable;
-      a.source = source <= 4 ? static_cast<ArgSource>(source) : ArgSource::not_in_sample;
-      s.args.push_back(std::move(a));
-    }
-    // 1.2: argument names. An entry of an older file ends here.
-    if (e.ok() && e.remaining() > 0) {
-      uint64_t named = e.varint_max(s.args.size());
-      for (uint64_t j = 0; j < named && e.ok(); ++j) s.args[j].name = e.str(kMaxArgName);
-      // A name that breaks the rule, or repeats an earlier one, is dropped:
-      // reports use names as selectors and print them unescaped.
-      for (size_t j = 0; j < s.args.size(); ++j) {
-        std::string& name = s.args[j].name;
-        bool repeated = false;
-        for (size_t k = 0; k < j && !repeated; ++k) repeated = s.args[k].name == name;
-        if (repeated || (!name.empty() && !is_valid_arg_name(name, j))) name.clear();
-      }
-    }
+    // Each descriptor takes at least five bytes (an empty spec, four u8).
+    uint64_t nargs = e.varint_max(std::min<uint64_t>(kMaxArgs, e.remaining() / 5));
+    if (e.ok()) decode_arguments(e, nargs, s);
     if (!in.ok() || !e.ok()) {
       return Error("probe site " + std::to_string(i) + " is truncated or malformed");
     }
+    if (const uint64_t bytes = site_heap_bytes(s); !hold.take(bytes)) {
+      return Error("decoding probe site " + std::to_string(i) + " " +
+                   over_budget_text(hold.held() + bytes, budget));
+    }
     sites.push_back(std::move(s));
   }
+  hold.keep();
   return sites;
 }
 
 }  // namespace
-
-void encode_summary(std::string& out, const TraceSummary& s, size_t table_sites) {
-  ByteWriter w(out);
-  w.varint(s.end_monotonic_ns);
-  w.varint(s.events);
-  w.varint(s.lost);
-  // The sites of the probe table here, the added ones (1.4) after the drops.
-  const size_t events_in_table = std::min(s.events_per_site.size(), table_sites);
-  const size_t lost_in_table = std::min(s.lost_per_site.size(), table_sites);
-  w.varint(events_in_table);
-  for (size_t i = 0; i < events_in_table; ++i) w.varint(s.events_per_site[i]);
-  w.varint(lost_in_table);
-  for (size_t i = 0; i < lost_in_table; ++i) w.varint(s.lost_per_site[i]);
-  // 1.1: appended, so that 1.0 readers still read the fields above.
-  w.varint(s.dropped.size());
-  for (const auto& [cause, count] : s.dropped) {
-    w.str(cause);
-    w.varint(count);
-  }
-  // 1.4: the added sites' counts.
-  w.varint(s.events_per_site.size() - events_in_table);
-  for (size_t i = events_in_table; i < s.events_per_site.size(); ++i) {
-    w.varint(s.events_per_site[i]);
-  }
-  w.varint(s.lost_per_site.size() - lost_in_table);
-  for (size_t i = lost_in_table; i < s.lost_per_site.size(); ++i) w.varint(s.lost_per_site[i]);
-  // 1.5: the start of the recording's span.
-  w.varint(s.enabled_monotonic_ns);
-  // 1.8: when the probes were armed, and the attach's wait for others.
-  w.varint(s.armed_monotonic_ns);
-  w.varint(s.attach_wait_ns);
-}
-
-Result<TraceSummary> decode_summary(std::string_view body, size_t site_count) {
-  ByteCursor in(body);
-  TraceSummary s;
-  s.end_monotonic_ns = in.varint();
-  s.events = in.varint();
-  s.lost = in.varint();
-  for (auto* v : {&s.events_per_site, &s.lost_per_site}) {
-    uint64_t n = in.varint_max(std::min<uint64_t>(in.remaining(), kMaxSites));
-    if (!in.ok()) break;
-    if (n > site_count) return Error("summary lists more sites than the probe table");
-    v->reserve(n);
-    for (uint64_t i = 0; i < n; ++i) v->push_back(in.varint());
-  }
-  if (!in.ok()) return Error("summary is truncated or malformed");
-  // 1.1: drops by cause. A 1.0 summary ends here; bytes after the fields
-  // this reader knows belong to a newer minor version and are ignored.
-  if (in.remaining() == 0) return s;
-  // Each cause takes at least its name's length byte and its count.
-  uint64_t n = in.varint_max(in.remaining() / 2);
-  for (uint64_t i = 0; i < n && in.ok(); ++i) {
-    std::string cause = in.str(kMaxString);
-    uint64_t count = in.varint();
-    if (in.ok()) s.dropped.emplace_back(std::move(cause), count);
-  }
-  if (!in.ok()) return Error("summary's drops by cause are truncated or malformed");
-  // 1.4: counts of the added sites, after those of the probe table. A 1.1
-  // to 1.3 summary ends here. Counts of sites beyond site_count belong to
-  // added probe sites blocks the reader left out (damaged): dropped, as a
-  // 1.3 reader drops them all.
-  if (in.remaining() == 0) return s;
-  for (auto* v : {&s.events_per_site, &s.lost_per_site}) {
-    uint64_t n2 = in.varint_max(in.remaining());
-    if (!in.ok()) break;
-    for (uint64_t i = 0; i < n2 && in.ok(); ++i) {
-      uint64_t count = in.varint();
-      if (v->size() < site_count) v->push_back(count);
-    }
-  }
-  if (!in.ok()) return Error("summary's counts of added probe sites are truncated or malformed");
-  // 1.5: when the recording's span began. A 1.4 summary ends here.
-  if (in.remaining() == 0) return s;
-  s.enabled_monotonic_ns = in.varint();
-  if (!in.ok()) return Error("summary's start of the recording is truncated or malformed");
-  // 1.8: when the probes were armed. An earlier summary ends here.
-  if (in.remaining() == 0) return s;
-  s.armed_monotonic_ns = in.varint();
-  s.attach_wait_ns = in.varint();
-  if (!in.ok()) return Error("summary's armed time is truncated or malformed");
-  return s;
-}
-
-void encode_progress(std::string& out, const Progress& progress) {
-  ByteWriter w(out);
-  w.varint(progress.complete_before_ns);
-  w.varint(progress.next_within_ns);
-}
-
-Result<Progress> decode_progress(std::string_view body) {
-  ByteCursor in(body);
-  Progress p;
-  p.complete_before_ns = in.varint();
-  p.next_within_ns = in.varint();
-  if (!in.ok()) return Error("progress block is truncated or malformed");
-  return p;
-}
-
-void encode_index(std::string& out, const ChunkIndex& index) {
-  ByteWriter w(out);
-  w.u64(index.summary_offset);
-  w.u64(index.chunks.size());
-  for (const auto& c : index.chunks) {
-    w.u64(c.offset);
-    w.u64(c.block_size);
-    encode_chunk_header(out, c.header);
-  }
-  w.u64(index.objects.size());  // 1.3, after what a 1.2 reader reads
-  for (uint64_t offset : index.objects) w.u64(offset);
-  w.u64(index.added_sites.size());  // 1.4, after what a 1.3 reader reads
-  for (uint64_t offset : index.added_sites) w.u64(offset);
-}
-
-Result<ChunkIndex> decode_index(std::string_view body) {
-  ByteCursor in(body);
-  ChunkIndex index;
-  index.summary_offset = in.u64();
-  uint64_t count = in.u64();
-  if (!in.ok() || count > in.remaining() / kIndexEntrySize) {
-    return Error("chunk index is truncated");
-  }
-  index.chunks.reserve(count);
-  for (uint64_t i = 0; i < count; ++i) index.chunks.push_back(decode_index_entry(in));
-  if (!in.ok()) return Error("chunk index is truncated");
-  // 1.3: the object blocks' offsets. An index of 1.2 ends here.
-  if (in.remaining() == 0) return index;
-  uint64_t objects = in.u64();
-  if (!in.ok() || objects > in.remaining() / 8) {
-    return Error("chunk index's list of object blocks is truncated");
-  }
-  index.objects.reserve(objects);
-  for (uint64_t i = 0; i < objects; ++i) index.objects.push_back(in.u64());
-  // 1.4: the added probe sites blocks' offsets. An index of 1.3 ends here.
-  if (in.remaining() == 0) return index;
-  uint64_t added = in.u64();
-  if (!in.ok() || added > in.remaining() / 8) {
-    return Error("chunk index's list of added probe sites blocks is truncated");
-  }
-  index.added_sites.reserve(added);
-  for (uint64_t i = 0; i < added; ++i) index.added_sites.push_back(in.u64());
-  return index;
-}
 
 void encode_object(std::string& out, const ObjectTable& object) {
   std::vector<const ObjectSymbol*> sorted;
@@ -395,14 +304,21 @@ void encode_object(std::string& out, const ObjectTable& object) {
   }
 }
 
-Result<ObjectTable> decode_object(std::string_view body) {
+Result<ObjectTable> decode_object(std::string_view body, ReadBudget* budget) {
   ByteCursor in(body);
   ObjectTable o;
   o.build_id = in.str(kMaxString);
   o.path = in.str(kMaxString);
-  // Each symbol takes at least three bytes: its delta, size and name length.
-  uint64_t n = in.varint_max(std::min<uint64_t>(kMaxObjectSymbols, in.remaining() / 3));
+  uint64_t n = in.varint_max(std::min<uint64_t>(kMaxObjectSymbols, in.remaining() / kMinSymbol));
   if (!in.ok()) return Error("object block is truncated or lists too many symbols");
+  // Twice the table itself: a reader's list of tables may double its room.
+  BudgetHold hold(budget);
+  const uint64_t bytes = 2 * sizeof(ObjectTable) + heap_bytes(o.build_id) + heap_bytes(o.path) +
+                         n * sizeof(ObjectSymbol);
+  if (!hold.take(bytes)) {
+    return Error("decoding its " + std::to_string(n) + " symbols " +
+                 over_budget_text(bytes, budget));
+  }
   o.symbols.reserve(n);
   uint64_t offset = 0;
   for (uint64_t i = 0; i < n; ++i) {
@@ -412,9 +328,14 @@ Result<ObjectTable> decode_object(std::string_view body) {
     uint64_t size = in.varint();
     std::string name = in.str(kMaxSymbolName);
     if (!in.ok()) return Error("object block's symbols are truncated or malformed");
+    if (!hold.take(heap_bytes(name))) {
+      return Error("decoding its " + std::to_string(n) + " symbols with their names " +
+                   over_budget_text(hold.held() + heap_bytes(name), budget));
+    }
     o.symbols.push_back(ObjectSymbol{offset, size, std::move(name)});
   }
   // Bytes after the symbols belong to a newer minor version: ignored.
+  hold.keep();
   return o;
 }
 

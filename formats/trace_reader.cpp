@@ -51,6 +51,7 @@ Result<TraceReader> TraceReader::open(const std::string& path, const ReaderOptio
   auto impl = std::make_unique<Impl>();
   impl->state.path = path;
   impl->state.options = options;
+  impl->state.start_budget(options.memory_budget);
   impl->state.src = std::make_unique<FileSource>(std::move(*fd), static_cast<uint64_t>(st.st_size));
   if (Status s = impl->read_start(); !s) return s.error();
   return TraceReader(std::move(impl));
@@ -61,6 +62,7 @@ Result<TraceReader> TraceReader::open_bytes(std::string bytes, const std::string
   auto impl = std::make_unique<Impl>();
   impl->state.path = name;
   impl->state.options = options;
+  impl->state.start_budget(options.memory_budget);
   impl->state.src = std::make_unique<MemorySource>(std::move(bytes));
   if (Status s = impl->read_start(); !s) return s.error();
   return TraceReader(std::move(impl));
@@ -91,6 +93,7 @@ TraceReader TraceReader::fork() const {
   st.summary = from.summary;
   st.objects = from.objects;
   st.diag = from.diag;
+  st.start_budget(from.budget.limit(), from.tables_held);
   impl->merger.emplace(st, impl_->merger->entries());
   return TraceReader(std::move(impl));
 }
@@ -118,7 +121,10 @@ const LostEvent& TraceReader::lost() const {
   return impl_->merger->current() ? impl_->merger->current()->lost() : none;
 }
 const std::optional<TraceSummary>& TraceReader::summary() const { return impl_->state.summary; }
-const ReadDiagnostics& TraceReader::diagnostics() const { return impl_->state.diag; }
+const ReadDiagnostics& TraceReader::diagnostics() const {
+  impl_->state.note_memory();
+  return impl_->state.diag;
+}
 Completeness TraceReader::completeness() const {
   return scan_completeness(impl_->state, impl_->merger->entries());
 }

@@ -56,10 +56,13 @@ struct ReadFilter {
   std::optional<uint64_t> skip_carried_ns;
 };
 
-// A problem found while reading: where and what.
+// A problem found while reading: where and what; over_budget when what it
+// left out did not fit in the reader's memory budget (ReaderOptions::
+// memory_budget) rather than being damaged.
 struct ReadProblem {
   uint64_t offset = 0;
   std::string message;
+  bool over_budget = false;
 };
 
 struct ReadDiagnostics {
@@ -71,21 +74,29 @@ struct ReadDiagnostics {
   // Offsets where a scan skipped bytes to the next plausible block: what
   // lay there (chunks, perhaps) is lost.
   std::vector<uint64_t> skipped_at;
+  // The reader's memory budget and the most of it held at once so far
+  // (formats/read_budget.h: the reader's own accounting).
+  uint64_t memory_budget = 0;
+  uint64_t memory_peak = 0;
+  // Decompressed bytes of table blocks so far: at most the budget.
+  uint64_t tables_decompressed = 0;
 };
 
 // Limits for hostile input; the defaults accept anything the writer makes.
 struct ReaderOptions {
   uint64_t max_chunk_payload = 64ull << 20;  // decompressed bytes of one chunk
-  // Decompressed bytes of all chunks held at once (those overlapping in time).
-  // A chunk that would exceed it is skipped and reported rather than letting
-  // a hostile file of many overlapping chunks exhaust memory.
-  uint64_t max_active_payload = 1ull << 30;
+  // What the reader may hold of what it decodes (formats/FORMAT.md section 6,
+  // "Memory budget"): the tables, and the chunks held at once (those
+  // overlapping in time). A table or chunk that would exceed it is left out
+  // and reported (ReadProblem::over_budget) rather than letting a hostile
+  // file exhaust memory.
+  uint64_t memory_budget = 256ull << 20;
   // Threads that load and decode chunks ahead of the merge (1: the calling
   // thread does everything). The records, their order and the diagnostics
   // are the same for every value.
   unsigned decode_threads = 1;
   // With decode_threads > 1: decoded bytes waiting for the merge, at most
-  // (a chunk the merge needs next is decoded even beyond it), and chunks
+  // (and at most a quarter of what the budget leaves for chunks), and chunks
   // decoded ahead, at most (0: 2 per thread).
   uint64_t decode_ahead_bytes = 128ull << 20;
   size_t decode_ahead_chunks = 0;

@@ -195,7 +195,9 @@ const char* const kMainUsage =
     "recording given twice (one file under two names, or a copy: same host,\n"
     "command line and start times) is counted once, with a warning naming both.\n"
     "-j N reads on N threads (default: every CPU), each taking a part of the\n"
-    "trace's time; the output is the same.\n\n"
+    "trace's time; the output is the same. --max-memory SIZE bounds what each\n"
+    "reader of a trace holds (default 256M): what does not fit is left out with a\n"
+    "warning.\n\n"
     "exit status: 0 done; 1 failure (no trace could be read, an unknown probe, a\n"
     "write error); 2 misuse (unknown command or option, bad option value).\n";
 

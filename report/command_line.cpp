@@ -88,7 +88,26 @@ Status check_format(Command c, const std::string& format) {
   return Error(std::string(command_name(c)) + " cannot write format '" + format + "' (" + formats + ")");
 }
 
-// --probe, --pid, --tid, --since, --until, -j.
+// SIZE of --max-memory: bytes, or with a K, M or G suffix (binary).
+Result<uint64_t> parse_memory_size(const std::string& text) {
+  constexpr uint64_t kMin = 1ull << 20, kMax = 1ull << 40;
+  const Error invalid("invalid --max-memory '" + text + "': expected a size from 1M to 1024G");
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr == text.data()) return invalid;
+  const std::string_view suffix(ptr, static_cast<size_t>(text.data() + text.size() - ptr));
+  int shift = suffix.empty()  ? 0
+              : suffix == "K" ? 10
+              : suffix == "M" ? 20
+              : suffix == "G" ? 30
+                              : -1;
+  if (shift < 0 || v > (kMax >> shift)) return invalid;
+  v <<= shift;
+  if (v < kMin) return invalid;
+  return v;
+}
+
+// --probe, --pid, --tid, --since, --until, -j, --max-memory.
 Status fill_filter(const RawOptions& raw, const po::variables_map& vm, ReportOptions& o) {
   o.filter.probes = raw.probes;
   if (!raw.pid.empty()) {
@@ -108,6 +127,11 @@ Status fill_filter(const RawOptions& raw, const po::variables_map& vm, ReportOpt
       return Error("invalid -j '" + raw.jobs + "': expected 1.." + std::to_string(kMaxJobs));
     }
     o.jobs = *v;
+  }
+  if (!raw.max_memory.empty()) {
+    Result<uint64_t> v = parse_memory_size(raw.max_memory);
+    if (!v) return v.error();
+    o.memory_budget = *v;
   }
   if (vm.count("since")) {
     Result<uint64_t> v = parse_duration(raw.since);

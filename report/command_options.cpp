@@ -25,7 +25,10 @@ po::options_description common_options(RawOptions& raw) {
       "jobs,j", po::value(&raw.jobs)->value_name("N"),
       "read with N threads (default: every CPU), each taking a part of the trace's time; the "
       "output is the same. A trace of too few chunks is read in one thread, which N threads "
-      "decode ahead of only with -j N (docs/internals.md)");
+      "decode ahead of only with -j N (docs/internals.md)")(
+      "max-memory", po::value(&raw.max_memory)->value_name("SIZE"),
+      "what each reader of a trace may hold of what it decodes (default 256M; K, M, G): a "
+      "table or chunk beyond it is left out with a warning");
   return common;
 }
 

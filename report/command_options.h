@@ -17,7 +17,7 @@ struct RawOptions {
   std::string format;
   std::vector<std::string> probes;
   std::string pid, tid, since, until, key = "tid", by, hist = "log2", linear, top, slowest, arg,
-                                      function, jobs, interval;
+                                      function, jobs, interval, max_memory;
   std::vector<std::string> starts, ends;  // top: several pairs
 };
 

@@ -65,7 +65,8 @@ int report_main(int argc, const char* const* argv, std::FILE* out, std::FILE* er
   // anew and never decode ahead.
   if (parsed.options.follow) return run_live_command(parsed.options, CommandIo{out, err});
   const uint32_t jobs = parsed.options.jobs == 0 ? 1 : parsed.options.jobs;
-  Result<std::unique_ptr<TraceSet>> set = TraceSet::open(parsed.options.traces, jobs);
+  Result<std::unique_ptr<TraceSet>> set =
+      TraceSet::open(parsed.options.traces, jobs, parsed.options.memory_budget);
   if (!set) {
     print_error(err, set.error().message());
     return 1;

@@ -44,8 +44,8 @@ Result<ReadStacks> stacks_of(const ReportOptions& options, TraceInput& input, Co
   return ReadStacks{folded_stacks(*whole), subtitle_of(options, *whole)};
 }
 
-Result<std::unique_ptr<TraceSet>> open_alone(const std::string& path, CommandIo io) {
-  Result<std::unique_ptr<TraceSet>> set = TraceSet::open({path}, 1);
+Result<std::unique_ptr<TraceSet>> open_alone(const std::string& path, uint64_t memory_budget, CommandIo io) {
+  Result<std::unique_ptr<TraceSet>> set = TraceSet::open({path}, 1, memory_budget);
   if (!set) return set.error();
   for (const std::string& w : (*set)->warnings()) print_warning(io.err, w + " (left out)");
   return set;
@@ -61,9 +61,9 @@ int run_flamegraph(const ReportOptions& options, TraceInput& input, CommandIo io
   Result<ReadStacks> before = Error("");
   if (options.diff) {
     // Each trace on its own: their events must not merge into one timeline.
-    Result<std::unique_ptr<TraceSet>> a = open_alone(options.traces[0], io);
+    Result<std::unique_ptr<TraceSet>> a = open_alone(options.traces[0], options.memory_budget, io);
     if (!a) return command_failed(io, a.error());
-    Result<std::unique_ptr<TraceSet>> b = open_alone(options.traces[1], io);
+    Result<std::unique_ptr<TraceSet>> b = open_alone(options.traces[1], options.memory_budget, io);
     if (!b) return command_failed(io, b.error());
     before = stacks_of(options, **a, io);
     if (!before) return command_failed(io, before.error().context(options.traces[0]));

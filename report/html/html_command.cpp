@@ -48,7 +48,7 @@ std::string recording_json(const TraceInput& input) {
 // The same traces again, for another pass (an input is read once); their
 // warnings were printed when they were first opened.
 Result<std::unique_ptr<TraceSet>> reopen(const ReportOptions& options) {
-  return TraceSet::open(options.traces, options.jobs == 0 ? 1 : options.jobs);
+  return TraceSet::open(options.traces, options.jobs == 0 ? 1 : options.jobs, options.memory_budget);
 }
 
 // The latency part: the JSON of latency --format json, and the heat map.

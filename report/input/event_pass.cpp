@@ -62,12 +62,28 @@ std::vector<std::string> EventPass::read_problems() const {
     if (d.chunks_bad > 0 || !d.skipped_at.empty()) {
       std::string first;
       for (const format::ReadProblem& p : d.problems) {
-        if (first.empty()) first = " (first at offset " + std::to_string(p.offset) + ": " + p.message + ")";
+        if (first.empty() && !p.over_budget) {
+          first = " (first at offset " + std::to_string(p.offset) + ": " + p.message + ")";
+        }
       }
       std::string what = d.chunks_bad > 0 ? "skipped " + std::to_string(d.chunks_bad) +
                                                 " corrupted chunk" + (d.chunks_bad == 1 ? "" : "s")
                                           : "skipped damaged bytes";
       out.push_back("'" + f.path + "': " + what + first + (d.truncated ? "" : "; " + incomplete));
+    }
+    // What the reader left out for its memory budget: the first, and how
+    // many more.
+    const format::ReadProblem* first_over = nullptr;
+    size_t over = 0;
+    for (const format::ReadProblem& p : d.problems) {
+      if (!p.over_budget) continue;
+      if (first_over == nullptr) first_over = &p;
+      ++over;
+    }
+    if (first_over != nullptr) {
+      out.push_back(first_over->message +
+                    (over > 1 ? " (and " + std::to_string(over - 1) + " more left out)" : "") +
+                    "; --max-memory SIZE raises the budget");
     }
     if (d.records_skipped > 0) {
       out.push_back("'" + f.path + "': skipped " + std::to_string(d.records_skipped) +

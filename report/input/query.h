@@ -113,6 +113,9 @@ struct ReportOptions {
   bool follow = false;
   bool once = false;  // top: one screen of what is written now
   std::chrono::milliseconds interval{1000};
+  // What each reader of a trace may hold of what it decodes (--max-memory,
+  // bytes); 0: the reader's default (formats/read_budget.h).
+  uint64_t memory_budget = 0;
 };
 
 // The most -j accepts: more threads than this only cost memory.

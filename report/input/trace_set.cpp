@@ -59,10 +59,11 @@ Result<struct stat> regular_file_status(const std::string& path) {
 }
 
 Result<std::unique_ptr<TraceSet>> TraceSet::open(const std::vector<std::string>& args,
-                                                 unsigned decode_threads) {
+                                                 unsigned decode_threads, uint64_t memory_budget) {
   const std::vector<std::string> paths = expand_trace_paths(args);
   format::ReaderOptions options;
   options.decode_threads = decode_threads;
+  if (memory_budget != 0) options.memory_budget = memory_budget;
   std::unique_ptr<TraceSet> set(new TraceSet());
   std::string last_error;
   std::vector<struct stat> opened;  // per file in files_

@@ -27,9 +27,12 @@ class TraceSet : public TraceInput {
   // file could be opened. The same recording named twice (same file under
   // two names, or a copy: same hostname, start_monotonic_ns and
   // start_realtime_ns) is read once; duplicates() says which were dropped.
-  // decode_threads: per file (format::ReaderOptions::decode_threads).
+  // decode_threads: per file (format::ReaderOptions::decode_threads);
+  // memory_budget: per reader (format::ReaderOptions::memory_budget), 0 for
+  // the reader's default.
   static Result<std::unique_ptr<TraceSet>> open(const std::vector<std::string>& paths,
-                                                unsigned decode_threads = 1);
+                                                unsigned decode_threads = 1,
+                                                uint64_t memory_budget = 0);
 
   bool next_record(Record& record) override;
   // (A segment keeps its bounds: they are added to the filter given.)

@@ -111,6 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   ReaderOptions options;
   options.max_chunk_payload = 1 << 20;  // keeps each input fast
+  options.memory_budget = 64 << 20;
   // The last byte's bit 1 decodes on two worker threads (-j 2).
   if (size > 0 && (data[size - 1] & 2)) options.decode_threads = 2;
   auto reader = TraceReader::open_bytes(std::string(reinterpret_cast<const char*>(data), size),
@@ -175,7 +176,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (o.symbols[i].file_offset < o.symbols[i - 1].file_offset) __builtin_trap();  // sorted
     }
   }
-  (void)reader->diagnostics();
+  // Whatever the bytes, the reader stays within its memory budget.
+  const ReadDiagnostics& d = reader->diagnostics();
+  if (d.memory_peak > options.memory_budget) __builtin_trap();
+  if (d.tables_decompressed > options.memory_budget) __builtin_trap();
   (void)reader->summary();
   return 0;
 }

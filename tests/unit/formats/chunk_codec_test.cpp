@@ -378,9 +378,11 @@ TEST_CASE("a string length over 64 KiB is refused before it is used", "[chunk_co
 
 TEST_CASE("a column that ends early fails the batch before a later column reads it",
           "[chunk_codec]") {
-  // One event, no sites in the chunk's table and an empty site column: the
-  // shape check looks up each event's site, which the site column never
-  // wrote (the reader fuzzer found this as a null read under UBSan).
+  // One event, no sites in the chunk's table and a site column whose one
+  // byte starts a varint that never ends: the shape check looks up each
+  // event's site, which the site column never wrote (the reader fuzzer found
+  // this as a null read under UBSan, with an empty site column; a column
+  // with fewer bytes than events now fails before any is read).
   ChunkBuilder b;
   b.add(ev(100, 0, 2, 1, 2));
   std::string encoded;
@@ -394,9 +396,10 @@ TEST_CASE("a column that ends early fails the batch before a later column reads 
   w.varint(4);
   w.varint(0);  // no delta columns
   // Column sizes: time, site, thread, CPU, shape, then the argument columns.
-  const uint8_t sizes[5] = {1, 0, 1, 1, 1};
+  const uint8_t sizes[5] = {1, 1, 1, 1, 1};
   for (int i = 0; i < 5 + kMaxArgs; ++i) w.varint(i < 5 ? sizes[i] : 0);
-  const uint8_t columns[] = {0, 0, 1, 2};  // time, thread, cpu, shape (two arguments)
+  // time, site (cut), thread, cpu, shape (two arguments)
+  const uint8_t columns[] = {0, 0x80, 0, 1, 2};
   w.bytes(columns, sizeof columns);
   std::string payload;
   encode_chunk_header(payload, h);
@@ -406,6 +409,39 @@ TEST_CASE("a column that ends early fails the batch before a later column reads 
   ChunkDecoder d(payload, &kArgCounts);
   CHECK_FALSE(d.start(h));
   CHECK(d.error() == "event columns end early");
+}
+
+TEST_CASE("a column with fewer bytes than events fails the chunk before a batch is read",
+          "[chunk_codec]") {
+  ChunkBuilder b;
+  b.add(ev(100, 0, 2, 1, 2));
+  b.add(ev(200, 0, 2, 1, 2));
+  std::string payload;
+  ChunkHeader h = b.encode(payload);
+  // The time column's size, after the count, a site, a thread and the
+  // delta mask: 2 -> 1 (the section keeps its size: one byte more of the
+  // site column then).
+  std::string events;
+  ByteWriter w(events);
+  w.varint(2);  // events
+  w.varint(1);  // sites
+  w.varint(0);
+  w.varint(1);  // threads
+  w.varint(3);
+  w.varint(4);
+  w.varint(0);  // no delta columns
+  const uint8_t sizes[5] = {1, 3, 2, 2, 2};
+  for (int i = 0; i < 5 + kMaxArgs; ++i) w.varint(i < 5 ? sizes[i] : 0);
+  const uint8_t columns[] = {0, 0, 0, 0, 0, 0, 0, 0, 2, 2};
+  w.bytes(columns, sizeof columns);
+  std::string bad;
+  encode_chunk_header(bad, h);
+  ByteWriter p(bad);
+  p.u8(static_cast<uint8_t>(SectionKind::events));
+  p.str(events);
+  ChunkDecoder d(bad, &kArgCounts);
+  CHECK_FALSE(d.start(h));
+  CHECK(d.error() == "event columns are shorter than their events");
 }
 
 TEST_CASE("events before skip_events_before() are passed over a whole batch at a time",
