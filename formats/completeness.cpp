@@ -26,10 +26,11 @@ bool add_chunk_events(ChunkDecoder& d, std::map<uint32_t, uint64_t>& last) {
 
 // The CPUs that have events in chunks after the damage, which the intact
 // chunks before it do not show: their events may be missing at any time.
-void add_later_cpus(ChunkLoader& loader, const std::vector<IndexEntry>& chunks, size_t from,
-                    const std::map<uint32_t, uint64_t>& before, std::map<uint32_t, bool>& unknown) {
+void add_later_cpus(ChunkLoader& loader, uint64_t max_held, const std::vector<IndexEntry>& chunks,
+                    size_t from, const std::map<uint32_t, uint64_t>& before,
+                    std::map<uint32_t, bool>& unknown) {
   for (size_t i = from; i < chunks.size(); ++i) {
-    PreparedChunk p = loader.load(chunks[i], [](uint64_t) { return true; });
+    PreparedChunk p = loader.load(chunks[i], max_held);
     if (!p.decoder) continue;
     std::map<uint32_t, uint64_t> seen;
     add_chunk_events(*p.decoder, seen);
@@ -55,6 +56,10 @@ Completeness scan_completeness(const ReaderState& st, const std::vector<IndexEnt
   ctx.site_string_masks = &st.site_string_masks;
   ctx.site_frames = &st.site_frames;
   ctx.max_chunk_payload = st.options.max_chunk_payload;
+  // One chunk at a time, within the reader's budget: what the reading
+  // itself held is given back by now.
+  const uint64_t max_held = st.budget.limit();
+  ctx.kept_buffers = loader_buffers(max_held);
   ChunkLoader loader(ctx);
   std::map<uint32_t, uint64_t> last;  // cpu -> its last event time before the damage
   size_t after = chunks.size();       // the first chunk after the damage
@@ -66,7 +71,7 @@ Completeness scan_completeness(const ReaderState& st, const std::vector<IndexEnt
       out.damage_offset = skipped;
       break;
     }
-    PreparedChunk p = loader.load(chunks[i], [](uint64_t) { return true; });
+    PreparedChunk p = loader.load(chunks[i], max_held);
     const bool intact = p.decoder && add_chunk_events(*p.decoder, last);
     if (p.decoder) loader.recycle(*p.decoder);
     if (!intact) {
@@ -88,7 +93,7 @@ Completeness scan_completeness(const ReaderState& st, const std::vector<IndexEnt
     out.damage_offset = chunks.empty() ? 0 : chunks.back().offset + chunks.back().block_size;
   }
   std::map<uint32_t, bool> unknown;
-  add_later_cpus(loader, chunks, after, last, unknown);
+  add_later_cpus(loader, max_held, chunks, after, last, unknown);
   // The recording's CPUs (1.6): one without an event before the damage may
   // have had some in the lost part, at any time.
   for (uint32_t cpu : st.metadata.cpus) {
