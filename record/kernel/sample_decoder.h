@@ -69,6 +69,9 @@ struct StackDump {
   uint64_t size = 0;  // valid bytes (dyn_size)
 };
 
+// raw's low size bytes, sign- or zero-extended to 64 bits.
+uint64_t extend_arg(uint64_t raw, unsigned size, bool sign);
+
 // Decodes one argument; nullopt when the value is not in the sample.
 std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const SampledRegs& regs,
                                    const StackDump& stack, int16_t sp_reg);
