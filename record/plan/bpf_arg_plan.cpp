@@ -33,60 +33,45 @@ std::string reg_text(int16_t reg) {
   return out;
 }
 
-// Where the value (or, for a string, the pointer) is.
-ArgOutcome value_of(const ArgSpec& spec, bool return_probe) {
-  ArgOutcome o;
+// A constant: a number, or a symbol's address (biased at the hit in a
+// position-independent file).
+ArgOutcome constant_value(const ArgSpec& spec, bool bias, ArgOutcome o) {
   usdt_bpf_arg& a = o.arg;
-  a.size = spec.size;
-  a.reg = USDT_BPF_NO_REG;
-  a.index_reg = USDT_BPF_NO_REG;
-  a.scale = 1;
-  if (spec.is_signed && !spec.is_float) a.flags |= USDT_BPF_ARG_SIGNED;
-  const bool bias = needs_load_bias(spec) || (!spec.symbol.empty() && spec.symbol_resolved &&
-                                              !spec.symbol_fixed && !spec.symbol_low12);
-  if (bias && return_probe) {
-    return missing("names symbol '" + spec.symbol +
-                   "' of a position-independent file, whose load bias a uretprobe cannot tell");
+  a.kind = USDT_BPF_ARG_CONST;
+  if (spec.symbol.empty()) {
+    a.constant = spec.constant;
+    o.source = ArgSource::constant;
+    return o;
   }
-  switch (spec.location) {
-    case ArgLocation::constant:
-      if (!spec.symbol.empty()) {
-        if (!spec.symbol_resolved) {
-          return missing(
-              "is the address of symbol '" + spec.symbol + "', " +
-              (spec.error.empty() ? std::string("which has no unique address") : spec.error));
-        }
-        a.constant =
-            static_cast<int64_t>(spec.symbol_address + static_cast<uint64_t>(spec.displacement));
-        if (bias) {
-          a.flags |= USDT_BPF_ARG_BIAS;
-          o.source = ArgSource::kernel_read;  // the bias is known at the hit
-        } else {
-          o.source = ArgSource::constant;
-        }
-      } else {
-        a.constant = spec.constant;
-        o.source = ArgSource::constant;
-      }
-      a.kind = USDT_BPF_ARG_CONST;
-      return o;
-    case ArgLocation::reg:
-      if (is_vector_register(spec, Arch::x86_64) || !in_pt_regs(spec.reg)) {
-        return missing("is in register " + reg_text(spec.reg) +
-                       ", which the trapped task's saved registers do not hold");
-      }
-      a.kind = USDT_BPF_ARG_REG;
-      a.reg = bpf_register(spec.reg);
-      a.shift = spec.reg_shift;
-      o.source = ArgSource::sampled_register;
-      return o;
-    case ArgLocation::memory:
-      break;
-    case ArgLocation::undecodable:
-      if (spec.text.find('@') == std::string::npos && !spec.error.empty())
-        return missing(spec.error);
-      return missing("cannot be parsed (" + spec.error + ")");
+  if (!spec.symbol_resolved) {
+    return missing("is the address of symbol '" + spec.symbol + "', " +
+                   (spec.error.empty() ? std::string("which has no unique address") : spec.error));
   }
+  a.constant = static_cast<int64_t>(spec.symbol_address + static_cast<uint64_t>(spec.displacement));
+  if (bias) {
+    a.flags |= USDT_BPF_ARG_BIAS;
+    o.source = ArgSource::kernel_read;  // the bias is known at the hit
+  } else {
+    o.source = ArgSource::constant;
+  }
+  return o;
+}
+
+ArgOutcome register_value(const ArgSpec& spec, ArgOutcome o) {
+  if (is_vector_register(spec, Arch::x86_64) || !in_pt_regs(spec.reg)) {
+    return missing("is in register " + reg_text(spec.reg) +
+                   ", which the trapped task's saved registers do not hold");
+  }
+  o.arg.kind = USDT_BPF_ARG_REG;
+  o.arg.reg = bpf_register(spec.reg);
+  o.arg.shift = spec.reg_shift;
+  o.source = ArgSource::sampled_register;
+  return o;
+}
+
+// Memory at base + index * scale + displacement (+ a symbol's address).
+ArgOutcome memory_value(const ArgSpec& spec, bool bias, ArgOutcome o) {
+  usdt_bpf_arg& a = o.arg;
   if (!spec.segment.empty()) {
     return missing("is relative to the thread's %" + spec.segment +
                    " segment base (thread-local storage), which the BPF path does not read");
@@ -119,6 +104,31 @@ ArgOutcome value_of(const ArgSpec& spec, bool return_probe) {
   a.scale = spec.scale == 0 ? 1 : spec.scale;
   o.source = ArgSource::kernel_read;
   return o;
+}
+
+// Where the value (or, for a string, the pointer) is.
+ArgOutcome value_of(const ArgSpec& spec, bool return_probe) {
+  ArgOutcome o;
+  usdt_bpf_arg& a = o.arg;
+  a.size = spec.size;
+  a.reg = USDT_BPF_NO_REG;
+  a.index_reg = USDT_BPF_NO_REG;
+  a.scale = 1;
+  if (spec.is_signed && !spec.is_float) a.flags |= USDT_BPF_ARG_SIGNED;
+  const bool bias = needs_load_bias(spec) || (!spec.symbol.empty() && spec.symbol_resolved &&
+                                              !spec.symbol_fixed && !spec.symbol_low12);
+  if (bias && return_probe) {
+    return missing("names symbol '" + spec.symbol +
+                   "' of a position-independent file, whose load bias a uretprobe cannot tell");
+  }
+  switch (spec.location) {
+    case ArgLocation::constant: return constant_value(spec, bias, o);
+    case ArgLocation::reg: return register_value(spec, o);
+    case ArgLocation::memory: return memory_value(spec, bias, o);
+    case ArgLocation::undecodable: break;
+  }
+  if (spec.text.find('@') == std::string::npos && !spec.error.empty()) return missing(spec.error);
+  return missing("cannot be parsed (" + spec.error + ")");
 }
 
 ArgOutcome plan_arg(const ArgSpec& spec, bool as_string, bool return_probe) {
