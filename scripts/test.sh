@@ -34,7 +34,7 @@ sanitized_tests=(arg_spec_test x86_64_test aarch64_test usdt_probe_test probe_sp
   zstd_codec_test chunk_codec_test trace_reader_test trace_reader_damage_test trace_added_sites_test
   completeness_test trace_reader_compat_v1_6_test trace_follower_test trace_reader_compat_v1_8_test
   report_live_tests table_codec_test trace_stacks_test trace_reader_compat_test parallel_read_test
-  hostile_trace_test
+  hostile_trace_test ring_buffer_test
   sample_decoder_test bpf_record_decoder_test tracepoint_format_test tracepoint_sites_test
   report_unit_tests clickhouse_unit_tests report_parallel_test drainer_test record_support_test
   writer_thread_test report_visual_tests)
