@@ -4,21 +4,39 @@
 
 namespace usdt::record {
 
+void ThreadNames::name(uint32_t tid, uint32_t pid, const std::string& comm) {
+  Thread& t = threads_[tid];
+  if (t.pid != pid) t = Thread{};  // a tid reused by another process
+  t.pid = pid;
+  t.comm = comm;
+  t.exited_ns = 0;
+}
+
 void ThreadNames::apply(const format::ProcessEvent& p) {
   using format::ProcessEventKind;
   switch (p.kind) {
     case ProcessEventKind::comm:
-      threads_[p.tid] = Thread{p.pid, p.comm, 0};
+      name(p.tid, p.pid, p.comm);
       break;
     case ProcessEventKind::exec:
-      // The exec'ing thread becomes the process's only one, and names it.
-      threads_[p.pid] = Thread{p.pid, p.comm, 0};
-      if (p.tid != p.pid) threads_[p.tid] = Thread{p.pid, p.comm, 0};
+      // The exec'ing thread becomes the process's only one, and names it;
+      // an exec keeps the PID namespace.
+      name(p.pid, p.pid, p.comm);
+      if (p.tid != p.pid) name(p.tid, p.pid, p.comm);
       break;
     case ProcessEventKind::fork: {
       auto parent = threads_.find(p.parent_tid);
       if (parent == threads_.end()) break;
       threads_[p.tid] = Thread{p.pid, parent->second.comm, 0};
+      break;
+    }
+    case ProcessEventKind::pid_namespace: {
+      Thread& t = threads_[p.tid];
+      t.pid = p.pid;
+      t.in_namespace = true;
+      t.ns_pid = p.ns_pid;
+      t.ns_tid = p.ns_tid;
+      t.pid_namespace = p.pid_namespace;
       break;
     }
     case ProcessEventKind::exit: {
@@ -41,11 +59,21 @@ std::vector<format::ProcessEvent> ThreadNames::carried(uint64_t time) const {
     e.pid = t.pid;
     e.tid = tid;
     e.comm = t.comm;
+    if (!t.comm.empty()) out.push_back(e);
+    if (!t.in_namespace) continue;
+    e.kind = format::ProcessEventKind::pid_namespace;
+    e.comm.clear();
+    e.ns_pid = t.ns_pid;
+    e.ns_tid = t.ns_tid;
+    e.pid_namespace = t.pid_namespace;
     out.push_back(std::move(e));
   }
+  // comm (1) before pid namespace (6) of one thread.
   std::sort(out.begin(), out.end(),
             [](const format::ProcessEvent& a, const format::ProcessEvent& b) {
-              return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
+              if (a.pid != b.pid) return a.pid < b.pid;
+              if (a.tid != b.tid) return a.tid < b.tid;
+              return a.kind < b.kind;
             });
   return out;
 }

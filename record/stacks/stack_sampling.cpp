@@ -3,6 +3,7 @@
 // it (stack_collector.h).
 #include <algorithm>
 
+#include "record/kernel/perf_event.h"
 #include "record/stacks/fp_caller.h"
 #include "record/stacks/stack_collector.h"
 
