@@ -17,6 +17,7 @@ packages=(
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
   chromium fonts-dejavu-core  # the browser checks (tests/browser/) and the pictures of docs/visualize.md
+  pngquant  # the pictures of docs/visualize.md, made small (scripts/make-pictures.sh)
 )
 # Real programs the acceptance tests trace, OpenJDK 17's libjvm.so (500+
 # probe sites: the readelf cross-check, readelf_libjvm), and the ClickHouse
