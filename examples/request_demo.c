@@ -6,6 +6,13 @@
  * and the work it does grows with its size, so the latency report shows a
  * spread with a slow tail. demo:cache_miss(id) fires for one request in ten.
  *
+ * A request takes one of three routes (read, write, search), each a few
+ * calls deep, and the probes fire from inside them, so that the call stacks
+ * of the events (usdt-record -g) say which route an event came from. The
+ * functions are kept out of line and built with frame pointers and without
+ * tail calls (examples/CMakeLists.txt), so that the stacks show the calls
+ * as written.
+ *
  * Usage: request_demo [REQUESTS]   (default 20000)
  */
 #define _GNU_SOURCE
@@ -16,11 +23,13 @@
 #include <sys/sdt.h>
 #include <time.h>
 
+#define STEP __attribute__((noinline))
+
 static long requests = 20000;
 
 /* Busy work of about `units` microseconds, so the example needs no sleeps
  * that would make it slow to run. */
-static void spin_us(uint32_t units) {
+static STEP void spin_us(uint32_t units) {
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
@@ -30,18 +39,65 @@ static void spin_us(uint32_t units) {
   }
 }
 
-static void handle_request(uint64_t id) {
+/* One request in ten misses the cache and reads from "disk". */
+static STEP void read_from_disk(uint64_t id) {
+  DTRACE_PROBE1(demo, cache_miss, id);
+  spin_us(40);
+}
+
+static STEP void lookup_cache(uint64_t id) {
+  if (id % 10 == 3) read_from_disk(id);
+}
+
+/* Request 0, 97, 194, ... fail. */
+static STEP void send_reply(uint64_t id, uint32_t size) {
+  int32_t status = id % 97 == 0 ? -1 : 200;
+  DTRACE_PROBE3(demo, req_done, id, size, status);
+}
+
+static STEP void handle_read(uint64_t id, uint32_t size) {
+  lookup_cache(id);
+  spin_us(size / 64);
+  send_reply(id, size);
+}
+
+static STEP void append_log(uint32_t size) { spin_us(size / 128); }
+
+static STEP void handle_write(uint64_t id, uint32_t size) {
+  lookup_cache(id);
+  append_log(size);
+  spin_us(size / 128);
+  send_reply(id, size);
+}
+
+static STEP void scan_index(uint64_t id, uint32_t size) {
+  lookup_cache(id);
+  spin_us(size / 64);
+}
+
+static STEP void handle_search(uint64_t id, uint32_t size) {
+  scan_index(id, size);
+  send_reply(id, size);
+}
+
+static STEP uint32_t parse_request(uint64_t id) {
   /* Deterministic sizes: mostly small, every 50th request large. */
   uint32_t size = (uint32_t)(256 + (id * 7919) % 4096);
   if (id % 50 == 0) size *= 16;
   DTRACE_PROBE2(demo, req_start, id, size);
-  if (id % 10 == 3) {
-    DTRACE_PROBE1(demo, cache_miss, id);
-    spin_us(40);
+  return size;
+}
+
+/* Requests take turns: read, write, search. */
+static STEP void handle_request(uint64_t id) {
+  uint32_t size = parse_request(id);
+  if (id % 3 == 0) {
+    handle_read(id, size);
+  } else if (id % 3 == 1) {
+    handle_write(id, size);
+  } else {
+    handle_search(id, size);
   }
-  spin_us(size / 64);
-  int32_t status = (id % 97 == 0) ? -1 : 200;
-  DTRACE_PROBE3(demo, req_done, id, size, status);
 }
 
 static void* worker(void* arg) {

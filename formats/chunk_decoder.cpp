@@ -1,6 +1,7 @@
 #include "formats/chunk_decoder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "formats/read_budget.h"
@@ -200,6 +201,9 @@ bool ChunkDecoder::parse_stacks(ByteCursor s) {
   if (!s.ok() || u == 0 || u > header_.events || u > s.remaining() / 2) {
     return fail("stacks section's count of stacks is out of range");
   }
+  // Event::stack_key: a chunk of at most 2^32 events has fewer stacks.
+  static std::atomic<uint64_t> decoded_stack_sections{0};
+  stack_key_base_ = (decoded_stack_sections.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
   if (!hold((u + 1) * sizeof(DecodedStack))) return false;
   stacks_.assign(1, DecodedStack{});  // reference 0: no stack
   stacks_.reserve(u + 1);

@@ -257,6 +257,9 @@ class ChunkDecoder {
   std::vector<uint64_t> stack_frames_;
   std::vector<DecodedStack> stacks_;
   std::vector<uint32_t> stack_refs_;
+  // Event::stack_key of this chunk's stack k: stack_key_base_ | k, the base
+  // unique to the chunk's decoding in this process.
+  uint64_t stack_key_base_ = 0;
   std::vector<std::pair<uint32_t, uint32_t>> threads_;  // local index -> pid, tid
   std::vector<uint64_t> prev_;                          // local site * kMaxArgs + i
   ByteCursor time_col_, site_col_, thread_col_, cpu_col_, shape_col_, arg_col_[kMaxArgs];
@@ -304,6 +307,7 @@ class ChunkDecoder {
     const uint64_t* stack;  // into stack_frames_
     uint16_t stack_depth;
     bool stack_truncated;
+    uint64_t stack_key;
   };
   void unpack_batch();
   bool replay_ = false;

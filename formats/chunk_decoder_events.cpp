@@ -56,10 +56,12 @@ void ChunkDecoder::decode_batch() {
   if (chunk_strings_ != 0 && decode_args_ && !decode_strings(b, n)) return;
   if (!stack_refs_.empty()) {
     for (uint32_t j = 0; j < n; ++j) {
-      const DecodedStack& st = stacks_[stack_refs_[first + j]];
+      const uint32_t ref = stack_refs_[first + j];
+      const DecodedStack& st = stacks_[ref];
       b[j].stack = st.depth != 0 ? stack_frames_.data() + st.at : nullptr;
       b[j].stack_depth = st.depth;
       b[j].stack_truncated = st.truncated;
+      b[j].stack_key = ref != 0 ? stack_key_base_ | ref : 0;
     }
   }
   len_ = n;
@@ -235,6 +237,7 @@ void ChunkDecoder::unpack_batch() {
     e.stack = p.stack;
     e.stack_depth = p.stack_depth;
     e.stack_truncated = p.stack_truncated;
+    e.stack_key = p.stack_key;
     std::copy_n(replay_args_.data() + replay_arg_, p.arg_count, e.args);
     replay_arg_ += p.arg_count;
   }
@@ -263,7 +266,7 @@ void ChunkDecoder::drain() {
         const Event& e = *cur_event_;
         events.push_back(PackedEvent{e.time_ns, e.pid, e.tid, e.cpu, e.site_id, e.arg_count,
                                      e.missing_mask, e.string_mask, e.frame, e.stack, e.stack_depth,
-                                     e.stack_truncated});
+                                     e.stack_truncated, e.stack_key});
         size_t at = args.size();
         args.insert(args.end(), e.args, e.args + e.arg_count);
         // The StringArgs live in the batch buffers, reused two batches on:

@@ -163,6 +163,13 @@ struct Event {
   const uint64_t* stack = nullptr;
   uint16_t stack_depth = 0;
   bool stack_truncated = false;
+  // The stack's identity among the events this process reads: events with
+  // the same nonzero stack_key have the same stack (addresses, depth, cut),
+  // so a consumer can count them by it without reading the addresses.
+  // TraceReader numbers each chunk's distinct stacks (keys never repeat
+  // across chunks or readers); 0 when there is no stack or the producer
+  // gives no key (compare the addresses then).
+  uint64_t stack_key = 0;
 
   bool has_arg(int i) const { return i < arg_count && !(missing_mask & (1u << i)); }
   bool is_string(int i) const { return (string_mask >> i) & 1u; }

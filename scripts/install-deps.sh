@@ -20,6 +20,7 @@ packages=(
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the package's dependencies
   groff-base man-db bash-completion  # package test: man pages and completion of the installed tools
   chromium fonts-dejavu-core  # the browser checks (tests/browser/) and the pictures of docs/visualize.md
+  pngquant  # the pictures of docs/visualize.md, made small (scripts/make-pictures.sh)
 )
 # Real programs the acceptance tests and the documentation's recipes trace
 # (docs/recipes/, run by the docs_commands_* tests): PostgreSQL, Python,

@@ -3,11 +3,14 @@
 # (default 10 M) request events with call stacks (stack_pairs.cpp): wall
 # time and peak memory of usdt-report, the output's size, and headless
 # Chromium's time to load and draw it, side by side with speedscope loading
-# the same stacks folded (stacks --folded). Targets: each output written in
-# under 2 s, under 5 MB, drawn in under 2 s. Results: a markdown table on
-# stdout (bench/results/visual.md keeps the last run, with its command).
+# the same stacks folded (stacks --folded), and the time summary takes to
+# read the same trace (the floor of any command). Targets: each output
+# written in under 2 s, under 5 MB, drawn in under 2 s. Results: a markdown
+# table on stdout (bench/results/visual.md keeps the last run, with its
+# command).
 #
-# usage: bench/visual/run.sh [EVENTS]   (after a build in build/; BUILD_DIR overrides)
+# usage: bench/visual/run.sh [EVENTS]   (after a build in build/; BUILD_DIR
+# overrides; ROUNDS, default 3: each measure is the median of as many runs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 events=${1:-10000000}
@@ -26,29 +29,41 @@ trace=$work/pairs-$events.trace
 [ -f "$trace" ] || "$generator" "$trace" "$events"
 
 pair=(--start bench:start --end bench:done)
-measure() {  # NAME OUTPUT ARGS...: one row
-  local name=$1 output=$2
-  shift 2
-  /usr/bin/time -f '%e %M' -o "$work/time" "$report" "$@" -o "$output" "$trace" 2>/dev/null
-  read -r seconds kb <"$work/time"
-  local ms
-  ms=$(node bench/visual/render_time.mjs "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
-  printf '| %s | %s | %s | %s | %s |\n' "$name" "$seconds" "$((kb / 1024))" \
-    "$(python3 -c "print(round($(stat -c %s "$output") / 1e6, 2))")" "$(python3 -c "print($ms / 1000)")"
+rounds=${ROUNDS:-3}
+median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+# row NAME OUT DRAW -- ARGS...: usdt-report ARGS (stdout to OUT) and, unless
+# DRAW is "-", node render_time.mjs DRAW, each $rounds times, alternating;
+# the row shows the medians and the largest peak memory.
+row() {
+  local name=$1 out=$2 draw=$3
+  shift 4
+  local written=() drawn=() kb=0 s k
+  for ((i = 0; i < rounds; i++)); do
+    /usr/bin/time -f '%e %M' -o "$work/time" "$report" "$@" >"$out" 2>/dev/null
+    read -r s k <"$work/time"
+    written+=("$s")
+    ((k > kb)) && kb=$k
+    if [ "$draw" != - ]; then
+      # shellcheck disable=SC2086  # DRAW is a file or --speedscope FILE
+      drawn+=("$(node bench/visual/render_time.mjs $draw | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"] / 1000)')")
+    fi
+  done
+  local size=- shown=-
+  [ "$draw" != - ] && size=$(python3 -c "print(round($(stat -c %s "${draw##* }") / 1e6, 2))") && shown=$(median "${drawn[@]}")
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "$(median "${written[@]}")" "$((kb / 1024))" "$size" "$shown"
 }
 
-echo "trace: $events events with call stacks ($(du -h "$trace" | cut -f1)), $(nproc) CPUs"
+echo "trace: $events events with call stacks ($(du -h "$trace" | cut -f1)), $(nproc) CPUs; $rounds rounds, medians;" \
+  "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo '| output | written (s) | peak memory (MB) | size (MB) | loaded and drawn in Chromium (s) |'
 echo '|---|---|---|---|---|'
-measure flamegraph "$work/flamegraph.svg" flamegraph
-measure heatmap "$work/heatmap.svg" heatmap "${pair[@]}"
-measure html "$work/report.html" html "${pair[@]}"
-/usr/bin/time -f '%e %M' -o "$work/time" "$report" stacks --folded "$trace" >"$work/stacks.folded"
-read -r seconds kb <"$work/time"
-ms=$(node bench/visual/render_time.mjs --speedscope "$work/stacks.folded" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
-printf '| speedscope (stacks --folded, then speedscope) | %s | %s | %s | %s |\n' "$seconds" "$((kb / 1024))" \
-  "$(python3 -c "print(round($(stat -c %s "$work/stacks.folded") / 1e6, 2))")" "$(python3 -c "print($ms / 1000)")"
+# The floor: reading the trace at all (summary: every event, no arguments).
+row 'summary (reading the trace: the floor)' /dev/null - -- summary "$trace"
+row flamegraph /dev/null "$work/flamegraph.svg" -- flamegraph -o "$work/flamegraph.svg" "$trace"
+row heatmap /dev/null "$work/heatmap.svg" -- heatmap "${pair[@]}" -o "$work/heatmap.svg" "$trace"
+row html /dev/null "$work/report.html" -- html "${pair[@]}" -o "$work/report.html" "$trace"
+row 'speedscope (stacks --folded, then speedscope)' "$work/stacks.folded" "--speedscope $work/stacks.folded" -- \
+  stacks --folded "$trace"
 echo
-echo 'targets: written < 2 s, size < 5 MB, drawn < 2 s (each output)'
+echo "targets: written < 2 s, size < 5 MB, drawn < 2 s (each output); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

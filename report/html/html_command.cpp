@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/build_info.h"
 #include "report/html/html_page.h"
-#include "report/input/trace_set.h"
+#include "report/html/html_pass.h"
 #include "report/output/flame_graph.h"
 #include "report/output/heat_map.h"
 #include "report/output/json_writer.h"
@@ -16,9 +16,6 @@
 #include "report/output/output_file.h"
 #include "report/output/summary_json.h"
 #include "report/output/svg_text.h"
-#include "report/pairing/latency_pass.h"
-#include "report/stats/summary_facts.h"
-#include "report/symbols/stacks_pass.h"
 
 namespace usdt::report {
 
@@ -45,48 +42,28 @@ std::string recording_json(const TraceInput& input) {
   return j;
 }
 
-// The same traces again, for another pass (an input is read once); their
-// warnings were printed when they were first opened.
-Result<std::unique_ptr<TraceSet>> reopen(const ReportOptions& options) {
-  return TraceSet::open(options.traces, options.jobs == 0 ? 1 : options.jobs, options.memory_budget);
-}
-
 // The latency part: the JSON of latency --format json, and the heat map.
-Status add_latency(const ReportOptions& options, CommandIo io, HtmlReport& r) {
+void add_latency(const ReportOptions& options, const TraceInput& input,
+                 std::optional<LatencyPass>& pairs, HtmlReport& r) {
   r.latency_title = options.start.empty()
                         ? "no pairs asked for"
                         : options.start + " to " + options.end + " on " + options.key.text();
-  if (options.start.empty()) return Status::success();
-  Result<std::unique_ptr<TraceSet>> set = reopen(options);
-  if (!set) return set.error();
-  TraceInput& input = **set;
-  std::vector<std::string> warnings;
-  Result<LatencyPass> whole = read_latency(options, input, true, &warnings);
-  if (!whole) return whole.error();
-  print_warnings(io.err, warnings);
-  r.latency_json = latency_json(options, input, *whole);
-  if (whole->grids->all.empty()) return Status::success();
+  if (!pairs) return;
+  r.latency_json = latency_json(options, input, *pairs);
+  if (pairs->grids->all.empty()) return;
   HeatMapOptions map;
-  map.subtitle = grouped_count(whole->grids->all.total()) + " pairs, at the time of their end";
+  map.subtitle = grouped_count(pairs->grids->all.total()) + " pairs, at the time of their end";
   map.id = "heatmap";
   std::vector<HeatMapPanel> panels;
-  panels.push_back(HeatMapPanel{"all pairs", std::move(whole->grids->all)});
+  panels.push_back(HeatMapPanel{"all pairs", std::move(pairs->grids->all)});
   r.heat_map_svg = heat_map_svg(std::move(panels), map);
-  return Status::success();
 }
 
 // One flame graph per probe with stacks.
-Status add_flame_graphs(const ReportOptions& options, CommandIo io, HtmlReport& r) {
-  Result<std::unique_ptr<TraceSet>> set = reopen(options);
-  if (!set) return set.error();
-  TraceInput& input = **set;
-  std::vector<std::string> warnings;
-  Result<StacksPass> whole = read_stacks(input, options.filter, options.jobs, &warnings);
-  if (!whole) return whole.error();
-  print_warnings(io.err, warnings);
-  r.stacks_note = why_no_stacks(*whole);
+void add_flame_graphs(const StacksPass& whole, HtmlReport& r) {
+  r.stacks_note = why_no_stacks(whole);
   std::map<std::string, std::vector<FoldedStack>> by_probe;
-  for (FoldedStack& f : folded_stacks(*whole)) by_probe[f.frames[0]].push_back(std::move(f));
+  for (FoldedStack& f : folded_stacks(whole)) by_probe[f.frames[0]].push_back(std::move(f));
   for (auto& [probe, stacks] : by_probe) {
     uint64_t events = 0;
     for (const FoldedStack& f : stacks) events += f.count;
@@ -97,7 +74,6 @@ Status add_flame_graphs(const ReportOptions& options, CommandIo io, HtmlReport& 
     graph.id = "flame" + std::to_string(r.flame_graphs.size() + 1);
     r.flame_graphs.push_back(HtmlFlameGraph{probe, flame_graph_svg(stacks, graph)});
   }
-  return Status::success();
 }
 
 }  // namespace
@@ -107,14 +83,14 @@ int run_html(const ReportOptions& options, TraceInput& input, CommandIo io) {
   r.title = options.title.empty() ? "usdt-trace report" : options.title;
   r.generator = std::string("usdt-report ") + kVersion + " (git " + kGitRevision + ")";
   r.recording_json = recording_json(input);
+  // One read of the traces for every part (html_pass.h).
   std::vector<std::string> warnings;
-  Result<Summary> summary = read_summary(options, input, &warnings);
-  if (!summary) return command_failed(io, summary.error());
+  Result<HtmlParts> parts = read_html_parts(options, input, &warnings);
+  if (!parts) return command_failed(io, parts.error());
   print_warnings(io.err, warnings);
-  r.summary_json = summary_json(summary->facts, input, summary->whole);
-  for (Status s : {add_latency(options, io, r), add_flame_graphs(options, io, r)}) {
-    if (!s) return command_failed(io, s.error());
-  }
+  r.summary_json = summary_json(parts->summary.facts, input, parts->summary.whole);
+  add_latency(options, input, parts->latency, r);
+  add_flame_graphs(parts->stacks, r);
   if (Status s = write_output(options.output, html_page(r), io.out); !s)
     return command_failed(io, s.error());
   return 0;

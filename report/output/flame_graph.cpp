@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/output/json_writer.h"
 #include "report/output/svg_text.h"
 
 namespace usdt::report {
@@ -117,6 +118,26 @@ struct Drawing {
   int max_depth = 0;
   uint64_t hidden_frames = 0, hidden_events = 0;
   std::string out;
+  // The distinct (name, object) of the frames drawn, in their first frame's
+  // order, and each one's index there.
+  std::vector<const Node*> names;
+  std::map<std::pair<std::string, std::string>, uint32_t> name_indices;
+
+  uint32_t name_index(const Node& n) {
+    auto [it, added] =
+        name_indices.try_emplace({n.name, n.object}, static_cast<uint32_t>(names.size()));
+    if (added) names.push_back(&n);
+    return it->second;
+  }
+  // The names table: [[name, object], ...] as JSON, for a script element.
+  std::string names_json() const {
+    std::string j;
+    JsonWriter w(j);
+    w.begin_array();
+    for (const Node* n : names) w.begin_array().string(n->name).string(n->object).end_array();
+    w.end_array();
+    return j;
+  }
 
   double share_delta(const Node& n) const {
     const double now = total ? static_cast<double>(n.count) / static_cast<double>(total) : 0;
@@ -158,24 +179,24 @@ struct Drawing {
     const std::string fill = options.before
                                  ? diff_color(share_delta(n), max_delta)
                                  : kind_color(kind, name_hash(n.name, 1), name_hash(n.name, 2));
-    out += "<g class=\"fg-f\" data-x=\"" + std::to_string(x) + "\" data-c=\"" +
+    // One element a frame (a browser draws big graphs slowly, and a <title>
+    // an element slowest): its name and object are an entry of the names
+    // table (data-n), shown by the script on hover.
+    out += "<rect class=\"fg-f\" data-x=\"" + std::to_string(x) + "\" data-c=\"" +
            std::to_string(n.count) + "\" data-d=\"" + std::to_string(depth) + "\"";
     if (options.before) out += " data-b=\"" + std::to_string(n.before) + "\"";
-    out += "><title>";
-    append_xml_text(out, n.name);
-    out += "\n";
-    append_xml_text(out, n.object);
-    out += "\n" + std::to_string(n.count) + " events</title><rect x=\"" + svg_number(x_of(x)) +
+    out += " data-n=\"" + std::to_string(name_index(n)) + "\" x=\"" + svg_number(x_of(x)) +
            "\" y=\"" + svg_number(y_of(depth)) + "\" width=\"" + svg_number(w) + "\" height=\"" +
            svg_number(kFrameHeight - 1) + "\" fill=\"" + fill + "\"/>";
     // A frame too narrow for a label has no text element (the script makes
     // one when a zoom widens it): big graphs have thousands of them.
     if (const std::string label = fitted_label(n.name, w); !label.empty()) {
-      out += "<text x=\"" + svg_number(x_of(x) + 3) + "\" y=\"" + svg_number(y_of(depth) + 11.5) + "\">";
+      out += "<text class=\"fg-l\" x=\"" + svg_number(x_of(x) + 3) + "\" y=\"" +
+             svg_number(y_of(depth) + 11.5) + "\">";
       append_xml_text(out, label);
       out += "</text>";
     }
-    out += "</g>\n";
+    out += "\n";
     uint64_t child_x = x;
     for (const auto& [name, child] : n.children) {
       frame(child, depth + 1, child_x, kind == 5 || kind == 6 ? 4 : kind);
@@ -232,6 +253,7 @@ std::string flame_graph_svg(const std::vector<FoldedStack>& stacks,
   const std::string w = svg_number(options.width), h = svg_number(height);
   d.frame(0, 0, 0, 4);
   const std::string body = std::move(d.out);
+  const std::string names = d.names_json();
 
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fg\" id=\"" +
                   xml_text(options.id) + "\" width=\"" + w + "\" height=\"" + h +
@@ -261,7 +283,10 @@ std::string flame_graph_svg(const std::vector<FoldedStack>& stacks,
   s += "<text class=\"fg-details\" x=\"" + svg_number(kPad) + "\" y=\"" + foot + "\"> </text>";
   s += "<text class=\"fg-matched\" x=\"" + svg_number(options.width - kPad) + "\" y=\"" + foot +
        "\" text-anchor=\"end\"> </text>\n";
-  s += "<script><![CDATA[" + std::string(kFlameGraphScript) + "]]></script>\n</svg>\n";
+  // Not a script to run: data (the type says so), XML-escaped like any text.
+  s += "<script type=\"application/json\" class=\"fg-names\">";
+  append_xml_text(s, names);
+  s += "</script>\n<script><![CDATA[" + std::string(kFlameGraphScript) + "]]></script>\n</svg>\n";
   return s;
 }
 

@@ -18,6 +18,13 @@
 //
 // Frames narrower than kMinFrameWidth pixels are not drawn (a browser cannot
 // show them); how many and their events are written in the graph.
+//
+// In the file, a frame is one <rect class="fg-f"> (data-x, data-c, data-d:
+// its first event, events and depth; data-n: its entry in the names table,
+// a <script type="application/json" class="fg-names"> of [name, object]
+// pairs), followed by a <text class="fg-l"> label when it is wide enough.
+// No <title> per frame: thousands of them made a browser take seconds to
+// draw the graph.
 #pragma once
 
 #include <cstdint>

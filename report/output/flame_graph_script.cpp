@@ -1,16 +1,17 @@
 // The script and style of the flame graphs (report/output/flame_graph.h),
 // written into every graph. The frames carry their place in events (data-x:
-// the events to their left, data-c: their events, data-d: their depth), so
-// that a zoom lays them out again exactly: a frame within the one clicked
-// spans the same share of the width as of the clicked frame's events.
+// the events to their left, data-c: their events, data-d: their depth) and
+// their entry in the names table (data-n), so that a zoom lays them out
+// again exactly: a frame within the one clicked spans the same share of the
+// width as of the clicked frame's events.
 #include "report/output/flame_graph.h"
 
 namespace usdt::report {
 
 const char* const kFlameGraphStyle = R"CSS(
-.fg-f rect{stroke:#fff;stroke-width:.3}.fg-f:hover rect{stroke:#000;stroke-width:.8}
-.fg text{font:12px monospace;fill:#000}.fg-f text{pointer-events:none}
-.fg-p rect{opacity:.55}.fg-h{display:none}.fg-b{cursor:pointer;fill:#146}.fg-b:hover{text-decoration:underline}
+.fg-f{stroke:#fff;stroke-width:.3}.fg-f:hover{stroke:#000;stroke-width:.8}
+.fg text{font:12px monospace;fill:#000}.fg-l{pointer-events:none}
+.fg-p{opacity:.55}.fg-h{display:none}.fg-b{cursor:pointer;fill:#146}.fg-b:hover{text-decoration:underline}
 .fg-t{font:bold 17px sans-serif!important}.fg-s{font:12px sans-serif!important;fill:#444!important}
 )CSS";
 
@@ -20,19 +21,21 @@ const char* const kFlameGraphScript = R"JS(
   var W = +svg.getAttribute('data-width'), pad = 10, total = +svg.getAttribute('data-total');
   var diff = svg.getAttribute('data-before') !== null, before = +svg.getAttribute('data-before');
   function el(k) { return svg.querySelector('.fg-' + k); }
-  var details = el('details'), matched = el('matched'), all = null;
+  var details = el('details'), matched = el('matched'), all = null, names = null;
   // A frame's data, read from its element when first needed (big graphs
-  // have thousands: the page draws before any of this runs).
-  function frame(g) {
-    if (g.fg) return g.fg;
-    var lines = g.querySelector('title').textContent.split('\n'), r = g.querySelector('rect');
-    g.fg = {g: g, x: +g.getAttribute('data-x'), c: +g.getAttribute('data-c'), d: +g.getAttribute('data-d'),
-            b: g.getAttribute('data-b'), r: r, t: g.querySelector('text'), name: lines[0], where: lines[1] || '',
-            fill: r.getAttribute('fill')};
-    return g.fg;
+  // have thousands: the page draws before any of this runs). Its name and
+  // object are in the names table; its label, if it has one, follows it.
+  function frame(r) {
+    if (r.fg) return r.fg;
+    if (names === null) names = JSON.parse(el('names').textContent);
+    var name = names[+r.getAttribute('data-n')], t = r.nextElementSibling;
+    r.fg = {x: +r.getAttribute('data-x'), c: +r.getAttribute('data-c'), d: +r.getAttribute('data-d'),
+            b: r.getAttribute('data-b'), r: r, t: t && t.classList.contains('fg-l') ? t : null,
+            name: name[0], where: name[1], fill: r.getAttribute('fill')};
+    return r.fg;
   }
   function frames() {
-    if (all === null) all = Array.prototype.map.call(svg.querySelectorAll('g.fg-f'), frame);
+    if (all === null) all = Array.prototype.map.call(svg.querySelectorAll('rect.fg-f'), frame);
     return all;
   }
   function pct(n, of) { return (100 * n / of).toFixed(2) + '%'; }
@@ -48,8 +51,9 @@ const char* const kFlameGraphScript = R"JS(
     if (!f.t && text === '') return;
     if (!f.t) {
       f.t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+      f.t.setAttribute('class', 'fg-l');
       f.t.setAttribute('y', (+f.r.getAttribute('y') + 11.5).toFixed(2));
-      f.g.appendChild(f.t);
+      f.r.after(f.t);
     }
     f.t.setAttribute('x', (x + 3).toFixed(2));
     f.t.textContent = text;
@@ -59,8 +63,9 @@ const char* const kFlameGraphScript = R"JS(
     frames().forEach(function (f) {
       var inside = f.d >= z.d && f.x >= z.x && f.x + f.c <= z.x + z.c;
       var above = f.d < z.d && f.x <= z.x && f.x + f.c >= z.x + z.c;
-      f.g.classList.toggle('fg-h', !inside && !above);
-      f.g.classList.toggle('fg-p', above);
+      [f.r, f.t].forEach(function (e) {
+        if (e) { e.classList.toggle('fg-h', !inside && !above); e.classList.toggle('fg-p', above); }
+      });
       if (inside) place(f, pad + (f.x - z.x) / z.c * span, f.c / z.c * span);
       if (above) place(f, pad, span);
     });
@@ -72,8 +77,8 @@ const char* const kFlameGraphScript = R"JS(
     if (diff && f.b !== null) s += ', before ' + pct(+f.b, before);
     return s;
   }
-  // One listener each for every frame: the frame is the event's closest g.
-  function target(ev) { var g = ev.target.closest('g.fg-f'); return g ? frame(g) : null; }
+  // One listener each for every frame: the frame is the event's target.
+  function target(ev) { return ev.target.classList.contains('fg-f') ? frame(ev.target) : null; }
   svg.addEventListener('mouseover', function (ev) { var f = target(ev); if (f) details.textContent = describe(f); });
   svg.addEventListener('mouseout', function (ev) { if (target(ev)) details.textContent = ' '; });
   svg.addEventListener('click', function (ev) { var f = target(ev); if (f) zoom(f); });

@@ -120,4 +120,37 @@ std::vector<uint8_t> paired_sites(const LatencyConfig& config);
 Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input, bool with_grids,
                                  std::vector<std::string>* warnings);
 
+// read_latency in parts, for a pass that reads more than the pairs (html):
+// the consumers of its segments, given only the events of the sites it
+// wants (sites()) as read_latency's readers give them. Kept in place while
+// its consumers live (they point into it).
+class LatencyReading {
+ public:
+  // Fails when --start or --end names no probe of the input.
+  static Result<std::unique_ptr<LatencyReading>> plan(const ReportOptions& options,
+                                                      const TraceInput& input, bool with_grids);
+  LatencyReading(const LatencyReading&) = delete;
+  LatencyReading& operator=(const LatencyReading&) = delete;
+
+  // Per global site: 1 for a start or an end.
+  const std::vector<uint8_t>& sites() const { return wanted_; }
+  // Whether the pairs need the events' arguments (a key or groups by one).
+  bool reads_arguments() const;
+  // With --slowest the pairs keep their stacks, named against symbols (the
+  // mappings as of the segment's start, copied); without, symbols is unused.
+  bool keeps_stacks() const { return slowest_; }
+  // A segment's consumer; filter: the pass's.
+  LatencyPass make(const Segment& segment, const EventFilter& filter,
+                   const StackSymbolizer* symbols) const;
+
+ private:
+  LatencyReading(LatencyConfig config, const TraceInput& input, bool with_grids, bool slowest);
+
+  LatencyConfig config_;
+  std::vector<uint8_t> wanted_;
+  uint64_t timeline_start_;
+  bool with_grids_;
+  bool slowest_;
+};
+
 }  // namespace usdt::report

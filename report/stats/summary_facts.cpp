@@ -188,24 +188,36 @@ std::vector<uint32_t> host_of_each_file(const TraceInput& input, const std::vect
 
 }  // namespace
 
+SummaryReading::SummaryReading(const ReportOptions& options, const TraceInput& input,
+                               const EventFilter& filter)
+    : options_(options),
+      input_(input),
+      filter_(filter),
+      by_host_(options.by && options.by->kind == KeySpec::Kind::host),
+      hosts_(sorted_hosts(input)),
+      // --by host: events per host (sorted names) and probe.
+      host_of_file_(by_host_ ? host_of_each_file(input, hosts_) : std::vector<uint32_t>{}),
+      context_{input.catalog(), filter, host_of_file_, hosts_.size()},
+      files_(input.files().size()) {}
+
+Summary SummaryReading::finish(SummaryPass whole, std::vector<std::string>* warnings) {
+  SummaryFacts facts = summarize(input_, filter_, options_.filter, whole, by_host_, hosts_);
+  for (const std::string& w : facts.disagreements) warnings->push_back(w);
+  return Summary{std::move(whole), std::move(facts)};
+}
+
 Result<Summary> read_summary(const ReportOptions& options, TraceInput& input, std::vector<std::string>* warnings) {
   // Counts only: no argument is decoded.
   Result<EventPass> pass = EventPass::open(input, options.filter, {.reads_arguments = false, .jobs = options.jobs});
   if (!pass) return pass.error();
-  // --by host: events per host (sorted names) and probe.
-  const bool by_host = options.by && options.by->kind == KeySpec::Kind::host;
-  std::vector<std::string> hosts = sorted_hosts(input);
-  const std::vector<uint32_t> host_of_file = by_host ? host_of_each_file(input, hosts) : std::vector<uint32_t>{};
-  const SummaryContext context{input.catalog(), pass->filter(), host_of_file, hosts.size()};
-  const size_t files = input.files().size();
+  SummaryReading reading(options, input, pass->filter());
   SummaryPass whole = pass->fold<SummaryPass>(
-      [&](const Segment& s) { return SummaryPass(context, files, s); },
+      [&](const Segment& s) { return reading.make(s); },
       [](SummaryPass& earlier, SummaryPass& later) { return earlier.merge(later); });
   for (const std::string& w : pass->read_problems()) warnings->push_back(w);
-  SummaryFacts facts = summarize(input, pass->filter(), options.filter, whole, by_host, std::move(hosts));
-  facts.completeness = pass->completeness();
-  for (const std::string& w : facts.disagreements) warnings->push_back(w);
-  return Summary{std::move(whole), std::move(facts)};
+  Summary summary = reading.finish(std::move(whole), warnings);
+  summary.facts.completeness = pass->completeness();
+  return summary;
 }
 
 }  // namespace usdt::report

@@ -90,4 +90,29 @@ struct Summary {
 // Fails when a --probe pattern selects no probe.
 Result<Summary> read_summary(const ReportOptions& options, TraceInput& input, std::vector<std::string>* warnings);
 
+// read_summary in parts, for a pass that reads more than the summary (html):
+// the consumers of its segments and what the whole one makes. Made for a
+// pass over input that selects what options do; kept in place while its
+// consumers live (they point into it).
+class SummaryReading {
+ public:
+  SummaryReading(const ReportOptions& options, const TraceInput& input, const EventFilter& filter);
+  SummaryReading(const SummaryReading&) = delete;
+  SummaryReading& operator=(const SummaryReading&) = delete;
+
+  SummaryPass make(const Segment& segment) const { return SummaryPass(context_, files_, segment); }
+  // The facts of the whole read; their disagreements are appended to warnings.
+  Summary finish(SummaryPass whole, std::vector<std::string>* warnings);
+
+ private:
+  const ReportOptions& options_;
+  const TraceInput& input_;
+  const EventFilter& filter_;
+  bool by_host_;
+  std::vector<std::string> hosts_;  // sorted, distinct
+  std::vector<uint32_t> host_of_file_;
+  SummaryContext context_;
+  size_t files_;
+};
+
 }  // namespace usdt::report

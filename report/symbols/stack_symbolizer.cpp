@@ -88,6 +88,7 @@ uint32_t StackSymbolizer::intern_path(const std::string& path) {
 }
 
 void StackSymbolizer::on_process(uint32_t file, const format::ProcessEvent& p) {
+  last_valid_ = false;
   if (file >= current_.size()) return;
   auto& procs = current_[file];
   switch (p.kind) {

@@ -90,6 +90,17 @@ class StackSymbolizer {
 
   // The mappings of pid in file now; null when it has none.
   MappingsRef mappings(uint32_t file, uint32_t pid) const;
+  // The same set, not kept: for a look-up per event (the last pid's answer
+  // is remembered until the next process record).
+  const MappingSet* current(uint32_t file, uint32_t pid) const {
+    if (file != last_file_ || pid != last_pid_ || !last_valid_) {
+      last_set_ = mappings(file, pid).get();
+      last_file_ = file;
+      last_pid_ = pid;
+      last_valid_ = true;
+    }
+    return last_set_;
+  }
 
   // Frame `index` of a stack (0: the ip at the hit) at address, against the
   // mappings (null: none). The reference stays valid for the symbolizer's life.
@@ -130,6 +141,10 @@ class StackSymbolizer {
   std::vector<std::string> paths_;
   std::unordered_map<std::string, uint32_t> path_index_;
   std::unordered_map<CacheKey, std::unique_ptr<FrameSymbol>, CacheHash> cache_;
+  // current()'s last answer; the sets stay alive in current_ while valid.
+  mutable const MappingSet* last_set_ = nullptr;
+  mutable uint32_t last_file_ = 0, last_pid_ = 0;
+  mutable bool last_valid_ = false;
 };
 
 }  // namespace usdt::report

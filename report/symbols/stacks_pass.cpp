@@ -6,28 +6,35 @@
 namespace usdt::report {
 
 void StacksPass::on_end() {
-  // Name the distinct raw stacks and merge those with the same names.
-  for (const auto& [raw_key, count] : raw_) {
-    const StackStore::Stack& s = stacks_.get(raw_key / site_count_);
-    const uint32_t site = static_cast<uint32_t>(raw_key % site_count_);
-    NamedStack n;
-    n.probe = catalog_->probe_of_site(site).shown_name;
-    n.truncated = s.truncated;
-    std::string k = n.probe;
-    k += '\0';
-    k += s.truncated ? '1' : '0';
-    for (size_t i = 0; i < s.frames.size(); ++i) {
-      const FrameSymbol& f = symbols_->resolve_frame(s.mappings.get(), s.frames.data(), i);
-      n.frames.push_back(NamedFrame{f.function, f.object});
-      k += '\0';
-      k += f.function;
-      k += '\0';
-      k += f.object;
-    }
-    auto [it, added] = merged.try_emplace(std::move(k), std::move(n));
-    it->second.count += count;
+  for (uint64_t stack = 1; stack < first_site_.size(); ++stack) {
+    const Count& c = first_site_[stack];
+    if (c.events > 0) name_raw_stack(stack, c.site, c.events);
   }
+  for (const auto& [raw_key, count] : raw_)
+    name_raw_stack(raw_key / site_count_, static_cast<uint32_t>(raw_key % site_count_), count);
+  first_site_.clear();
   raw_.clear();
+}
+
+// Names a distinct raw stack and merges it with those of the same names.
+void StacksPass::name_raw_stack(uint64_t stack, uint32_t site, uint64_t count) {
+  const StackStore::Stack& s = stacks_.get(stack);
+  NamedStack n;
+  n.probe = catalog_->probe_of_site(site).shown_name;
+  n.truncated = s.truncated;
+  std::string k = n.probe;
+  k += '\0';
+  k += s.truncated ? '1' : '0';
+  for (size_t i = 0; i < s.frames.size(); ++i) {
+    const FrameSymbol& f = symbols_->resolve_frame(s.mappings.get(), s.frames.data(), i);
+    n.frames.push_back(NamedFrame{f.function, f.object});
+    k += '\0';
+    k += f.function;
+    k += '\0';
+    k += f.object;
+  }
+  auto [it, added] = merged.try_emplace(std::move(k), std::move(n));
+  it->second.count += count;
 }
 
 bool StacksPass::merge(StacksPass& later) {

@@ -44,7 +44,16 @@ class StacksPass : public PassConsumer {
       return;
     }
     ++with_stack;
-    ++raw_[stack * site_count_ + site];
+    // A stack's first frame is its probe's address, so nearly every stack
+    // is one site's: its count is in a vector, others' in the map.
+    if (stack >= first_site_.size()) first_site_.resize(stack + 1, Count{});
+    Count& c = first_site_[stack];
+    if (c.events == 0) c.site = site;
+    if (c.site == site) {
+      ++c.events;
+    } else {
+      ++raw_[stack * site_count_ + site];
+    }
   }
   void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) { symbols_->on_process(file, p); }
   void on_end();  // names the raw stacks
@@ -56,9 +65,17 @@ class StacksPass : public PassConsumer {
  private:
   const ProbeCatalog* catalog_;
   StackSymbolizer* symbols_;
+  void name_raw_stack(uint64_t stack, uint32_t site, uint64_t count);
+
   uint64_t site_count_;
   StackStore stacks_;
-  // Events per (stack number, site): stack * site_count + site.
+  // Events per (stack number, site): of the first site seen with each stack
+  // number (indexed by it), and of any other site at stack * site_count + site.
+  struct Count {
+    uint32_t site = 0;
+    uint64_t events = 0;
+  };
+  std::vector<Count> first_site_;
   std::unordered_map<uint64_t, uint64_t> raw_;
 };
 

@@ -34,11 +34,12 @@ function expectedPaths(folded, reverse) {
 // The frames drawn: each one's path (from the frames it stands on), count and width.
 async function drawnFrames(page) {
   return page.evaluate(() => {
-    const frames = Array.from(document.querySelectorAll('g.fg-f')).map((g) => ({
-      name: g.querySelector('title').textContent.split('\n')[0],
-      x: +g.dataset.x, c: +g.dataset.c, d: +g.dataset.d,
-      width: +g.querySelector('rect').getAttribute('width'),
-      hidden: g.classList.contains('fg-h'), parent: g.classList.contains('fg-p'),
+    const names = JSON.parse(document.querySelector('.fg-names').textContent);
+    const frames = Array.from(document.querySelectorAll('rect.fg-f')).map((r) => ({
+      name: names[+r.dataset.n][0],
+      x: +r.dataset.x, c: +r.dataset.c, d: +r.dataset.d,
+      width: +r.getAttribute('width'),
+      hidden: r.classList.contains('fg-h'), parent: r.classList.contains('fg-p'),
     }));
     for (const f of frames) {
       const below = frames.find((o) => o.d === f.d - 1 && o.x <= f.x && f.x + f.c <= o.x + o.c);
@@ -79,7 +80,7 @@ try {
   await screenshot(page, path.join(artifacts, 'flamegraph.png'));
   const target = frames.find((f) => f.path === 'all;shop:query_start;main;serve_request;run_query');
   check(target !== undefined, 'the frame run_query under shop:query_start is drawn');
-  const handles = await page.$$('g.fg-f');
+  const handles = await page.$$('rect.fg-f');
   await handles[frames.indexOf(target)].hover();
   const details = await page.$eval('.fg-details', (e) => e.textContent);
   check(details.startsWith(`run_query (/opt/shop/bin/shop): ${target.c} events`), `hover shows the frame: ${details}`);
@@ -92,6 +93,9 @@ try {
     else if (under) check(f.parent && Math.abs(f.width - span) <= 0.01, `zoomed: ${f.path} is a full-width caller`);
     else check(f.hidden, `zoomed: ${f.path} hidden`);
   }
+  const strayLabels = await page.$$eval('text.fg-l', (ts) => ts.filter(
+      (t) => t.previousElementSibling.classList.contains('fg-h') !== t.classList.contains('fg-h')).length);
+  checkEqual(strayLabels, 0, 'zoomed: each label shows or hides with its frame');
   await screenshot(page, path.join(artifacts, 'flamegraph-zoomed.png'));
   // Search: the events whose stacks hold a frame matching, once each.
   const matched = await page.evaluate(() => {
@@ -111,9 +115,10 @@ try {
   run('flamegraph', '--diff', '-o', diffFile, 'visual.trace', 'visual_after.trace');
   const diff = await open(browser, diffFile);
   const colors = await diff.evaluate(() => {
-    const fill = (name) => Array.from(document.querySelectorAll('g.fg-f'))
-        .filter((g) => g.querySelector('title').textContent.startsWith(name + '\n'))
-        .map((g) => g.querySelector('rect').getAttribute('fill'));
+    const names = JSON.parse(document.querySelector('.fg-names').textContent);
+    const fill = (name) => Array.from(document.querySelectorAll('rect.fg-f'))
+        .filter((r) => names[+r.dataset.n][0] === name)
+        .map((r) => r.getAttribute('fill'));
     return {parse: fill('parse_sql'), scan: fill('shop::Engine::scan()')};
   });
   check(colors.parse.length > 0 && colors.parse.every((c) => /^#fa/.test(c) && c !== '#fafafa'), `diff: parse_sql grew (red): ${colors.parse}`);

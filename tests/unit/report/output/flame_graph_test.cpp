@@ -23,17 +23,45 @@ FoldedStack stack(std::vector<std::string> frames, uint64_t count) {
   return f;
 }
 
-// Every frame's "name|events|width" in document order.
-std::vector<std::string> frames_of(const std::string& svg) {
+// The names table's names ([[name, object], ...]; names without quotes or
+// backslashes), by index.
+std::vector<std::string> names_of(const std::string& svg) {
+  const size_t at = svg.find("class=\"fg-names\">");
+  const std::string table = svg.substr(at, svg.find("</script>", at) - at);
   std::vector<std::string> out;
-  static const std::regex kFrame(
-      "data-c=\"([0-9]+)\"[^>]*><title>([^\\n]*)\\n[^<]*</title><rect x=\"[0-9.]+\" y=\"[0-9.]+\" "
-      "width=\"([0-9.]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kFrame); it != std::sregex_iterator();
-       ++it) {
-    out.push_back((*it)[2].str() + "|" + (*it)[1].str() + "|" + (*it)[3].str());
+  static const std::regex kName("\\[&quot;([^&]*)&quot;,");
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), kName);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str());
   }
   return out;
+}
+
+// Every frame's "name|events|width" in document order.
+std::vector<std::string> frames_of(const std::string& svg) {
+  const std::vector<std::string> names = names_of(svg);
+  std::vector<std::string> out;
+  static const std::regex kFrame(
+      "<rect class=\"fg-f\" data-x=\"[0-9]+\" data-c=\"([0-9]+)\"[^>]* data-n=\"([0-9]+)\" "
+      "x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kFrame); it != std::sregex_iterator();
+       ++it) {
+    out.push_back(names.at(std::stoul((*it)[2].str())) + "|" + (*it)[1].str() + "|" +
+                  (*it)[3].str());
+  }
+  return out;
+}
+
+// The fill of the frame named name.
+std::string fill_of(const std::string& svg, const std::string& name) {
+  const std::vector<std::string> names = names_of(svg);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != name) continue;
+    const size_t at = svg.find("data-n=\"" + std::to_string(i) + "\"");
+    if (at == std::string::npos) return "";
+    return svg.substr(svg.find("fill=\"", at) + 6, 7);
+  }
+  return "";
 }
 
 }  // namespace
@@ -47,6 +75,12 @@ TEST_CASE("flame graph frames carry their events and widths", "[flame_graph]") {
         std::vector<std::string>{"all|4|1180", "p:x|4|1180", "main|4|1180", "a|1|295", "b|3|885"});
   CHECK(svg.find("data-total=\"4\"") != std::string::npos);
   CHECK(svg.find("<script><![CDATA[") != std::string::npos);
+  // One element a frame, and a table of the distinct names with their objects.
+  CHECK(svg.find("<title>") == std::string::npos);
+  CHECK(
+      svg.find(
+          "[[&quot;all&quot;,&quot;&quot;],[&quot;p:x&quot;,&quot;&quot;],[&quot;main&quot;,&quot;/"
+          "opt/app/server&quot;],") != std::string::npos);
 }
 
 TEST_CASE("reversed flame graphs start from the innermost frame", "[flame_graph]") {
@@ -66,11 +100,8 @@ TEST_CASE("a differential flame graph colors growth red and shrink blue", "[flam
   options.before = &before;
   const std::string svg = flame_graph_svg(after, options);
   CHECK(svg.find("data-before=\"4\"") != std::string::npos);
-  const size_t grows = svg.find("<title>grows\n"), shrinks = svg.find("<title>shrinks\n");
-  REQUIRE(grows != std::string::npos);
-  REQUIRE(shrinks != std::string::npos);
-  CHECK(svg.substr(svg.find("fill=\"", grows) + 6, 7) == "#fa3232");    // the most red
-  CHECK(svg.substr(svg.find("fill=\"", shrinks) + 6, 7) == "#3232fa");  // the most blue
+  CHECK(fill_of(svg, "grows") == "#fa3232");    // the most red
+  CHECK(fill_of(svg, "shrinks") == "#3232fa");  // the most blue
 }
 
 TEST_CASE("flame graph text is escaped and valid UTF-8", "[flame_graph]") {
@@ -84,7 +115,8 @@ TEST_CASE("flame graph text is escaped and valid UTF-8", "[flame_graph]") {
 TEST_CASE("frames narrower than a tenth of a pixel are counted, not drawn", "[flame_graph]") {
   const std::string svg =
       flame_graph_svg({stack({"p:x", "wide"}, 100000), stack({"p:x", "thin"}, 1)}, {});
-  CHECK(svg.find("<title>thin") == std::string::npos);
+  CHECK(frames_of(svg) ==
+        std::vector<std::string>{"all|100001|1180", "p:x|100001|1180", "wide|100000|1179.99"});
   CHECK(svg.find("1 frames narrower than 0.1 px not drawn (1 events, in their callers)") !=
         std::string::npos);
 }
