@@ -210,7 +210,8 @@ void decode_arguments(ByteCursor& e, uint64_t nargs, ProbeSite& s) {
     a.is_signed = flags & 1;
     a.is_float = flags & 2;
     a.is_string = flags & 4;  // 1.1
-    a.is_frame = flags & 8;   // 1.2; later bits are ignored
+    a.is_frame = flags & 8;     // 1.2
+    a.is_pointer = flags & 16;  // 1.6; later bits are ignored
     uint8_t location = e.u8();
     uint8_t source = e.u8();
     // Values a newer writer may add become the "unknown" member.
