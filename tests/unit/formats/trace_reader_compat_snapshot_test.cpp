@@ -122,18 +122,7 @@ All tests passed (6 assertions in 1 test case)
 TEST_CASE("print the stored snapshot trace", "[.make_snapshot]") {
   TempPath tmp;
   write_snapshot(tmp.str());
-  std::string bytes = read_file_bytes(tmp.str());
-  std::string out = "const char kSnapshotTrace[] =\n";
-  for (size_t i = 0; i < bytes.size(); i += 16) {
-    out += "    \"";
-    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
-      out += buf;
-    }
-    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  std::fputs(c_array_text("kSnapshotTrace", read_file_bytes(tmp.str())).c_str(), stdout);
 }
 
 TEST_CASE("a stored snapshot (version 1.8) still reads exactly", "[trace_reader][compat]") {

@@ -361,18 +361,7 @@ const char kTraceV1_3[] =
 TEST_CASE("print the stored 1.3 trace", "[.make_v1_3]") {
   TempPath tmp;
   write_v1_3(tmp.str());
-  std::string bytes = read_file_bytes(tmp.str());
-  std::string out = "const char kTraceV1_3[] =\n";
-  for (size_t i = 0; i < bytes.size(); i += 16) {
-    out += "    \"";
-    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
-      out += buf;
-    }
-    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  std::fputs(c_array_text("kTraceV1_3", read_file_bytes(tmp.str())).c_str(), stdout);
 }
 
 TEST_CASE("a version 1.3 trace with stacks, mmap events and objects still reads exactly",
@@ -549,18 +538,7 @@ const char kTraceV1_4[] =
 TEST_CASE("print the stored 1.4 trace", "[.make_v1_4]") {
   TempPath tmp;
   write_v1_4(tmp.str());
-  std::string bytes = read_file_bytes(tmp.str());
-  std::string out = "const char kTraceV1_4[] =\n";
-  for (size_t i = 0; i < bytes.size(); i += 16) {
-    out += "    \"";
-    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
-      out += buf;
-    }
-    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  std::fputs(c_array_text("kTraceV1_4", read_file_bytes(tmp.str())).c_str(), stdout);
 }
 
 TEST_CASE("a version 1.4 trace with an added probe sites block still reads exactly",

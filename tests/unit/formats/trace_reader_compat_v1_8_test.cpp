@@ -126,18 +126,7 @@ All tests passed (8 assertions in 1 test case)
 TEST_CASE("print the stored 1.8 trace", "[.make_v1_8]") {
   TempPath tmp;
   write_v1_8(tmp.str());
-  std::string bytes = read_file_bytes(tmp.str());
-  std::string out = "const char kTraceV1_8[] =\n";
-  for (size_t i = 0; i < bytes.size(); i += 16) {
-    out += "    \"";
-    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
-      out += buf;
-    }
-    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  std::fputs(c_array_text("kTraceV1_8", read_file_bytes(tmp.str())).c_str(), stdout);
 }
 
 TEST_CASE("a version 1.8 trace with progress blocks and a pid namespace record still reads exactly",

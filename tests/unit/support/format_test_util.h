@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <random>
@@ -201,6 +202,22 @@ inline std::string read_file_bytes(const std::string& path) {
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
   fclose(f);
+  return out;
+}
+
+// bytes as a C array named name, 16 bytes a line: what a compatibility
+// test stores of a trace written once.
+inline std::string c_array_text(const std::string& name, const std::string& bytes) {
+  std::string out = "const char " + name + "[] =\n";
+  for (size_t i = 0; i < bytes.size(); i += 16) {
+    out += "    \"";
+    for (size_t j = i; j < std::min(bytes.size(), i + 16); ++j) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(bytes[j]));
+      out += buf;
+    }
+    out += i + 16 >= bytes.size() ? "\";\n" : "\"\n";
+  }
   return out;
 }
 
