@@ -53,12 +53,6 @@ Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input
                                  std::vector<std::string>* warnings) {
   Result<EventPass> pass = EventPass::open(input, options.filter, {.jobs = options.jobs});
   if (!pass) return pass.error();
-std::vector<uint8_t> paired_sites(const LatencyConfig& config) {
-  std::vector<uint8_t> wanted;
-  for (SiteRole role : config.roles) wanted.push_back(role != SiteRole::none ? 1 : 0);
-  return wanted;
-}
-
   Result<std::unique_ptr<LatencyReading>> reading =
       LatencyReading::plan(options, input, with_grids);
   if (!reading) return reading.error();
