@@ -50,7 +50,11 @@ FlightSink::FlightSink(const RecordingFiles& files, const OutputPolicy& policy)
       suppressed_busy_(policy.triggers.size(), 0),
       writer_(files.snapshot_hold) {}
 
-FlightSink::~FlightSink() = default;
+FlightSink::~FlightSink() {
+  // The encoder hands its pending chunk to on_chunk as it goes: while the
+  // ring and the members on_chunk reaches still live.
+  encoder_.reset();
+}
 
 Result<std::unique_ptr<FlightSink>> FlightSink::create(const RecordingFiles& files,
                                                        const OutputPolicy& policy) {

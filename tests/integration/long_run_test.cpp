@@ -5,9 +5,11 @@
 // start (USDT_RECORD_TEST_TABLES has it print both).
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -75,7 +77,11 @@ TEST_CASE("process churn under -a: the tables and the descriptors stay as they w
           "[.root][churn_all]") {
   setenv("USDT_RECORD_TEST_TABLES", "1", 1);
   const std::string out = temp_trace("churn_all");
-  const std::string churn = program("itest_churn");
+  // A copy of its own: -a probes a file, and another recording of the same
+  // file (this case on the other capture path, run beside it) churns too.
+  const std::string churn = temp_trace("churn_all_program");
+  std::filesystem::copy_file(program("itest_churn"), churn,
+                             std::filesystem::copy_options::overwrite_existing);
   Process rec = Process::start({recorder(), "-a", "-e", "usdt:" + churn + ":churn:*", "-o", out},
                                false, true, true);
   unsetenv("USDT_RECORD_TEST_TABLES");
@@ -95,4 +101,5 @@ TEST_CASE("process churn under -a: the tables and the descriptors stay as they w
   CHECK(t.of("churn", "child").size() == kChildren);
   CHECK(t.of("churn", "done").size() == 1);
   CHECK(t.lost_count() == 0);
+  unlink(churn.c_str());
 }
