@@ -137,7 +137,10 @@ TEST_CASE("--max-files 3 leaves exactly the newest 3 files, each complete",
   REQUIRE(at != std::string::npos);
   const uint32_t written =
       static_cast<uint32_t>(std::stoul(r.err.substr(r.err.rfind("usdt-record: ", at) + 13)));
-  REQUIRE(written >= 5);
+  // More than 3, so that one was deleted at least. How many 32K parts the
+  // run makes depends on where the writer's chunks end (by size or by time),
+  // which the drain's timing moves: the rotation case counts parts exactly.
+  REQUIRE(written > 3);
   CHECK(r.err.find("the oldest " + std::to_string(written - 3) + " deleted (--max-files 3)") !=
         std::string::npos);
   const std::vector<std::string> kept = files_in(dir, ".trace");
