@@ -909,7 +909,11 @@ TEST_CASE("process records the kernel drops from a full side band are counted, n
                                        << ", dropped: " << dropped);
   CHECK(dropped > 0);
   CHECK(exits <= 1);
-  CHECK(burst + exits + dropped == static_cast<uint64_t>(kMaps) + 1);
+  // The kernel's count of dropped records covers records of every kind the
+  // target made meanwhile: one besides the burst's (seen once, in a loaded
+  // CI run) may be among them. None may be missing from both.
+  CHECK(burst + exits + dropped >= static_cast<uint64_t>(kMaps) + 1);
+  CHECK(burst + exits + dropped <= static_cast<uint64_t>(kMaps) + 2);
   RunResult summary = run({USDT_REPORT_PATH, "summary", out});
   INFO(summary.err);
   REQUIRE(summary.status == 0);
