@@ -57,20 +57,20 @@ class ReadStacks {
  public:
   explicit ReadStacks(StackSymbolizer* symbols) : symbols_(symbols) {}
   // e's stack, named (null when e has none), and its number here (0: none).
-  std::shared_ptr<const NamedStack> of(uint32_t file, const format::Event& e, uint64_t* tag) {
+  std::shared_ptr<const ChromeStack> of(uint32_t file, const format::Event& e, uint64_t* tag) {
     *tag = 0;
     if (e.stack_depth == 0 && !e.stack_truncated) return nullptr;
     *tag = store_.add(*symbols_, file, e);
     if (named_.size() <= *tag) named_.resize(*tag + 1);
     if (!named_[*tag])
-      named_[*tag] = std::make_shared<NamedStack>(name_stack(*symbols_, store_.get(*tag)));
+      named_[*tag] = std::make_shared<ChromeStack>(name_stack(*symbols_, store_.get(*tag)));
     return named_[*tag];
   }
 
  private:
   StackSymbolizer* symbols_;
   StackStore store_;
-  std::vector<std::shared_ptr<const NamedStack>> named_;  // by number
+  std::vector<std::shared_ptr<const ChromeStack>> named_;  // by number
 };
 
 class ChromeReader;
@@ -160,7 +160,7 @@ class ChromeExporter final : public SegmentExporter {
  private:
   // The id of a named stack (0: none), while holes are filled: each
   // distinct stack of a segment is looked up once.
-  uint64_t id_of(const std::shared_ptr<const NamedStack>& stack) {
+  uint64_t id_of(const std::shared_ptr<const ChromeStack>& stack) {
     if (!stack) return 0;
     auto [it, added] = pass_ids_.try_emplace(stack.get(), stack, 0);
     if (added) it->second.second = frames_.id_of(*stack);
@@ -174,9 +174,9 @@ class ChromeExporter final : public SegmentExporter {
   const uint64_t start_;
   ChromeStackFrames& frames_;
   // The ids of the stacks of the pass being written, by address: each entry
-  // keeps its NamedStack alive, so that no other stack can come to have the
+  // keeps its ChromeStack alive, so that no other stack can come to have the
   // address of one looked up before (a start's, freed once written).
-  std::unordered_map<const NamedStack*, std::pair<std::shared_ptr<const NamedStack>, uint64_t>>
+  std::unordered_map<const ChromeStack*, std::pair<std::shared_ptr<const ChromeStack>, uint64_t>>
       pass_ids_;
 };
 
@@ -197,7 +197,7 @@ class ChromeReader final : public ExportReader {
 
   void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) override {
     uint64_t tag = 0;
-    std::shared_ptr<const NamedStack> stack = stacks_.of(file, e, &tag);
+    std::shared_ptr<const ChromeStack> stack = stacks_.of(file, e, &tag);
     if (pass_.analyzer && paired_or_kept(site, file, domain, e, time, tag, stack)) return;
     write_instant(w_, x_.catalog_, site, domain, e, time, ref(tag, stack));
     ++pass_.events;
@@ -208,7 +208,7 @@ class ChromeReader final : public ExportReader {
   // as the end of a pair, or kept for the merge; false when it stays an
   // instant.
   bool paired_or_kept(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time,
-                      uint64_t tag, std::shared_ptr<const NamedStack>& stack) {
+                      uint64_t tag, std::shared_ptr<const ChromeStack>& stack) {
     LatencyPair p;
     const uint64_t number = pass_.book.next_number();
     switch (pass_.analyzer->on_event(site, domain, e, time, &p, number)) {
@@ -242,7 +242,7 @@ class ChromeReader final : public ExportReader {
   }
 
   // A stack's "sf": numbered now in a serial read, else a hole.
-  StackRef ref(uint64_t tag, const std::shared_ptr<const NamedStack>& named) {
+  StackRef ref(uint64_t tag, const std::shared_ptr<const ChromeStack>& named) {
     if (in_segments_ || tag == 0) return StackRef{0, named};
     if (ids_.size() <= tag) ids_.resize(tag + 1, 0);
     if (ids_[tag] == 0) ids_[tag] = x_.frames_.id_of(*named);

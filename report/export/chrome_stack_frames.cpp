@@ -9,8 +9,8 @@ uint64_t ChromeStackFrames::node(uint64_t parent, const std::string& name,
   return it->second;
 }
 
-NamedStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack) {
-  NamedStack named;
+ChromeStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack) {
+  ChromeStack named;
   named.truncated = stack.truncated;
   named.frames.reserve(stack.frames.size());
   for (size_t i = stack.frames.size(); i-- > 0;) {
@@ -20,7 +20,7 @@ NamedStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack) 
   return named;
 }
 
-uint64_t ChromeStackFrames::id_of(const NamedStack& stack) {
+uint64_t ChromeStackFrames::id_of(const ChromeStack& stack) {
   uint64_t id = stack.truncated ? node(0, "[truncated]", "") : 0;
   for (const auto& [function, object] : stack.frames) id = node(id, function, object);
   return id;

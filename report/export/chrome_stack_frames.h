@@ -25,17 +25,17 @@ namespace usdt::report {
 // A call stack as the names of its frames: what its path of nodes is made
 // of, kept apart from the symbolizer that named it (a parallel export's
 // segments name their stacks, the writer numbers them).
-struct NamedStack {
+struct ChromeStack {
   bool truncated = false;
   std::vector<std::pair<std::string, std::string>> frames;  // (function, object), outermost first
 };
 
-NamedStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack);
+ChromeStack name_stack(StackSymbolizer& symbols, const StackStore::Stack& stack);
 
 class ChromeStackFrames {
  public:
   // The node id of the stack's innermost frame (>= 1), its path made if new.
-  uint64_t id_of(const NamedStack& stack);
+  uint64_t id_of(const ChromeStack& stack);
 
   bool empty() const { return nodes_.empty(); }
 

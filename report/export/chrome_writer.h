@@ -23,7 +23,7 @@ namespace usdt::report {
 // named stack, numbered when the text is written; neither: no stack.
 struct StackRef {
   uint64_t id = 0;
-  std::shared_ptr<const NamedStack> named;
+  std::shared_ptr<const ChromeStack> named;
 };
 
 // Writes trace events: each is built with a JsonWriter into a scratch
@@ -88,7 +88,7 @@ class ChromeWriter {
   uint64_t start_;
   bool first_;
   std::vector<ExportPass::Hole>* holes_;
-  std::vector<std::pair<size_t, std::shared_ptr<const NamedStack>>> pending_;  // in event_
+  std::vector<std::pair<size_t, std::shared_ptr<const ChromeStack>>> pending_;  // in event_
   std::string event_;
   JsonWriter json_;
 };

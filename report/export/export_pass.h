@@ -35,7 +35,7 @@
 
 namespace usdt::report {
 
-struct NamedStack;  // report/export/chrome_stack_frames.h
+struct ChromeStack;  // report/export/chrome_stack_frames.h
 class StackSymbolizer;
 
 // A start event kept until its end comes (or the input ends).
@@ -47,7 +47,7 @@ struct ExportStart {
   std::optional<std::string> comm;  // the thread's name at the start, if asked for
   // Its call stack, if any, named; stack_tag: its number in the read that
   // filed it (0: none).
-  std::shared_ptr<const NamedStack> stack;
+  std::shared_ptr<const ChromeStack> stack;
   uint64_t stack_tag = 0;
   EventCopy copy;
 };
@@ -98,7 +98,7 @@ struct ExportPass {
     Kind kind = Kind::kept_end;
     size_t offset = 0;
     std::unique_ptr<End> end;
-    std::shared_ptr<const NamedStack> stack;  // the end's, or the one to number
+    std::shared_ptr<const ChromeStack> stack;  // the end's, or the one to number
   };
   std::vector<Hole> holes;  // in text order; one per Outcome::kept_end
   uint64_t pairs = 0;       // pairs written
