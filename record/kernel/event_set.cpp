@@ -154,6 +154,7 @@ void EventSet::flush_pending_losses() const {
   char name[16] = {};  // TASK_COMM_LEN
   if (sched_getaffinity(0, sizeof original, &original) != 0) return;
   if (prctl(PR_GET_NAME, name) != 0) return;
+  for (const PerfEvent& anchor : anchors_) (void)anchor.enable();
   for (int cpu : features_.cpus) {
     cpu_set_t one;
     CPU_ZERO(&one);

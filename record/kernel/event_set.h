@@ -111,8 +111,10 @@ class EventSet {
   // Each CPU's anchors carry the calling thread's comm changes (it must be
   // the thread that called create()): this renames it to its own name on
   // every CPU in turn, which writes a COMM record, and any pending LOST in
-  // front of it, into both rings of each CPU. Call it after disable_all(),
-  // before the last drain; the COMM records carry the recorder's own pid.
+  // front of it, into both rings of each CPU. Call it after disable_all()
+  // and a drain that emptied the rings (a COMM record that did not fit would
+  // be counted among the losses), before the last drain; the COMM records
+  // carry the recorder's own pid.
   void flush_pending_losses() const;
   // Closes the events of one site, each through close_one(fd), leaving the
   // object's bookkeeping alone: only for a process that is about to exit

@@ -193,8 +193,11 @@ Result<PerfEvent> PerfEvent::open_tracking(const EventTarget& target, const Even
 
 Result<PerfEvent> PerfEvent::open_anchor(const EventTarget& target, const EventOptions& options) {
   perf_event_attr attr = dummy_attr(target, options);
-  attr.disabled = 0;
-  // The recorder's own comm changes: EventSet::flush_pending_losses().
+  // The recorder's own comm changes: EventSet::flush_pending_losses(), which
+  // enables it. Until then it writes nothing: with comm the kernel also sends
+  // it the recording thread's forks, and a full ring would count one it could
+  // not hold among the samples' losses.
+  attr.disabled = 1;
   attr.comm = 1;
   return open_dummy(attr, target, "the ring buffer of CPU " + std::to_string(target.cpu));
 }

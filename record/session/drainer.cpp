@@ -117,9 +117,13 @@ void Drainer::settle_waiting() {
   waiting_.clear();
 }
 
-void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
+void Drainer::drain_until_empty(std::vector<RingBuffer>& buffers) {
   while (drain(buffers) != 0) {
   }
+}
+
+void Drainer::drain_to_end(std::vector<RingBuffer>& buffers) {
+  drain_until_empty(buffers);
   settle_waiting();
   // The events are off (the session disabled them first): nothing is left.
   drained_through_ns_ = UINT64_MAX;

@@ -88,6 +88,8 @@ class Drainer {
   size_t drain(std::vector<RingBuffer>& buffers);
   void set_side_band_from(size_t index) { side_band_from_ = index; }
 
+  // Passes until one reads nothing (the events must be off).
+  void drain_until_empty(std::vector<RingBuffer>& buffers);
   // Reads until the buffers are empty, then settles the waiting samples.
   void drain_to_end(std::vector<RingBuffer>& buffers);
 

@@ -43,11 +43,16 @@ void RecordSession::stop_events() {
   if (bpf_) bpf_->arm(false);
   // The recording ends once the last event is off: no event is later.
   end_ns_ = clock_ns(CLOCK_MONOTONIC);
-  events_->flush_pending_losses();
-  if (!drainer_) return;
-  // Disabled events write nothing more: drain until a pass is empty.
-  // (A pass the watchdog watches: writer_thread.h.)
+  if (!drainer_) {
+    events_->flush_pending_losses();
+    return;
+  }
+  // Disabled events write nothing more: drain until a pass is empty, so
+  // that the records which bring out the pending losses find room, then
+  // read them. (Passes the watchdog watches: writer_thread.h.)
   if (writer_thread_) writer_thread_->pass_begins();
+  drainer_->drain_until_empty(events_->buffers());
+  events_->flush_pending_losses();
   drainer_->drain_to_end(events_->buffers());
   name_unnamed_threads();
 }
