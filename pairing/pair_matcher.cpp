@@ -11,6 +11,7 @@ PairMatcher::PairMatcher(PairingRules rules) : rules_(std::move(rules)) {
       site_rules_[s].key_class = uint64_t{rules_.pair_class[s]} << 48;
     }
   }
+  site_count_ = static_cast<uint32_t>(site_rules_.size());
   id_key_ = rules_.key == KeyKind::tid || rules_.key == KeyKind::pid;
   key_is_pid_ = rules_.key == KeyKind::pid;
 }
@@ -27,6 +28,7 @@ void PairMatcher::add_site(SiteRole role, uint16_t pair_class, int key_arg) {
     rules_.key_arg.push_back(key_arg);
   }
   site_rules_.push_back(SiteRule{role, uint64_t{pair_class} << 48});
+  site_count_ = static_cast<uint32_t>(site_rules_.size());
 }
 
 bool PairMatcher::key_of(uint32_t site, uint32_t domain, const format::Event& e, Key* key) {

@@ -77,7 +77,7 @@ class PairMatcher {
   // start's node; after `paired`, last_node() is the start it closed
   // (readable until the next call) and last_key() (with key_text()) the key;
   // after `kept_end`, the end is kept_ends().back().
-  Outcome on_event(uint32_t site, uint32_t domain, const format::Event& e, uint64_t time,
+  [[gnu::always_inline]] Outcome on_event(uint32_t site, uint32_t domain, const format::Event& e, uint64_t time,
                    uint64_t tag = 0);
 
   uint32_t last_node() const { return last_node_; }
@@ -162,6 +162,7 @@ class PairMatcher {
 
   PairingRules rules_;
   std::vector<SiteRule> site_rules_;  // per site
+  uint32_t site_count_ = 0;           // site_rules_.size(), at hand for on_event
   bool id_key_ = false;               // the thread or the process
   bool key_is_pid_ = false;
   FlatMap<uint32_t> open_;  // key -> top node of its stack (index + 1; 0 = none)
@@ -206,7 +207,7 @@ inline void PairMatcher::init_start(uint32_t index, uint32_t site, uint32_t doma
 inline PairMatcher::Outcome PairMatcher::on_event(uint32_t site, uint32_t domain,
                                                   const format::Event& e, uint64_t time,
                                                   uint64_t tag) {
-  if (site >= site_rules_.size()) return Outcome::ignored;
+  if (site >= site_count_) return Outcome::ignored;
   const SiteRule& rule = site_rules_[site];
   if (rule.role == SiteRole::none) return Outcome::ignored;
   // A return with a frame may drop abandoned entries first: the general path.
@@ -214,7 +215,6 @@ inline PairMatcher::Outcome PairMatcher::on_event(uint32_t site, uint32_t domain
     return on_event_general(site, domain, e, time, tag);
   }
   const uint64_t key = pairing_id_key(domain, key_is_pid_ ? e.pid : e.tid) | rule.key_class;
-  last_key_ = Key{false, key};
   if (rule.role == SiteRole::start) {
     const uint32_t index = new_node();
     init_start(index, site, domain, e, time, tag);
@@ -226,6 +226,7 @@ inline PairMatcher::Outcome PairMatcher::on_event(uint32_t site, uint32_t domain
     last_node_ = index;
     return Outcome::started;
   }
+  last_key_ = Key{false, key};
   uint32_t* head = open_.find(key);
   if (head == nullptr || *head == 0) {
     if (rules_.later_segment) {

@@ -189,8 +189,11 @@ void EventPass::read(TraceInput& in, Consumer& c, std::atomic<bool>* stop) const
   // Unfiltered, an event's only test is that the file lists its site.
   const bool filtered = filter.restricts_anything();
   const bool unlisted_wanted = filter.selects_every_site();
+  // Inlined in the loop over a run; the run's first event, whose time may
+  // be on another clock, goes through deliver_first: one call per run, and
+  // the consumer's code is not duplicated in this function.
   auto deliver = [&](ProbeCatalog::FileSites sites, uint32_t file, uint32_t domain,
-                     const format::Event& e, uint64_t time) {
+                     const format::Event& e, uint64_t time) __attribute__((always_inline)) {
     const uint32_t site = sites.at(e.site_id);
     if (site == ProbeCatalog::kUnknownSite) {
       if (unlisted_wanted && filter.in_time_window(time)) c.on_unlisted_event(file, domain, e, time);
@@ -199,13 +202,17 @@ void EventPass::read(TraceInput& in, Consumer& c, std::atomic<bool>* stop) const
     if (filtered && !filter.accepts(site, e, time)) return;
     c.on_event(site, file, domain, e, time);
   };
+  auto deliver_first = [&](const Record& first) __attribute__((noinline)) {
+    deliver(catalog.sites_of(first.file), first.file, domains_[first.file], *first.event,
+            first.time);
+  };
   Record r;
   for (uint64_t n = 0; in.next(r); ++n) {
     if (pass_must_stop(stop, n, c.over_limit())) return;
     if constexpr (Consumer::kWatchesTime) c.on_record_time(r.time);
     switch (r.kind) {
       case format::RecordKind::event: {
-        deliver(catalog.sites_of(r.file), r.file, domains_[r.file], *r.event, r.time);
+        deliver_first(r);
         // The events of a run that follow, all of one file, in one loop with
         // the file's site table and domain at hand.
         const format::Event* run = nullptr;

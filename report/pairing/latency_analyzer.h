@@ -88,6 +88,19 @@ class LatencyAnalyzer {
   Outcome on_event(uint32_t global_site, uint32_t domain, const format::Event& e, uint64_t time,
                    LatencyPair* pair, uint64_t tag = 0);
 
+  // Whether on_event keeps only the overall figures (no --by, no --top):
+  // then a caller that wants no pair back may call add_to_figures instead.
+  bool figures_only() const { return !detail_; }
+  // on_event without a pair or tag: the matcher's common case and one
+  // addition, for a pass's inner loop.
+  [[gnu::always_inline]] void add_to_figures(uint32_t global_site, uint32_t domain,
+                                             const format::Event& e, uint64_t time) {
+    if (matcher_.on_event(global_site, domain, e, time) == Outcome::paired) {
+      const uint64_t start = matcher_.node(matcher_.last_node()).time;
+      overall_.add(time >= start ? time - start : 0);
+    }
+  }
+
   // Takes later, the analyzer of the records that follow these (made with
   // later_segment): its kept ends close the starts open here, as they
   // would have read in one pass, then its open starts go on top of these,

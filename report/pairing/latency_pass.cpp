@@ -42,11 +42,13 @@ LatencyPass LatencyReading::make(const Segment& segment, const EventFilter& filt
                                  const StackSymbolizer* symbols) const {
   LatencyConfig c = config_;
   c.later_segment = segment.later();
-  LatencyPass p(std::move(c), wanted_, filter, slowest_ ? symbols : nullptr);
-  if (with_grids_)
-    p.grids = std::make_unique<LatencyGrids>(
+  std::unique_ptr<LatencyGrids> grids;
+  if (with_grids_) {
+    grids = std::make_unique<LatencyGrids>(
         LatencyGrids{timeline_start_, config_.by.has_value(), {}, {}});
-  return p;
+  }
+  return LatencyPass(std::move(c), wanted_, filter, slowest_ ? symbols : nullptr,
+                     std::move(grids));
 }
 
 Result<LatencyPass> read_latency(const ReportOptions& options, TraceInput& input, bool with_grids,

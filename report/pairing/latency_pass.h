@@ -49,15 +49,26 @@ class LatencyPass : public PassConsumer {
   // as of the input's start, which the pass copies and keeps (its stacks are
   // named after the merge); null without.
   LatencyPass(LatencyConfig config, const std::vector<uint8_t>& wanted, const EventFilter& filter,
-              const StackSymbolizer* symbols)
-      : analyzer(std::move(config)), wanted_(&wanted), filter_(&filter) {
+              const StackSymbolizer* symbols, std::unique_ptr<LatencyGrids> heat_maps = nullptr)
+      : analyzer(std::move(config)), grids(std::move(heat_maps)), wanted_(&wanted), filter_(&filter) {
     if (symbols != nullptr) {
       this->symbols = std::make_unique<StackSymbolizer>(*symbols);
       stacks = std::make_unique<StackStore>();
     }
+    figures_only_ = !stacks && !grids && analyzer.figures_only();
   }
 
-  void on_event(uint32_t site, uint32_t file, uint32_t domain, const format::Event& e, uint64_t time) {
+  // The common case inlined in the pass's loop; the rest is on_event_in_full.
+  [[gnu::always_inline]] void on_event(uint32_t site, uint32_t file, uint32_t domain,
+                                       const format::Event& e, uint64_t time) {
+    if (figures_only_) {
+      analyzer.add_to_figures(site, domain, e, time);
+      return;
+    }
+    on_event_in_full(site, file, domain, e, time);
+  }
+  [[gnu::noinline]] void on_event_in_full(uint32_t site, uint32_t file, uint32_t domain,
+                                          const format::Event& e, uint64_t time) {
     const uint64_t tag = stacks ? stacks->add(*symbols, file, e) : 0;
     if (!grids) {
       analyzer.on_event(site, domain, e, time, nullptr, tag);
@@ -105,6 +116,7 @@ class LatencyPass : public PassConsumer {
   std::unique_ptr<LatencyGrids> grids;
 
  private:
+  bool figures_only_ = false;  // no stacks, heat maps, groups or slowest pairs
   const std::vector<uint8_t>* wanted_;
   const EventFilter* filter_;
 };
