@@ -89,7 +89,16 @@ Status ZstdDecompressor::decompress_into(std::string_view frame, size_t max_size
     return Error(std::string("damaged zstd frame: ") + ZSTD_getErrorName(frame_size));
   }
   if (frame_size != frame.size()) return Error("bytes after the zstd frame");
-  out.resize(static_cast<size_t>(content_size));
+  const size_t size = static_cast<size_t>(content_size);
+  if (out.capacity() < size) {
+    // A new buffer of about this size, not the doubled one resize() would
+    // make, with the old bytes copied: doubled, it could outgrow what a
+    // loader keeps for the next chunk (ChunkLoader::recycle), and each
+    // chunk would then fault in a new one.
+    out.clear();
+    out.reserve(size + size / 8);
+  }
+  out.resize(size);
   size_t n = ZSTD_decompressDCtx(impl_->ctx, out.data(), out.size(), frame.data(), frame.size());
   if (ZSTD_isError(n)) return Error(std::string("zstd decoding failed: ") + ZSTD_getErrorName(n));
   if (n != out.size()) return Error("zstd frame content is shorter than its declared size");
