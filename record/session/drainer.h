@@ -301,7 +301,9 @@ class Drainer {
   uint64_t own_pid_namespace_ = 0;
   // The PID namespace the kernel gave each thread forked during the
   // recording (PERF_RECORD_NAMESPACES), until it exits: pid << 32 | tid.
-  std::unordered_map<uint64_t, uint64_t> namespace_at_fork_;
+  // For a traced thread in another namespace, also its ids there, read at
+  // the fork record, while it surely runs.
+  std::unordered_map<uint64_t, ThreadNamespace> namespace_at_fork_;
   uint64_t namespace_records_ = 0;
   uint64_t last_thread_ = ~uint64_t{0};
   uint32_t last_traced_ = 0;

@@ -18,11 +18,11 @@ void Drainer::on_new_thread(uint32_t pid, uint32_t tid, uint64_t time) {
   std::optional<ThreadNamespace> ns = namespace_lookup_(pid, tid);
   if (ns && ns->pid_namespace == 0) {
     // Gone before it could be read: its namespace is known when the kernel
-    // told it at its fork, its numbers there are not.
+    // told it at its fork, and its numbers there when they were read then.
     auto known = namespace_at_fork_.find(uint64_t{pid} << 32 | tid);
     if (known != namespace_at_fork_.end()) {
-      if (known->second == own_pid_namespace_) return;
-      ns->pid_namespace = known->second;
+      if (known->second.pid_namespace == own_pid_namespace_) return;
+      *ns = known->second;
     }
   }
   if (!ns) return;
@@ -101,8 +101,16 @@ const format::ProcessEvent* Drainer::apply_process(const format::ProcessEvent& p
   }
   count_threads(p);
   if (p.kind == format::ProcessEventKind::pid_namespace) {
-    // The kernel's, at a fork: kept for the thread's first event.
-    namespace_at_fork_[uint64_t{p.pid} << 32 | p.tid] = p.pid_namespace;
+    // The kernel's, at a fork: kept for the thread's first event. A traced
+    // thread's first event may be read only after it exited (a pass drains
+    // when a ring fills or the recording ends), too late for /proc: its ids
+    // in another namespace are read now.
+    ThreadNamespace known{p.pid_namespace, 0, 0};
+    if (p.pid_namespace != own_pid_namespace_ && namespace_lookup_ && traced(p.pid)) {
+      std::optional<ThreadNamespace> now = namespace_lookup_(p.pid, p.tid);
+      if (now && now->pid_namespace == p.pid_namespace) known = *now;
+    }
+    namespace_at_fork_[uint64_t{p.pid} << 32 | p.tid] = known;
     return nullptr;
   }
   if (!p.comm.empty()) named_threads_.insert(p.tid);
