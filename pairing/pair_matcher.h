@@ -77,8 +77,8 @@ class PairMatcher {
   // start's node; after `paired`, last_node() is the start it closed
   // (readable until the next call) and last_key() (with key_text()) the key;
   // after `kept_end`, the end is kept_ends().back().
-  [[gnu::always_inline]] Outcome on_event(uint32_t site, uint32_t domain, const format::Event& e, uint64_t time,
-                   uint64_t tag = 0);
+  [[gnu::always_inline]] Outcome on_event(uint32_t site, uint32_t domain, const format::Event& e,
+                                          uint64_t time, uint64_t tag = 0);
 
   uint32_t last_node() const { return last_node_; }
   const Node& node(uint32_t index) const { return nodes_[index]; }

@@ -50,7 +50,10 @@ class LatencyPass : public PassConsumer {
   // named after the merge); null without.
   LatencyPass(LatencyConfig config, const std::vector<uint8_t>& wanted, const EventFilter& filter,
               const StackSymbolizer* symbols, std::unique_ptr<LatencyGrids> heat_maps = nullptr)
-      : analyzer(std::move(config)), grids(std::move(heat_maps)), wanted_(&wanted), filter_(&filter) {
+      : analyzer(std::move(config)),
+        grids(std::move(heat_maps)),
+        wanted_(&wanted),
+        filter_(&filter) {
     if (symbols != nullptr) {
       this->symbols = std::make_unique<StackSymbolizer>(*symbols);
       stacks = std::make_unique<StackStore>();
@@ -75,7 +78,8 @@ class LatencyPass : public PassConsumer {
       return;
     }
     LatencyPair p;
-    if (analyzer.on_event(site, domain, e, time, &p, tag) == LatencyAnalyzer::Outcome::paired) grids->add(p);
+    if (analyzer.on_event(site, domain, e, time, &p, tag) == LatencyAnalyzer::Outcome::paired)
+      grids->add(p);
   }
   void on_process(uint32_t file, uint32_t, const format::ProcessEvent& p) {
     if (symbols) symbols->on_process(file, p);
@@ -84,7 +88,8 @@ class LatencyPass : public PassConsumer {
   // known site): a lost start or end leaves its partner unmatched or, on a
   // key that repeats, paired with the wrong one.
   void on_lost(uint32_t, uint32_t site, const format::LostEvent& lost, uint64_t time) {
-    const bool paired = lost.site_id == format::kNoSite || (site < wanted_->size() && (*wanted_)[site] != 0);
+    const bool paired =
+        lost.site_id == format::kNoSite || (site < wanted_->size() && (*wanted_)[site] != 0);
     if (paired && filter_->in_time_window(time)) this->lost += lost.count;
   }
   bool over_limit() const { return analyzer.pairs_outside_groups() > 0; }
