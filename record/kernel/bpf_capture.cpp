@@ -3,8 +3,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <utility>
 
 #include "record/kernel/bpf/usdt_capture.skel.h"
+#include "record/kernel/bpf/usdt_capture_faulting.skel.h"
 
 namespace usdt::record {
 namespace {
@@ -63,6 +66,32 @@ bool has_capability(uint64_t caps, int cap) { return (caps >> cap) & 1; }
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
+// The inode of the initial PID namespace (PROC_PID_INIT_INO, linux/proc_ns.h).
+constexpr uint64_t kInitialPidNamespace = 0xEFFFFFFCu;
+
+// A recorder in a PID namespace of its own (a container) names tasks by
+// that namespace's numbers, as perf gives them: the program is told which.
+void set_pid_namespace(usdt_bpf_config& config) {
+  struct stat ns;
+  if (stat("/proc/self/ns/pid", &ns) != 0 || ns.st_ino == kInitialPidNamespace) return;
+  config.pidns_dev = ns.st_dev;
+  config.pidns_ino = ns.st_ino;
+}
+
+// The programs' configuration (their .rodata), set before they are loaded.
+void configure(usdt_bpf_config& config, const BpfCaptureOptions& options, uint32_t cpus) {
+  config.string_bytes = options.string_bytes;
+  // Wake the reader when a quarter of the ring is unread (as the perf rings').
+  config.wakeup_bytes = static_cast<uint32_t>(options.ring_bytes / 4);
+  config.cpu_count = cpus;
+  config.self_tgid = static_cast<uint32_t>(getpid());
+  config.call_graph = options.call_graph;
+  config.stack_depth = std::min<uint32_t>(options.stack_depth, USDT_BPF_FP_DEPTH_MAX);
+  config.stack_bytes =
+      std::min<uint32_t>((options.stack_bytes + 7) & ~7u, USDT_BPF_DWARF_BYTES_MAX);
+  set_pid_namespace(config);
+}
+
 }  // namespace
 
 std::string bpf_capture_permission() {
@@ -86,12 +115,8 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
   capture.ring_bytes_ = options.ring_bytes;
   capture.max_sites_ = options.max_sites;
   capture.cpu_count_ = static_cast<uint32_t>(cpus);
-  auto& config = const_cast<usdt_bpf_config&>(skel->rodata->config);
-  config.string_bytes = options.string_bytes;
-  // Wake the reader when a quarter of the ring is unread (as the perf rings').
-  config.wakeup_bytes = static_cast<uint32_t>(options.ring_bytes / 4);
-  config.cpu_count = capture.cpu_count_;
-  config.self_tgid = static_cast<uint32_t>(getpid());
+  capture.call_graph_ = options.call_graph;
+  configure(const_cast<usdt_bpf_config&>(skel->rodata->config), options, capture.cpu_count_);
   int err = 0;
   if ((err = bpf_map__set_max_entries(skel->maps.plans, options.max_sites)) != 0 ||
       (err = bpf_map__set_max_entries(skel->maps.records,
@@ -100,25 +125,56 @@ Result<BpfCapture> BpfCapture::load(const BpfCaptureOptions& options) {
           0) {
     return Error("cannot size the BPF capture maps", -err);
   }
-  // Reads that may fault pages in: a sleepable program.
-  if ((err = bpf_program__set_flags(skel->progs.usdt_capture_faulting, BPF_F_SLEEPABLE)) != 0 ||
-      (err = bpf_program__set_autoload(skel->progs.usdt_capture_faulting, options.faulting)) != 0) {
-    return Error("cannot prepare the faulting BPF capture program", -err);
-  }
-  capture.faulting_ = options.faulting;
   if ((err = usdt_capture__load(skel)) != 0) {
     return Error("the kernel refused the BPF capture program: " + last_libbpf_line(), -err);
   }
-  const size_t lost_bytes = size_t{8} * options.max_sites * capture.cpu_count_;
-  capture.lost_mapped_ = (lost_bytes + page_size() - 1) / page_size() * page_size();
+  if (Status s = capture.map_lost_counters(); !s) return s.error();
+  if (options.faulting) {
+    if (Status s = capture.load_faulting(); !s) return s.error();
+  }
+  return capture;
+}
+
+Status BpfCapture::map_lost_counters() {
+  const size_t lost_bytes = size_t{8} * max_sites_ * cpu_count_;
+  lost_mapped_ = (lost_bytes + page_size() - 1) / page_size() * page_size();
   void* lost =
-      mmap(nullptr, capture.lost_mapped_, PROT_READ, MAP_SHARED, bpf_map__fd(skel->maps.lost), 0);
+      mmap(nullptr, lost_mapped_, PROT_READ, MAP_SHARED, bpf_map__fd(skeleton_->maps.lost), 0);
   if (lost == MAP_FAILED) {
-    capture.lost_mapped_ = 0;
+    lost_mapped_ = 0;
     return errno_error("cannot map the BPF lost counters");
   }
-  capture.lost_ = static_cast<const volatile uint64_t*>(lost);
-  return capture;
+  lost_ = static_cast<const volatile uint64_t*>(lost);
+  return Status::success();
+}
+
+Status BpfCapture::load_faulting() {
+  libbpf_log().clear();
+  faulting_skeleton_ = usdt_capture_faulting__open();
+  if (faulting_skeleton_ == nullptr) {
+    return Error("cannot open the faulting BPF capture program: " + last_libbpf_line(), errno);
+  }
+  usdt_capture_faulting* skel = faulting_skeleton_;
+  const_cast<usdt_bpf_config&>(skel->rodata->config) = skeleton_->rodata->config;
+  int err = 0;
+  // The first object's maps: the same plans, ring, lost counters and scratch.
+  if ((err = bpf_map__reuse_fd(skel->maps.plans, bpf_map__fd(skeleton_->maps.plans))) != 0 ||
+      (err = bpf_map__reuse_fd(skel->maps.records, bpf_map__fd(skeleton_->maps.records))) != 0 ||
+      (err = bpf_map__reuse_fd(skel->maps.lost, bpf_map__fd(skeleton_->maps.lost))) != 0 ||
+      (err = bpf_map__reuse_fd(skel->maps.task_scratch,
+                               bpf_map__fd(skeleton_->maps.task_scratch))) != 0) {
+    return Error("cannot share the BPF capture maps", -err);
+  }
+  // Reads that may fault pages in: a sleepable program.
+  if ((err = bpf_program__set_flags(skel->progs.usdt_capture_faulting, BPF_F_SLEEPABLE)) != 0) {
+    return Error("cannot prepare the faulting BPF capture program", -err);
+  }
+  if ((err = usdt_capture_faulting__load(skel)) != 0) {
+    return Error("the kernel refused the faulting BPF capture program: " + last_libbpf_line(),
+                 -err);
+  }
+  if (armed_) arm(true);
+  return Status::success();
 }
 
 BpfCapture::BpfCapture(BpfCapture&& other) noexcept { *this = std::move(other); }
@@ -127,23 +183,27 @@ BpfCapture& BpfCapture::operator=(BpfCapture&& other) noexcept {
   if (this == &other) return *this;
   release();
   skeleton_ = std::exchange(other.skeleton_, nullptr);
+  faulting_skeleton_ = std::exchange(other.faulting_skeleton_, nullptr);
   links_ = std::move(other.links_);
   lost_ = std::exchange(other.lost_, nullptr);
   lost_mapped_ = std::exchange(other.lost_mapped_, 0);
   ring_bytes_ = other.ring_bytes_;
-  faulting_ = other.faulting_;
   max_sites_ = other.max_sites_;
   cpu_count_ = other.cpu_count_;
+  call_graph_ = other.call_graph_;
+  armed_ = other.armed_;
   return *this;
 }
 
 BpfCapture::~BpfCapture() { release(); }
 
 void BpfCapture::release() {
-  if (skeleton_ != nullptr) arm(false);
-  links_.clear();  // detached before the program goes
+  arm(false);
+  links_.clear();  // detached before the programs go
   if (lost_ != nullptr) munmap(const_cast<uint64_t*>(lost_), lost_mapped_);
   lost_ = nullptr;
+  if (faulting_skeleton_ != nullptr) usdt_capture_faulting__destroy(faulting_skeleton_);
+  faulting_skeleton_ = nullptr;
   if (skeleton_ != nullptr) usdt_capture__destroy(skeleton_);
   skeleton_ = nullptr;
 }
@@ -170,11 +230,12 @@ bool reads_memory(const usdt_bpf_site& plan) {
 Status BpfCapture::attach(uint32_t site_id, int perf_event_fd, bool faulting) {
   LIBBPF_OPTS(bpf_link_create_opts, opts);
   opts.perf_event.bpf_cookie = site_id;
-  if (faulting && !faulting_) {
-    return Error("the BPF capture program that reads memory was not loaded");
+  if (faulting && faulting_skeleton_ == nullptr) {
+    // A site of a library loaded later that reads memory.
+    if (Status s = load_faulting(); !s) return s;
   }
   bpf_program* program =
-      faulting ? skeleton_->progs.usdt_capture_faulting : skeleton_->progs.usdt_capture;
+      faulting ? faulting_skeleton_->progs.usdt_capture_faulting : skeleton_->progs.usdt_capture;
   int fd = bpf_link_create(bpf_program__fd(program), perf_event_fd, BPF_PERF_EVENT, &opts);
   if (fd < 0) return Error("cannot attach the BPF capture program to a probe's event", -fd);
   links_.emplace_back(fd);
@@ -182,8 +243,12 @@ Status BpfCapture::attach(uint32_t site_id, int perf_event_fd, bool faulting) {
 }
 
 void BpfCapture::arm(bool on) {
+  if (skeleton_ != nullptr) armed_ = on;
   if (skeleton_ != nullptr && skeleton_->bss != nullptr) {
     __atomic_store_n(&skeleton_->bss->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
+  }
+  if (faulting_skeleton_ != nullptr && faulting_skeleton_->bss != nullptr) {
+    __atomic_store_n(&faulting_skeleton_->bss->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "record/kernel/bpf/capture_abi.h"
 
 struct usdt_capture;
+struct usdt_capture_faulting;
 
 namespace usdt::record {
 
@@ -30,9 +31,15 @@ struct BpfCaptureOptions {
   size_t ring_bytes = 16u << 20;  // a power of two, at least a page
   uint32_t string_bytes = 256;    // --string-bytes
   uint32_t max_sites = 4096;      // site ids below this can be planned and attached
-  // Load the faulting program too (sites that read memory or strings): its
-  // load takes the kernel a few tenths of a second, so only when needed.
+  // Load the faulting program at the start (sites that read memory or
+  // strings): its load takes a few tenths of a second, so only when
+  // needed; attach() loads it later for a site that needs it.
   bool faulting = true;
+  // Call stacks (-g): USDT_BPF_STACKS_*, the callchain's depth (fp) and the
+  // bytes of stack copied (dwarf, a multiple of 8).
+  uint32_t call_graph = USDT_BPF_STACKS_NONE;
+  uint32_t stack_depth = 127;
+  uint32_t stack_bytes = 8192;
 };
 
 // Whether this process has the capabilities the capture program needs: ""
@@ -60,8 +67,8 @@ class BpfCapture {
   // so a site is attached once, on any one of its events.
   // faulting: the site reads memory or strings (reads_memory()): the
   // sleepable program, whose reads fault absent pages in as the kernel's
-  // fetch-args do (an error when it was not loaded); the other never
-  // faults, and never needs to.
+  // fetch-args do (loaded now if it was not); the other never faults, and
+  // never needs to.
   Status attach(uint32_t site_id, int perf_event_fd, bool faulting);
   // Whether hits write records (set once every event is enabled).
   void arm(bool on);
@@ -70,22 +77,30 @@ class BpfCapture {
   size_t ring_bytes() const { return ring_bytes_; }
   uint32_t max_sites() const { return max_sites_; }
   uint32_t cpu_count() const { return cpu_count_; }
+  // What the records carry for call stacks (USDT_BPF_STACKS_*).
+  uint32_t call_graph() const { return call_graph_; }
   // Records of a site that did not fit in the ring on a CPU (index into the
   // possible CPUs), counted by the program.
   uint64_t lost(uint32_t site_id, uint32_t cpu) const;
 
  private:
   BpfCapture() = default;
+  // Maps the lost counters (read-only).
+  Status map_lost_counters();
+  // Loads the faulting program's object, with the maps of the first.
+  Status load_faulting();
   void release();
 
   usdt_capture* skeleton_ = nullptr;
+  usdt_capture_faulting* faulting_skeleton_ = nullptr;
   std::vector<UniqueFd> links_;              // BPF links: closing one detaches it
   const volatile uint64_t* lost_ = nullptr;  // the lost map, mapped read-only
   size_t lost_mapped_ = 0;
   size_t ring_bytes_ = 0;
   uint32_t max_sites_ = 0;
   uint32_t cpu_count_ = 0;
-  bool faulting_ = false;
+  uint32_t call_graph_ = USDT_BPF_STACKS_NONE;
+  bool armed_ = false;
 };
 
 }  // namespace usdt::record

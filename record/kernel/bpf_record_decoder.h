@@ -7,6 +7,10 @@
 // are strings come from the site's plan, registered with set_site(). A
 // record shorter than its site's plan says, or of a site never registered,
 // is skipped and counted, never read past its end.
+//
+// With call stacks (set_call_graph()) every record ends with its stack part:
+// the registers, the stack from %rsp and (fp) the callchain, which
+// stack_inputs() gives as a perf sample's would be (record/stacks/).
 #pragma once
 
 #include <array>
@@ -18,13 +22,18 @@
 #include "formats/trace_types.h"
 #include "record/kernel/bpf_ring.h"
 #include "record/kernel/packed_event.h"
+#include "record/kernel/sample_decoder.h"
 
 namespace usdt::record {
 
 class BpfRecordDecoder {
  public:
-  // The site's argument count and strings (bit i: argument i).
-  void set_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask);
+  // The site's argument count and strings (bit i: argument i), and with -g
+  // fp how its callchain is mended (record/stacks/fp_caller.h).
+  void set_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask,
+                const CallerRepair& repair = CallerRepair());
+  // What the records carry for call stacks: USDT_BPF_STACKS_* (capture_abi.h).
+  void set_call_graph(uint32_t mode);
 
   // A record of a site without strings, packed at out (room for
   // kPackedMaxWords; packed_event.h). Returns the words written, 0 for any
@@ -55,6 +64,9 @@ class BpfRecordDecoder {
   // next call); false for a malformed one, counted in malformed().
   bool decode(const BpfRingRecord& record);
   const format::Event& event() const { return event_; }
+  // The last decoded event's call stack inputs (empty without stacks);
+  // valid while its record is.
+  const StackInputs& stack_inputs() const { return stack_inputs_; }
 
   uint64_t malformed() const { return malformed_; }
 
@@ -66,8 +78,17 @@ class BpfRecordDecoder {
     bool known = false;
     uint8_t arg_count = 0;
     uint16_t strings = 0;
+    CallerRepair repair;
   };
+  // The stack part from at (a multiple of 8) to the record's end into
+  // stack_inputs_; false when it does not fit.
+  bool decode_stack(const uint8_t* p, size_t size, size_t at, const Site& site);
+
   std::vector<Site> sites_;
+  uint32_t call_graph_ = 0;
+  SampledRegs regs_;
+  CallerRepair no_repair_;
+  StackInputs stack_inputs_{&regs_, {}, {}, &no_repair_};
   format::Event event_;
   std::array<format::StringArg, format::kMaxArgs> strings_;
   uint64_t malformed_ = 0;

@@ -53,12 +53,16 @@ class BpfRing {
         tail_ = head_;
         return {};
       }
+      last_tail_ = tail_;
       tail_ += step;
       if (header & kDiscardBit) continue;
       return {at + kHeaderBytes, length};
     }
     return {};
   }
+  // Leaves the record next() returned last for the next read (before any
+  // end_read() after it).
+  void unread_last() { tail_ = last_tail_; }
   // Hands what was read back to the kernel.
   void end_read();
   // Unread bytes (the producer's position minus ours) right now.
@@ -82,6 +86,7 @@ class BpfRing {
   uint64_t mask_ = 0;
   uint64_t head_ = 0;
   uint64_t tail_ = 0;
+  uint64_t last_tail_ = 0;
   uint64_t corrupt_ = 0;
 };
 

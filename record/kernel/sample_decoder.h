@@ -80,10 +80,10 @@ std::optional<uint64_t> decode_arg(const ArgSpec& spec, ArgSource source, const 
 // (offsets from the start of the raw data, as events/GROUP/NAME/format says;
 // record/attach/fetch_args.h explains the fields).
 struct RawArg {
-  int32_t value = -1;  // the value, or a string's __data_loc
-  uint8_t size = 0;    // of the value field
-  int32_t first = -1;  // __data_loc of the first-byte detector; -1 = none
-  int32_t last = -1;   // __data_loc of the last-byte detector; -1 = none
+  int32_t value = -1;   // the value, or a string's __data_loc
+  uint8_t size = 0;     // of the value field
+  int32_t first = -1;   // __data_loc of the first-byte detector; -1 = none
+  int32_t last = -1;    // __data_loc of the last-byte detector; -1 = none
   bool string = false;  // text: a __data_loc string, or a fixed char array (fixed)
   // Tracepoint fields (record/attach/tracepoint_format.h):
   uint32_t fixed = 0;    // a fixed array of this many bytes at value (not a __data_loc)
@@ -138,12 +138,24 @@ struct Callchain {
   }
 };
 
+// What one event's capture holds for its call stack (record/stacks/): the
+// user registers (present() false without), the stack from %rsp (with -g
+// dwarf larger than the arguments need), the user callchain (nr 0
+// without) and the site's CallerRepair. A perf sample (SampleDecoder) and
+// a BPF record (BpfRecordDecoder) give the same.
+struct StackInputs {
+  const SampledRegs* regs = nullptr;
+  StackDump stack;
+  Callchain callchain;
+  const CallerRepair* repair = nullptr;
+};
+
 // Decodes a kernel-read argument from a raw record; nullopt when the read
 // faulted (or the pointer was NULL) or a field lies outside the record.
 // Strings go to *string; hex text is built in *hex_text, which *string then
 // points into.
-std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw,
-                                       const uint8_t* data, size_t size, uint32_t string_bytes,
+std::optional<uint64_t> decode_raw_arg(const ArgSpec& spec, const RawArg& raw, const uint8_t* data,
+                                       size_t size, uint32_t string_bytes,
                                        format::StringArg* string, std::string* hex_text = nullptr);
 
 class SampleDecoder {
@@ -188,6 +200,9 @@ class SampleDecoder {
   const Callchain& sample_callchain() const { return sample_callchain_; }
   // The site's CallerRepair (all unused for a sample without a callchain).
   const CallerRepair& sample_caller_repair() const { return *sample_caller_repair_; }
+  StackInputs stack_inputs() const {
+    return StackInputs{sample_regs_, sample_stack_, sample_callchain_, sample_caller_repair_};
+  }
   const format::ProcessEvent& process() const { return process_; }
   const format::LostEvent& lost() const { return lost_; }
 
@@ -271,7 +286,7 @@ class SampleDecoder {
   // The string arguments of event_: their bytes point into the record.
   std::array<format::StringArg, format::kMaxArgs> strings_;
   std::array<std::string, format::kMaxArgs> hex_texts_;  // hex arguments' text
-  size_t cleared_from_ = format::kMaxArgs;  // event_.args[cleared_from_..] are zero
+  size_t cleared_from_ = format::kMaxArgs;               // event_.args[cleared_from_..] are zero
   format::ProcessEvent process_;
   format::LostEvent lost_;
   std::vector<std::vector<uint64_t>> stack_misses_;

@@ -80,9 +80,10 @@ Status check_string_patterns(const RecordOptions& options,
         return selects(*spec, r) && name_bit(r, name) != 0;
       });
       if (!named) {
-        return Error("--string " + strings.probe.text + "=" + name + ": no probe it matches has an "
-                     "argument named '" + name + "' (names come from DWARF; " +
-                     names_of(resolved, *spec) + ")");
+        return Error("--string " + strings.probe.text + "=" + name +
+                     ": no probe it matches has an "
+                     "argument named '" +
+                     name + "' (names come from DWARF; " + names_of(resolved, *spec) + ")");
       }
       // DWARF says what the parameter is: a number is no address to read.
       for (const ResolvedSite& r : resolved) {
@@ -90,8 +91,9 @@ Status check_string_patterns(const RecordOptions& options,
         if (bit == 0) continue;
         size_t i = static_cast<size_t>(__builtin_ctz(bit));
         if (i < r.arg_pointers.size() && !r.arg_pointers[i]) {
-          return Error("--string " + strings.probe.text + "=" + name + ": '" + name + "' of " + r.name +
-                       " is " + (i < r.arg_types.size() ? "'" + r.arg_types[i] + "'" : "no pointer") +
+          return Error("--string " + strings.probe.text + "=" + name + ": '" + name + "' of " +
+                       r.name + " is " +
+                       (i < r.arg_types.size() ? "'" + r.arg_types[i] + "'" : "no pointer") +
                        ", not a pointer to a string");
         }
       }
@@ -140,7 +142,12 @@ Result<std::vector<PlannedSite>> plan_sites(const RecordOptions& options,
       p.sampling = plan_site_sampling(r.args, r.arch, choices);
     }
     p.resolved = r;
-    if (options.call_graph.mode == CallGraphMode::fp) p.caller_repair = callers.plan(r);
+    if (options.call_graph.mode == CallGraphMode::fp) {
+      p.caller_repair = callers.plan(r);
+      // The bytes from %rsp that the mending reads, copied by the program.
+      p.bpf_site.stack_window = static_cast<uint16_t>(
+          std::min<uint32_t>(caller_repair_stack_bytes(p.caller_repair), USDT_BPF_FP_WINDOW_MAX));
+    }
     sites.push_back(std::move(p));
   }
   return sites;
@@ -169,11 +176,11 @@ Result<RecordingPlan> plan_recording(const RecordOptions& options,
       // Registers and the stack still work through the uprobe PMU.
       if (!options.quiet) {
         warning(err) << tracefs.error().message()
-            << ": no kernel reads (memory and string arguments are recorded as missing"
-            << (plan.per_task ? "; other processes running the probed files take the "
-                                "breakpoint too"
-                              : "")
-            << ")\n";
+                     << ": no kernel reads (memory and string arguments are recorded as missing"
+                     << (plan.per_task ? "; other processes running the probed files take the "
+                                         "breakpoint too"
+                                       : "")
+                     << ")\n";
       }
       plan.per_task = false;
       sites = plan_sites(options, resolved, false, bpf);
@@ -197,9 +204,8 @@ Result<std::vector<RawArg>> define_site_event(const PlannedSite& site, uint32_t 
                                               UprobeEventGroup& group, SiteAttach& attach) {
   std::string name = "s";  // the detacher reads the site id back from the name
   name += std::to_string(id);
-  Result<TracefsEvent> event =
-      group.add(name, site.resolved.kind == format::ProbeKind::uretprobe,
-                tracefs_probe_location(site), tracefs_fetch_args(site));
+  Result<TracefsEvent> event = group.add(name, site.resolved.kind == format::ProbeKind::uretprobe,
+                                         tracefs_probe_location(site), tracefs_fetch_args(site));
   const std::string what = site.resolved.provider + ":" + site.resolved.name;
   if (!event) return event.error().context("cannot define " + what);
   Result<std::vector<RawArg>> layout = raw_layout(site, *event);

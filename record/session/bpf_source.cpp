@@ -17,12 +17,14 @@ Result<std::unique_ptr<BpfSource>> BpfSource::create(const BpfCapture& capture) 
   Result<BpfRing> ring = BpfRing::map(capture.ring_fd(), capture.ring_bytes());
   if (!ring) return ring.error();
   std::unique_ptr<BpfSource> source(new BpfSource(capture, std::move(*ring)));
+  source->decoder_.set_call_graph(capture.call_graph());
   source->last_pass_ns_ = clock_ns(CLOCK_MONOTONIC);
   return source;
 }
 
-void BpfSource::add_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask) {
-  decoder_.set_site(site_id, arg_count, string_mask);
+void BpfSource::add_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask,
+                         const CallerRepair& repair) {
+  decoder_.set_site(site_id, arg_count, string_mask, repair);
   sites_.push_back(site_id);
   const size_t needed = (size_t{site_id} + 1) * capture_.cpu_count();
   if (lost_seen_.size() < needed) lost_seen_.resize(needed, 0);
@@ -32,12 +34,23 @@ size_t BpfSource::drain_into(Drainer& drainer) {
   size_t records = 0;
   size_t unreleased = 0;
   const bool packs = drainer.packs();
+  const bool stacks = capture_.call_graph() != USDT_BPF_STACKS_NONE;
   ring_.begin_read();
   for (BpfRingRecord record = ring_.next(); record.data != nullptr; record = ring_.next()) {
-    ++records;
-    const size_t words = packs ? decoder_.pack(record, drainer.packed_room()) : 0;
-    if (words == 0 || !drainer.commit_packed(words)) {
-      if (decoder_.decode(record)) drainer.take_event(decoder_.event());
+    if (stacks) {
+      if (!decoder_.decode(record)) continue;
+      if (decoder_.event().time_ns > drainer.pass_ns()) {
+        ring_.unread_last();
+        break;
+      }
+      ++records;
+      drainer.take_event(decoder_.event(), decoder_.stack_inputs());
+    } else {
+      ++records;
+      const size_t words = packs ? decoder_.pack(record, drainer.packed_room()) : 0;
+      if (words == 0 || !drainer.commit_packed(words)) {
+        if (decoder_.decode(record)) drainer.take_event(decoder_.event(), decoder_.stack_inputs());
+      }
     }
     if (++unreleased == kReleaseEvery) {
       ring_.end_read();

@@ -10,6 +10,11 @@
 // loop's own timeout takes what stays below it. The ring's descriptor is
 // watched edge-triggered: it reports readable while anything is unread,
 // which level-triggered would turn into a busy loop.
+//
+// With call stacks a pass takes the records stamped up to the drainer's
+// pass time only, as the drainer takes the perf rings' samples: a frame is
+// looked up in the mappings of its time, and the side band's records after
+// that time are read in the next pass.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +35,10 @@ class BpfSource : public EventSource {
   // Maps capture's ring; capture outlives the source.
   static Result<std::unique_ptr<BpfSource>> create(const BpfCapture& capture);
 
-  // A site whose events come through the ring (its plan: arguments, strings).
-  void add_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask);
+  // A site whose events come through the ring (its plan: arguments,
+  // strings; with -g fp, how its callchain is mended).
+  void add_site(uint32_t site_id, uint8_t arg_count, uint16_t string_mask,
+                const CallerRepair& repair);
   int fd() const { return capture_.ring_fd(); }
 
   size_t drain_into(Drainer& drainer) override;

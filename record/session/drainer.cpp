@@ -188,11 +188,11 @@ void Drainer::apply_process_records() {
   if (stacks_ != nullptr) stacks_->begin_pass(std::move(mappings));
 }
 
-void Drainer::add_event(const format::Event& decoded) {
+void Drainer::add_event(const format::Event& decoded, const StackInputs& stack) {
   const format::Event* e = &decoded;
   if (stacks_ != nullptr) {
     stacked_ = decoded;
-    stacks_->collect(decoder_, stacked_);
+    stacks_->collect(stack, stacked_);
     for (format::ProcessEvent& p : stacks_->take_seeded()) batch_.processes.push_back(std::move(p));
     e = &stacked_;
   }
@@ -244,7 +244,7 @@ void Drainer::drain_buffer(RingBuffer& buffer, size_t& records) {
 void Drainer::take(const perf_event_header* record) {
   switch (decoder_.decode(record)) {
     case SampleDecoder::Kind::event:
-      add_event(decoder_.event());
+      add_event(decoder_.event(), decoder_.stack_inputs());
       break;
     case SampleDecoder::Kind::lost:
       add_lost(decoder_.lost());

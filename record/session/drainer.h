@@ -117,8 +117,12 @@ class Drainer {
 
   // The second event source, drained with the rings; source outlives the Drainer.
   void set_event_source(EventSource* source) { source_ = source; }
-  // For the EventSource: an event decoded elsewhere, taken as a sample's.
-  void take_event(const format::Event& event) { add_event(event); }
+  // For the EventSource: an event decoded elsewhere, taken as a sample's,
+  // with what its capture holds for its call stack (used with -g only).
+  void take_event(const format::Event& event, const StackInputs& stack) { add_event(event, stack); }
+  // The time up to which this pass reads (CLOCK_MONOTONIC ns): with call
+  // stacks a source leaves later events to the next pass.
+  uint64_t pass_ns() const { return pass_ns_; }
   // Room for one packed event (packed_event.h) in the batch being filled;
   // valid only without call stacks (packs()).
   bool packs() const { return stacks_ == nullptr; }
@@ -230,7 +234,7 @@ class Drainer {
   void snapshot(std::vector<RingBuffer>& buffers, size_t& records);
   // A samples' buffer: samples, losses, the recorder's own renames.
   void drain_buffer(RingBuffer& buffer, size_t& records);
-  void add_event(const format::Event& event);
+  void add_event(const format::Event& event, const StackInputs& stack);
   // An event waiting for its process to be known, its stack copied.
   struct Waiting {
     format::Event event;
@@ -251,7 +255,7 @@ class Drainer {
   BatchQueue& queue_;
   EventSource* source_ = nullptr;
   EventBatch batch_;
-  uint64_t pass_ns_ = 0;        // the moment the current pass reads up to
+  uint64_t pass_ns_ = 0;  // the moment the current pass reads up to
   // Every record before this was read by the end of the last pass: the
   // moment the pass before it began (a sample of an unknown process waits
   // one pass before it is taken).
@@ -282,7 +286,7 @@ class Drainer {
   std::vector<Waiting> waiting_;
   bool holding_ = false;  // a sample of the buffer being read waits
   StackCollector* stacks_ = nullptr;
-  format::Event stacked_;  // the event being given its stack
+  format::Event stacked_;                             // the event being given its stack
   std::vector<format::ProcessEvent> pass_processes_;  // side band, this pass
   uint64_t stacks_written_ = 0;
   uint64_t stacks_truncated_ = 0;

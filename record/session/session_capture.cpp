@@ -22,6 +22,26 @@ size_t capture_ring_bytes(uint32_t buffer_pages, size_t cpus) {
   return bytes;
 }
 
+uint32_t capture_call_graph(const CallGraph& graph) {
+  switch (graph.mode) {
+    case CallGraphMode::fp:
+      return USDT_BPF_STACKS_FP;
+    case CallGraphMode::dwarf:
+      return USDT_BPF_STACKS_DWARF;
+    case CallGraphMode::none:
+      break;
+  }
+  return USDT_BPF_STACKS_NONE;
+}
+
+// -g dwarf's records are the stack copy (8 KiB by default): the sampled
+// path's rings grow to 64 MiB a CPU for them (ring_buffer_pages()). The BPF
+// ring is one ring of vmalloc'd pages, each of which a record's write may
+// miss in the TLB: a ring much larger than this doubled the cost of a hit on
+// a VM (bench/results/stacks-latest.md), while this one holds thousands of
+// records.
+constexpr size_t kDwarfCaptureRingBytes = size_t{32} << 20;
+
 // Room for the sites found at the start and for those of libraries loaded later.
 constexpr uint32_t kMinCaptureSites = 4096;
 
@@ -42,21 +62,22 @@ Result<bool> RecordSession::choose_capture(const std::vector<ResolvedSite>& reso
     }
     return false;
   }
-  std::string why_not;
-  if (options_.call_graph.enabled()) {
-    why_not = "call stacks (-g) are recorded through perf samples";
-  } else {
-    why_not = bpf_capture_permission();
-  }
+  std::string why_not = bpf_capture_permission();
   if (why_not.empty()) {
     // The kernel says what it lacks by refusing the program: loaded once, here.
     BpfCaptureOptions options;
     options.ring_bytes = capture_ring_bytes(options_.buffer_pages, features_.cpus.size());
+    if (options_.call_graph.mode == CallGraphMode::dwarf && !options_.buffer_pages_given) {
+      options.ring_bytes = std::max(options.ring_bytes, kDwarfCaptureRingBytes);
+    }
+    options.call_graph = capture_call_graph(options_.call_graph);
+    options.stack_depth = options_.call_graph.depth;
+    options.stack_bytes = options_.call_graph.stack_bytes;
     options.string_bytes = options_.string_bytes;
     options.max_sites =
         std::max<uint32_t>(kMinCaptureSites, static_cast<uint32_t>(resolved.size()) + 1024);
-    // Libraries loaded later may bring any operand.
-    options.faulting = follower_ != nullptr || !options_.strings.empty() ||
+    // (A site of a library loaded later that needs it loads it then.)
+    options.faulting = !options_.strings.empty() ||
                        std::any_of(resolved.begin(), resolved.end(), [](const ResolvedSite& r) {
                          return std::any_of(r.args.begin(), r.args.end(), [](const ArgSpec& a) {
                            return a.location == ArgLocation::memory;
@@ -97,7 +118,7 @@ Status RecordSession::add_capture_sites(uint32_t first) {
     if (!site.bpf) continue;
     if (Status s = bpf_->set_site(id, site.bpf_site); !s) return s;
     bpf_source_->add_site(id, site.bpf_site.arg_count,
-                          static_cast<uint16_t>(site.sampling.string_mask));
+                          static_cast<uint16_t>(site.sampling.string_mask), site.caller_repair);
   }
   return Status::success();
 }

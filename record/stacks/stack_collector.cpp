@@ -20,7 +20,6 @@
 
 namespace usdt::record {
 
-
 #ifdef USDT_HAVE_DWARF_UNWINDER
 bool dwarf_unwinding_available() { return true; }
 #else
@@ -155,7 +154,7 @@ void StackCollector::on_process(const format::ProcessEvent& e) {
       break;
     case format::ProcessEventKind::fork:
       if (e.tid != e.pid || e.pid == e.parent_pid) break;  // a thread: same mappings
-      advance_to(e.parent_pid, e.time_ns);                // the parent's at the fork
+      advance_to(e.parent_pid, e.time_ns);                 // the parent's at the fork
       if (auto parent = mappings_.find(e.parent_pid); parent != mappings_.end()) {
         mappings_[e.pid] = parent->second;
         if (seeded_.count(e.parent_pid) != 0) seeded_.insert(e.pid);
@@ -233,10 +232,10 @@ std::vector<format::ProcessEvent> StackCollector::take_seeded() {
   return out;
 }
 
-void StackCollector::collect_fp(const SampleDecoder& decoder) {
+void StackCollector::collect_fp(const StackInputs& inputs) {
   // The kernel stops at sample_max_stack entries, context markers included:
   // a chain that long may have been cut.
-  const Callchain& chain = decoder.sample_callchain();
+  const Callchain& chain = inputs.callchain;
   for (uint64_t i = 0; i < chain.nr; ++i) {
     uint64_t address = chain.at(i);
     if (address >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
@@ -244,18 +243,17 @@ void StackCollector::collect_fp(const SampleDecoder& decoder) {
     frames_.push_back(address);
   }
   truncated_ = chain.nr >= graph_.depth;
-  repair_caller(decoder.sample_caller_repair(), decoder.sample_regs(), decoder.sample_stack(),
-                &frames_, &truncated_);
+  repair_caller(*inputs.repair, *inputs.regs, inputs.stack, &frames_, &truncated_);
   if (frames_.size() > graph_.depth) {
     frames_.resize(graph_.depth);
     truncated_ = true;
   }
 }
 
-void StackCollector::collect_dwarf(uint32_t pid, const SampleDecoder& decoder) {
+void StackCollector::collect_dwarf(uint32_t pid, const StackInputs& inputs) {
 #ifdef USDT_HAVE_DWARF_UNWINDER
-  const SampledRegs& regs = decoder.sample_regs();
-  const StackDump& stack = decoder.sample_stack();
+  const SampledRegs& regs = *inputs.regs;
+  const StackDump& stack = inputs.stack;
   if (!regs.present()) return;
   const ProcessMappings& mappings = mappings_[pid];
   truncated_ = unwinder_->unwind(pid, mappings, unwind_registers_from_perf(regs), stack.data,
@@ -263,7 +261,7 @@ void StackCollector::collect_dwarf(uint32_t pid, const SampleDecoder& decoder) {
   if (frames_.size() > graph_.depth) frames_.resize(graph_.depth);
 #else
   (void)pid;
-  (void)decoder;
+  (void)inputs;
 #endif
 }
 
@@ -318,7 +316,7 @@ void StackCollector::note_objects(uint32_t pid) {
   }
 }
 
-void StackCollector::collect(const SampleDecoder& decoder, format::Event& event) {
+void StackCollector::collect(const StackInputs& inputs, format::Event& event) {
   frames_.clear();
   truncated_ = false;
   advance_to(event.pid, event.time_ns);
@@ -330,9 +328,9 @@ void StackCollector::collect(const SampleDecoder& decoder, format::Event& event)
     seeded_events_.insert(seeded_events_.end(), seeded.begin(), seeded.end());
   }
   if (graph_.mode == CallGraphMode::fp) {
-    collect_fp(decoder);
+    collect_fp(inputs);
   } else if (graph_.mode == CallGraphMode::dwarf) {
-    collect_dwarf(event.pid, decoder);
+    collect_dwarf(event.pid, inputs);
   }
   if (frames_.empty()) {
     event.stack = nullptr;

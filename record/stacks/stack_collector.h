@@ -36,8 +36,8 @@
 #include "common/result.h"
 #include "common/unique_fd.h"
 #include "formats/trace_types.h"
-#include "record/record_options.h"
 #include "record/kernel/sample_decoder.h"
+#include "record/record_options.h"
 #include "record/stacks/process_mappings.h"
 
 namespace usdt::record {
@@ -116,9 +116,9 @@ class StackCollector {
   void end_pass();
 
   // Sets event.stack (valid until the next call), stack_depth and
-  // stack_truncated from the decoder's last sample; a process never seen is
+  // stack_truncated from the inputs of its capture; a process never seen is
   // seeded first, its mmap events queued in take_seeded().
-  void collect(const SampleDecoder& decoder, format::Event& event);
+  void collect(const StackInputs& inputs, format::Event& event);
   std::vector<format::ProcessEvent> take_seeded();
 
   // The files that appeared in stacks, in the order first seen.
@@ -128,8 +128,8 @@ class StackCollector {
 
  private:
   explicit StackCollector(const CallGraph& graph);
-  void collect_fp(const SampleDecoder& decoder);
-  void collect_dwarf(uint32_t pid, const SampleDecoder& decoder);
+  void collect_fp(const StackInputs& inputs);
+  void collect_dwarf(uint32_t pid, const StackInputs& inputs);
   void note_objects(uint32_t pid);
   // The build-id of the file mapped at path, read through open_path (the
   // process's own view of it), or through path itself when open_path cannot

@@ -124,11 +124,19 @@ TEST_CASE("bpf: --capture auto says which path it takes", "[.root][capture_auto_
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("usdt-record: capturing with BPF: ") != std::string::npos);
-  RunResult sampled = run({recorder(), "--capture", "auto", "-g", "-e", "itest:*", "-o", out, "--",
-                           program("itest_regs"), "3"});
+  // Call stacks too are captured by the program.
+  RunResult stacks = run({recorder(), "--capture", "auto", "-g", "-e", "itest:*", "-o", out, "--",
+                          program("itest_regs"), "3"});
+  INFO(stacks.err);
+  REQUIRE(stacks.status == 0);
+  CHECK(stacks.err.find("usdt-record: capturing with BPF: ") != std::string::npos);
+  // Tracepoints alone have nothing for it.
+  RunResult sampled =
+      run({recorder(), "--capture", "auto", "-e", "tracepoint:syscalls:sys_enter_write", "-o", out,
+           "--", program("itest_regs"), "3"});
   INFO(sampled.err);
   REQUIRE(sampled.status == 0);
-  CHECK(sampled.err.find("usdt-record: capturing with perf samples: call stacks (-g)") !=
+  CHECK(sampled.err.find("usdt-record: capturing with perf samples: tracepoints") !=
         std::string::npos);
 }
 

@@ -48,10 +48,10 @@ TEST_CASE("a process in a PID namespace of its own: both pids stored and shown, 
   const std::string unshare = unshare_path();
   const std::string nspid = program("itest_nspid");
   const std::string out = temp_trace("pid_namespace");
-  Process rec = Process::start({recorder(), "--hostname", "fleet-7", "-e",
-                                "usdt:" + nspid + ":nspid:tick", "-o", out, "--", unshare,
-                                "--pid", "--fork", nspid},
-                               true, true, true);
+  Process rec =
+      Process::start({recorder(), "--hostname", "fleet-7", "-e", "usdt:" + nspid + ":nspid:tick",
+                      "-o", out, "--", unshare, "--pid", "--fork", nspid},
+                     true, true, true);
   const auto [ns_pid, host_pid] = read_pids(rec);
   INFO("pid " << ns_pid << " in its namespace, " << host_pid << " on the host");
   CHECK(ns_pid == 1);  // the first process of a new namespace
@@ -105,8 +105,37 @@ TEST_CASE("a process in a PID namespace of its own: both pids stored and shown, 
   for (const std::string& line : lines(jsonl.out)) CHECK(line.find(ids) != std::string::npos);
 }
 
-TEST_CASE("the host label: --hostname, else USDT_HOSTNAME, else uname -n",
-          "[.root][hostname]") {
+TEST_CASE("a recorder in a PID namespace of its own names processes by that namespace's pids",
+          "[.root][recorder_pid_namespace]") {
+  const std::string unshare = unshare_path();
+  const std::string nspid = program("itest_nspid");
+  const std::string out = temp_trace("recorder_pid_namespace");
+  // The recorder is the namespace's first process, its command the second;
+  // with the namespace's own /proc both numbers itest_nspid prints are the
+  // namespace's. The host's numbers of these processes are others.
+  Process rec = Process::start({unshare, "--pid", "--fork", "--mount-proc", recorder(), "-e",
+                                "usdt:" + nspid + ":nspid:tick", "-o", out, "--", nspid},
+                               true, true, true);
+  const auto [ns_pid, proc_pid] = read_pids(rec);
+  CHECK(ns_pid == 2);
+  CHECK(proc_pid == ns_pid);
+  rec.write_line("fire 10");
+  REQUIRE(rec.read_line() == std::optional<std::string>("fired 10"));
+  rec.write_line("exit");
+  std::string err = rec.read_rest(true);
+  INFO(err);
+  REQUIRE(rec.wait() == 0);
+
+  Trace t = read_trace(out);
+  std::vector<Event> ticks = t.of("nspid", "tick");
+  REQUIRE(ticks.size() == 10);
+  for (const Event& e : ticks) {
+    CHECK(e.pid == ns_pid);
+    CHECK(e.tid == ns_pid);
+  }
+}
+
+TEST_CASE("the host label: --hostname, else USDT_HOSTNAME, else uname -n", "[.root][hostname]") {
   const std::string nspid = program("itest_nspid");
   auto label_of = [&](const std::vector<std::string>& options) {
     const std::string out = temp_trace("hostname");

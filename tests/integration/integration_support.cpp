@@ -25,19 +25,15 @@ bool on_bpf_path() { return capture_path() == "bpf"; }
 std::vector<std::string> with_capture_path(const std::vector<std::string>& argv) {
   const std::string path = capture_path();
   if (path.empty()) return argv;
-  std::string chosen = path;
   for (const std::string& a : argv) {
     if (a == "--capture" || a.rfind("--capture=", 0) == 0) return argv;  // the case chose
-    // Call stacks are recorded through perf samples on either path (--capture
-    // bpf refuses -g): auto takes them there, as a user's default does.
-    if (a == "-g" || a.rfind("--call-graph", 0) == 0) chosen = "auto";
   }
   std::vector<std::string> out;
   for (const std::string& a : argv) {
     out.push_back(a);
     if (a == recorder()) {
       out.push_back("--capture");
-      out.push_back(chosen);
+      out.push_back(path);
     }
   }
   return out;

@@ -110,3 +110,98 @@ TEST_CASE("bpf records: short, unknown and lying records are counted", "[bpf_rec
   uint64_t words[kPackedMaxWords];
   CHECK(d.pack(unknown.record(), words) == 0);
 }
+
+namespace {
+
+// The stack part of a record (capture_abi.h), at the next multiple of 8.
+void stack_part(RecordBuilder& r, const std::vector<uint64_t>& regs,
+                const std::vector<uint8_t>& stack, uint32_t stack_size,
+                const std::vector<uint64_t>& frames) {
+  while (r.bytes.size() % 8 != 0) r.put<uint8_t>(0xee);
+  r.put<uint32_t>(static_cast<uint32_t>(frames.size()));
+  r.put<uint32_t>(stack_size);
+  r.put<uint32_t>(static_cast<uint32_t>(stack.size()));
+  r.put<uint32_t>(static_cast<uint32_t>(regs.size()));
+  for (uint64_t v : regs) r.put(v);
+  r.bytes.insert(r.bytes.end(), stack.begin(), stack.end());
+  for (uint64_t v : frames) r.put(v);
+}
+
+}  // namespace
+
+TEST_CASE("bpf records: an fp stack part gives the callchain, %rbp, %rsp and the window",
+          "[bpf_record_decoder]") {
+  BpfRecordDecoder d;
+  d.set_call_graph(USDT_BPF_STACKS_FP);
+  CallerRepair repair;
+  repair.return_address_at = 8;
+  d.set_site(0, 1, 0b1, repair);
+  RecordBuilder r;
+  r.head(0, 0);
+  r.put<uint64_t>(0);
+  r.string("abc", false);  // the stack part starts at the next multiple of 8
+  std::vector<uint8_t> window(16, 0);
+  window[8] = 0x42;
+  stack_part(r, {0x7ffd0100, 0x7ffd0000}, window, 16, {0x401000, 0x402000, 0x403000});
+  REQUIRE(d.decode(r.record()));
+  const StackInputs& in = d.stack_inputs();
+  REQUIRE(in.regs->present());
+  CHECK(in.regs->get(x86_reg::bp) == 0x7ffd0100u);
+  CHECK(in.regs->get(x86_reg::sp) == 0x7ffd0000u);
+  CHECK(!in.regs->get(x86_reg::ip).has_value());
+  REQUIRE(in.stack.size == 16);
+  CHECK(in.stack.data[8] == 0x42);
+  REQUIRE(in.callchain.nr == 3);
+  CHECK(in.callchain.at(0) == 0x401000);
+  CHECK(in.callchain.at(2) == 0x403000);
+  CHECK(in.repair->return_address_at == 8);
+  CHECK(std::string(d.event().args[0] != 0 ? "string" : "none") == "string");
+}
+
+TEST_CASE("bpf records: a dwarf stack part gives the 17 registers and the stack read",
+          "[bpf_record_decoder]") {
+  BpfRecordDecoder d;
+  d.set_call_graph(USDT_BPF_STACKS_DWARF);
+  d.set_site(0, 2, 0);
+  RecordBuilder r;
+  r.head(0, 0);
+  r.put<uint64_t>(5);
+  r.put<uint64_t>(6);
+  std::vector<uint64_t> regs;
+  for (uint64_t i = 0; i < USDT_BPF_DWARF_REGS; ++i) regs.push_back(100 + i);
+  // 64 bytes of room, 40 read (the stack's mapping ended there).
+  stack_part(r, regs, std::vector<uint8_t>(64, 7), 40, {});
+  REQUIRE(d.decode(r.record()));
+  const StackInputs& in = d.stack_inputs();
+  CHECK(in.regs->get(x86_reg::ax) == 100u);
+  CHECK(in.regs->get(x86_reg::ip) == 108u);
+  CHECK(in.regs->get(16) == 109u);  // r8
+  CHECK(in.regs->get(23) == 116u);  // r15
+  CHECK(in.stack.size == 40);
+  CHECK(in.callchain.nr == 0);
+  CHECK(d.event().args[1] == 6);
+}
+
+TEST_CASE("bpf records: a stack part that does not fit is malformed, never read past",
+          "[bpf_record_decoder]") {
+  BpfRecordDecoder d;
+  d.set_call_graph(USDT_BPF_STACKS_FP);
+  d.set_site(0, 0, 0);
+  auto decodes = [&d](const std::vector<uint64_t>& regs, uint32_t room, uint32_t size,
+                      const std::vector<uint64_t>& frames, size_t cut) {
+    RecordBuilder r;
+    r.head(0, 0);
+    stack_part(r, regs, std::vector<uint8_t>(room, 0), size, frames);
+    r.bytes.resize(r.bytes.size() - cut);
+    return d.decode(r.record());
+  };
+  CHECK(decodes({1, 2}, 16, 16, {3}, 0));
+  CHECK(!decodes({1, 2}, 16, 16, {3}, 1));    // the last frame cut short
+  CHECK(!decodes({1, 2, 3}, 16, 16, {}, 0));  // dwarf's registers in an fp recording
+  CHECK(!decodes({1, 2}, 16, 24, {}, 0));     // more read than the room
+  CHECK(!decodes({1, 2}, 12, 12, {}, 0));     // room not a multiple of 8
+  RecordBuilder none;
+  none.head(0, 0);
+  CHECK(!d.decode(none.record()));  // no stack part at all
+  CHECK(d.malformed() == 5);
+}

@@ -24,7 +24,8 @@ using namespace usdt::record;
 namespace {
 
 // A -g fp sample of one site without identifier: pid, tid, time, cpu, then the chain.
-std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain, uint64_t time = 1000) {
+std::vector<uint8_t> fp_sample(uint32_t pid, const std::vector<uint64_t>& chain,
+                               uint64_t time = 1000) {
   std::vector<uint8_t> bytes(sizeof(perf_event_header));
   auto put = [&](const void* p, size_t n) {
     size_t at = bytes.size();
@@ -83,7 +84,7 @@ struct Fp {
     REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(record.data())) ==
             SampleDecoder::Kind::event);
     format::Event e = decoder.event();
-    collector->collect(decoder, e);
+    collector->collect(decoder.stack_inputs(), e);
     return e;
   }
 };
@@ -164,7 +165,7 @@ TEST_CASE("fp stacks: the caller of a site without a frame comes from the stack 
     REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(record.data())) ==
             SampleDecoder::Kind::event);
     format::Event e = decoder.event();
-    collector->collect(decoder, e);
+    collector->collect(decoder.stack_inputs(), e);
     *truncated = e.stack_truncated;
     return std::vector<uint64_t>(e.stack, e.stack + e.stack_depth);
   };
@@ -451,7 +452,7 @@ TEST_CASE("dwarf stacks: a damaged stack copy stops the walk, marked truncated",
   REQUIRE(decoder.decode(reinterpret_cast<const perf_event_header*>(bytes)) ==
           SampleDecoder::Kind::event);
   format::Event e = decoder.event();
-  (*collector)->collect(decoder, e);
+  (*collector)->collect(decoder.stack_inputs(), e);
   REQUIRE(e.stack_depth >= 1);
   CHECK(e.stack[0] == ip);
   CHECK(e.stack_truncated);
