@@ -29,9 +29,9 @@ enum usdt_bpf_arg_kind {
 };
 
 /* usdt_bpf_arg.flags */
-#define USDT_BPF_ARG_SIGNED 1u /* sign-extend from size, else zero-extend */
-#define USDT_BPF_ARG_BIAS 2u   /* MEM: add the file's load bias (a symbol of a PIE) */
-#define USDT_BPF_ARG_STRING 4u /* the value is a char *: record the string it points to */
+#define USDT_BPF_ARG_SIGNED 1u   /* sign-extend from size, else zero-extend */
+#define USDT_BPF_ARG_BIAS 2u     /* MEM: add the file's load bias (a symbol of a PIE) */
+#define USDT_BPF_ARG_STRING 4u   /* the value is a char *: record the string it points to */
 
 /* Register numbers are perf's (PERF_REG_X86_*); USDT_BPF_NO_REG for none. */
 #define USDT_BPF_NO_REG 255
@@ -81,8 +81,8 @@ struct usdt_bpf_site {
  * arg_count comes from the site's plan, which the recorder holds too. A
  * record may be longer than its layout (room reserved for more arguments). */
 struct usdt_bpf_record_head {
-  __u64 time; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, as the perf events' */
-  __u32 pid;  /* tgid */
+  __u64 time;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, as the perf events' */
+  __u32 pid;     /* tgid */
   __u32 tid;
   __u32 site_id;
   __u16 cpu;
@@ -113,9 +113,9 @@ struct usdt_bpf_stack_head {
 
 /* Configuration the recorder sets before loading (the program's .rodata). */
 struct usdt_bpf_config {
-  __u32 string_bytes; /* --string-bytes: longer strings are cut and marked */
-  __u32 wakeup_bytes; /* wake the reader when the unread data crosses this */
-  __u32 cpu_count;    /* the lost counters' row length */
+  __u32 string_bytes;    /* --string-bytes: longer strings are cut and marked */
+  __u32 wakeup_bytes;    /* wake the reader when the unread data crosses this */
+  __u32 cpu_count;       /* the lost counters' row length */
   /* The recorder's own process, as the recorder sees it (getpid()): the
    * program of a tracefs site is attached to an event of the recorder
    * (record/session/session_capture.cpp), which arms the probe in the

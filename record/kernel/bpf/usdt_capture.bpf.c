@@ -28,7 +28,7 @@
  * (bpf_map__reuse_fd), so both read the same plans and write the same ring.
  *
  * GPL: the ring buffer and stack helpers are GPL-only. */
-#include "capture_common.bpf.h"
+#include "capture_record.bpf.h"
 
 /* A site of registers and constants: its record, of a size known here,
  * is reserved in the ring and filled in place. */

@@ -18,7 +18,7 @@
  * longer.
  *
  * GPL: bpf_probe_read_user_str and the ring buffer helpers are GPL-only. */
-#include "capture_common.bpf.h"
+#include "capture_record.bpf.h"
 
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
                                   __u64 flags) __ksym;
