@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The call-stack benchmark: usdt-record --call-graph dwarf against perf
-record --call-graph dwarf on the same workload, in interleaved rounds.
+"""The call-stack benchmark: usdt-record --call-graph dwarf, on each of its
+capture paths, against perf record --call-graph dwarf on the same workload, in
+interleaved rounds.
 
     sudo python3 bench/stacks/run.py [--build-dir DIR] [--hits N] [--rounds N]
                                      [--mode dwarf|fp] [--output FILE]
@@ -9,9 +10,11 @@ The workload (bench/workloads/stacks.c, -O2 without frame pointers) fires one
 USDT probe at the bottom of four call paths. Each round runs it untraced,
 under the kernel's counting uprobe (perf stat), under perf record with its
 default ring, under perf record -m with usdt-record's ring size (so that both
-tools keep every event) and under usdt-record, in a shuffled order. Each
-target is judged from the rounds (bench/lib/judge.py: met only when the whole
-confidence interval is inside the bound):
+tools keep every event) and under usdt-record twice, once per capture path
+(--capture sample: perf samples; --capture bpf: a BPF program writing a BPF
+ring), in a shuffled order. Each target is judged for each usdt-record capture
+path from the rounds (bench/lib/judge.py: met only when the whole confidence
+interval is inside the bound):
 
   - cost per kept event: the workload's firing time minus the untraced one of
     the same round, per event the tool kept, usdt-record over perf record -m,
@@ -28,8 +31,8 @@ confidence interval is inside the bound):
     (i % 4, leaf to main).
 
 Numbers are only ever compared within one run (the host's uprobe cost drifts
-between days). Needs root (uprobes, tracefs); tools come from bench/run.sh's
-build dir (default build-bench/, or --build-dir).
+between days). Needs root (uprobes, tracefs, BPF); tools come from
+bench/run.sh's build dir (default build-bench/, or --build-dir).
 """
 import argparse
 import json
@@ -52,7 +55,10 @@ from figures import fmt, med  # noqa: E402
 # The per-CPU ring usdt-record -g dwarf uses by default on a machine with few
 # CPUs (64 MiB: record/stacks/stack_collector.cpp, ring_buffer_pages).
 USDT_DWARF_RING_PAGES = 16384
-KINDS = ("untraced", "floor", "perf", "perf-bigring", "usdt-record")
+# usdt-record's kinds and their capture paths, both named (the default, auto,
+# picks bpf where the kernel allows it).
+USDT_KINDS = {"usdt-record": "sample", "usdt-record-bpf": "bpf"}
+KINDS = ("untraced", "floor", "perf", "perf-bigring", *USDT_KINDS)
 TIMEOUT_S = 600
 
 # The call path of hit i, by i % 4 (bench/workloads/stacks.c), leaf to main.
@@ -80,8 +86,9 @@ def argv_of(kind, args, work, tmp, record, event):
         ring = ["-m", str(USDT_DWARF_RING_PAGES)] if kind == "perf-bigring" else []
         return ["perf", "record", "-q", "-z", *ring, "--call-graph", graph, "-e", event, "-o", out,
                 "--"] + workload, out
-    out = os.path.join(tmp, "usdt.trace")
-    return [record, "-q", "--call-graph", graph, "-e", "bench_stack:hit", "-o", out, "--"] + workload, out
+    out = os.path.join(tmp, f"{kind}.trace")
+    return [record, "-q", "--capture", USDT_KINDS[kind], "--call-graph", graph, "-e", "bench_stack:hit",
+            "-o", out, "--"] + workload, out
 
 
 def run_once(kind, args, work, tmp, record, report, event):
@@ -111,7 +118,7 @@ def events_in(kind, path, report):
         with open(path) as f:
             counts = [int(line.split(",")[0]) for line in f if line.split(",")[0].isdigit()]
         return sum(counts) if counts else None
-    if kind == "usdt-record":
+    if kind in USDT_KINDS:
         r = run([report, "summary", "--format", "json", path])
         return json.loads(r.stdout)["events"] if r.returncode == 0 else None
     r = run(["perf", "report", "--stats", "--stdio", "-i", path])
@@ -145,60 +152,86 @@ def judged(title, runs, kinds, values, op, bound, measured, rule=judge.MEDIAN):
                        planned=len(runs[kinds[0]]), failed=failed(runs, *kinds))
 
 
+def label(kind):
+    return f"usdt-record --capture {USDT_KINDS[kind]}"
+
+
 def verdicts_of(args, runs, oracle):
-    """The targets of the run, judged from its rounds."""
-    hits = args.hits
-    cost = {k: cost_per_kept(runs, k) for k in ("floor", "perf", "perf-bigring", "usdt-record")}
-    kept_all = {k: {i for i, r in enumerate(runs[k]) if r.get("events") == hits} for k in ("perf-bigring", "usdt-record")}
-    both = kept_all["perf-bigring"] & kept_all["usdt-record"]
-    x = {i: cost["usdt-record"][i] / cost["perf-bigring"][i] for i in both
-         if i in cost["usdt-record"] and cost["perf-bigring"].get(i, 0) > 0}
+    """The targets of the run, judged from its rounds: each usdt-record
+    kind's, then the oracle's."""
+    cost = {k: cost_per_kept(runs, k) for k in KINDS[1:]}
+    bpe = {k: {i: r["bytes"] / r["events"] for i, r in enumerate(runs[k]) if not r.get("error") and r["events"]}
+           for k in ("perf-bigring", *USDT_KINDS)}
+    return [v for kind in USDT_KINDS for v in usdt_verdicts(args, runs, kind, cost, bpe)] + oracle
+
+
+def usdt_verdicts(args, runs, kind, cost, bpe):
+    """Cost per kept event, bytes per event kept and hits kept of one
+    usdt-record kind, against perf record -m."""
+    hits, ref, who = args.hits, "perf-bigring", f"-g {args.mode}, {label(kind)}"
+    both = {i for i in range(len(runs[kind])) if runs[ref][i].get("events") == runs[kind][i].get("events") == hits}
+    x = {i: cost[kind][i] / cost[ref][i] for i in both if i in cost[kind] and cost[ref].get(i, 0) > 0}
     ran = {i for i in range(len(runs["untraced"]))
-           if not any(runs[k][i].get("error") for k in ("untraced", "perf-bigring", "usdt-record"))}
+           if not any(runs[k][i].get("error") for k in ("untraced", ref, kind))}
     lossy = len(ran - both)
-    m_cost = (f"{fmt(med(cost['usdt-record'].values()))} vs {fmt(med(cost['perf-bigring'].values()))} ns per kept "
+    m_cost = (f"{fmt(med(cost[kind].values()))} vs {fmt(med(cost[ref].values()))} ns per kept "
               f"event (perf record -m {USDT_DWARF_RING_PAGES}); the kernel's counting uprobe "
               f"{fmt(med(cost['floor'].values()))} ns per hit; perf's default ring "
               f"{fmt(med(cost['perf'].values()))} ns per kept event, keeping "
               f"{fmt(med(r.get('events') for r in runs['perf'] if not r.get('error')))} of {hits:,}")
     if lossy > 0:
         m_cost += f"; {lossy} round(s) left out: a tool lost events there, so the costs are not comparable"
-    bpe = {k: {i: r["bytes"] / r["events"] for i, r in enumerate(runs[k]) if not r.get("error") and r["events"]}
-           for k in ("perf-bigring", "usdt-record")}
-    size = {i: bpe["usdt-record"][i] / bpe["perf-bigring"][i] for i in bpe["usdt-record"] if i in bpe["perf-bigring"]}
-    kept = {i: r["events"] for i, r in enumerate(runs["usdt-record"]) if not r.get("error")}
-    out = [
-        judged(f"-g {args.mode}: cost per kept event ≤ perf record's, both keeping every event", runs,
-               ("untraced", "perf-bigring", "usdt-record"), x, "<=", 1.0, m_cost),
-        judged(f"-g {args.mode}: bytes per event kept ≤ 1/10 of perf record -z", runs, ("perf-bigring", "usdt-record"),
-               size, "<=", 0.1, f"{fmt(med(bpe['usdt-record'].values()), 2)} vs "
-               f"{fmt(med(bpe['perf-bigring'].values()), 1)} B/event"),
-        judged(f"-g {args.mode}: usdt-record keeps every hit", runs, ("usdt-record",), kept, "==", hits,
+    size = {i: bpe[kind][i] / bpe[ref][i] for i in bpe[kind] if i in bpe[ref]}
+    kept = {i: r["events"] for i, r in enumerate(runs[kind]) if not r.get("error")}
+    return [
+        judged(f"{who}: cost per kept event ≤ perf record's, both keeping every event", runs,
+               ("untraced", ref, kind), x, "<=", 1.0, m_cost),
+        judged(f"{who}: bytes per event kept ≤ 1/10 of perf record -z", runs, (ref, kind), size, "<=", 0.1,
+               f"{fmt(med(bpe[kind].values()), 2)} vs {fmt(med(bpe[ref].values()), 1)} B/event"),
+        judged(f"{who}: keeps every hit", runs, (kind,), kept, "==", hits,
                f"{fmt(min(kept.values()) if kept else None)}–{fmt(max(kept.values()) if kept else None)} "
                f"events of {hits:,} hits", judge.EVERY_ROUND),
     ]
-    out += oracle
-    return out
 
 
-def oracle_verdicts(mode, ours, theirs):
-    """Whole-stack agreement with perf script and with the workload's own
-    call paths, over the last round's recordings; (verdicts, mismatch lines)."""
+def oracle_of(args, runs, report):
+    """Each usdt-record kind's oracle verdicts over the last round's
+    recordings, against perf record -m's; (verdicts, mismatch lines)."""
+    last = {k: runs[k][-1] for k in ("perf-bigring", *USDT_KINDS)}
+    if last["perf-bigring"].get("error"):
+        return [], ["- no oracle: the last round of perf record -m failed"]
+    theirs = perf_stacks(last["perf-bigring"]["file"])
+    found, lines = [], []
+    for kind in USDT_KINDS:
+        if last[kind].get("error"):
+            lines.append(f"- no oracle for {label(kind)}: its last round failed")
+            continue
+        v, more = oracle_verdicts(args.mode, kind, usdt_stacks(report, last[kind]["file"]), theirs)
+        found, lines = found + v, lines + more
+    return found, lines
+
+
+def oracle_verdicts(mode, kind, ours, theirs):
+    """Whole-stack agreement of one usdt-record kind with perf script and
+    with the workload's own call paths; (verdicts, mismatch lines)."""
     n, same, bad = stack_names.agreement(ours, theirs)
     share = same / n if n else None
-    own = [i for i in ours if stack_names.follows_path(ours[i], PATHS[i % 4])]
+    own = {i for i in ours if stack_names.follows_path(ours[i], PATHS[i % 4])}
     own_share = len(own) / len(ours) if ours else None
-    out = [judge.judge(f"-g {mode}: frames name the same functions as perf script's, whole stacks, for ≥ 99% of "
+    who = f"-g {mode}, {label(kind)}"
+    out = [judge.judge(f"{who}: frames name the same functions as perf script's, whole stacks, for ≥ 99% of "
                        "events", [share], ">=", 0.99, f"{same:,} of {n:,} events agree ({len(ours):,} recorded by "
-                       f"usdt-record, {len(theirs):,} by perf record -m)", judge.EVERY_ROUND),
-           judge.judge(f"-g {mode}: frames follow the workload's own call path (leaf to main) for ≥ 99% of events",
+                       f"{label(kind)}, {len(theirs):,} by perf record -m)", judge.EVERY_ROUND),
+           judge.judge(f"{who}: frames follow the workload's own call path (leaf to main) for ≥ 99% of events",
                        [own_share], ">=", 0.99, f"{len(own):,} of {len(ours):,} events", judge.EVERY_ROUND)]
-    lines = [f"- mismatch at i={i}: perf {theirs[i]} / usdt {ours[i]}" for i in bad]
+    off = [i for i in sorted(ours) if i not in own][:3]
+    lines = [f"- {label(kind)}, mismatch at i={i}: perf {theirs[i]} / usdt {ours[i]}" for i in bad]
+    lines += [f"- {label(kind)}, off the call path at i={i}: usdt {ours[i]}, path {PATHS[i % 4]}" for i in off]
     return out, lines
 
 
 def document(args, runs, found, mismatches):
-    lines = [f"# Call stacks: usdt-record vs perf record, --call-graph {args.mode}", "",
+    lines = [f"# Call stacks: usdt-record (--capture sample, bpf) vs perf record, --call-graph {args.mode}", "",
              f"Workload bench/workloads/stacks.c, {args.hits:,} hits, {args.rounds} interleaved rounds. "
              "Each verdict: met only when the whole interval is inside the bound (bench/README.md, \"How sure\").",
              "", "| target | verdict | median and interval | measured |", "|---|---|---|---|"]
@@ -248,13 +281,7 @@ def main():
             for kind in order:
                 runs[kind].append(run_once(kind, args, work, tmp, record, report, event))
             print(f"bench: round {n + 1}/{args.rounds} done", file=sys.stderr)
-        # The oracle from the last round of the tools that keep every hit.
-        last = {k: runs[k][-1] for k in ("perf-bigring", "usdt-record")}
-        if any(r.get("error") for r in last.values()):
-            oracle, mismatches = [], ["- no oracle: the last round of perf record -m or usdt-record failed"]
-        else:
-            oracle, mismatches = oracle_verdicts(args.mode, usdt_stacks(report, last["usdt-record"]["file"]),
-                                                 perf_stacks(last["perf-bigring"]["file"]))
+        oracle, mismatches = oracle_of(args, runs, report)
     finally:
         events.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
