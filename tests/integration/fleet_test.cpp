@@ -41,6 +41,18 @@ std::pair<uint32_t, uint32_t> read_pids(Process& p) {
   return {ns, host};
 }
 
+// Has itest_nspid, recorded by rec into out, fire nspid:tick 10 times and
+// exit; the trace, once the recording ended cleanly.
+Trace fire_ten_and_end(Process& rec, const std::string& out) {
+  rec.write_line("fire 10");
+  REQUIRE(rec.read_line() == std::optional<std::string>("fired 10"));
+  rec.write_line("exit");
+  std::string err = rec.read_rest(true);
+  INFO(err);
+  REQUIRE(rec.wait() == 0);
+  return read_trace(out);
+}
+
 }  // namespace
 
 TEST_CASE("a process in a PID namespace of its own: both pids stored and shown, exactly",
@@ -56,14 +68,7 @@ TEST_CASE("a process in a PID namespace of its own: both pids stored and shown, 
   INFO("pid " << ns_pid << " in its namespace, " << host_pid << " on the host");
   CHECK(ns_pid == 1);  // the first process of a new namespace
   REQUIRE(host_pid != ns_pid);
-  rec.write_line("fire 10");
-  REQUIRE(rec.read_line() == std::optional<std::string>("fired 10"));
-  rec.write_line("exit");
-  std::string err = rec.read_rest(true);
-  INFO(err);
-  REQUIRE(rec.wait() == 0);
-
-  Trace t = read_trace(out);
+  Trace t = fire_ten_and_end(rec, out);
   std::vector<Event> ticks = t.of("nspid", "tick");
   REQUIRE(ticks.size() == 10);
   for (const Event& e : ticks) CHECK(e.pid == host_pid);
@@ -119,14 +124,7 @@ TEST_CASE("a recorder in a PID namespace of its own names processes by that name
   const auto [ns_pid, proc_pid] = read_pids(rec);
   CHECK(ns_pid == 2);
   CHECK(proc_pid == ns_pid);
-  rec.write_line("fire 10");
-  REQUIRE(rec.read_line() == std::optional<std::string>("fired 10"));
-  rec.write_line("exit");
-  std::string err = rec.read_rest(true);
-  INFO(err);
-  REQUIRE(rec.wait() == 0);
-
-  Trace t = read_trace(out);
+  Trace t = fire_ten_and_end(rec, out);
   std::vector<Event> ticks = t.of("nspid", "tick");
   REQUIRE(ticks.size() == 10);
   for (const Event& e : ticks) {
