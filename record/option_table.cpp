@@ -35,7 +35,7 @@ po::options_description make_options(RecordOptions* o, OptionTexts* t) {
       "marked truncated")(
       "capture", po::value<std::string>(&t->capture)->value_name("PATH"),
       "how events are captured: bpf (a BPF program reads the arguments at the hit and writes "
-      "a BPF ring buffer: about half the cost per hit; needs CAP_BPF and CAP_PERFMON, or "
+      "a BPF ring buffer, with no perf sample written; needs CAP_BPF and CAP_PERFMON, or "
       "root, and Linux 6.12), sample (perf samples of the registers and stack, and kernel "
       "reads through tracefs), or auto (default: bpf where the kernel and permissions allow "
       "it, else sample; one line says which and why)")(
